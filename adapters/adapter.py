@@ -1,0 +1,142 @@
+"""An adapter: one configured provider endpoint behind the canonical contract.
+
+An adapter = a wire (the format), an SDK client (base URL, auth, api-version: what a provider
+module decides) and a schema dialect. `turn()` never raises for anything the provider or the
+model does: failures come back as `TurnResult.error`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from adapters.contract import JsonObject, ProviderError, TurnRequest, TurnResult, WireName
+from adapters.schema import Dialect, PreparedTools, prepare_tools
+from adapters.wires import Wire, get_wire
+
+PLACEHOLDER_API_KEY = "test-key-not-a-secret"
+"""Key used when none is configured: enough for the SDKs to build a request that a cassette or
+the emulator answers; a real provider would refuse it."""
+
+
+@dataclass(frozen=True)
+class EffectiveContract:
+    """What an adapter id resolves to after following its contract parents."""
+
+    id: str
+    wire: WireName
+    schema_dialect: Dialect
+    chain: tuple[str, ...]
+    """The id, then each parent up to the direct entry."""
+
+
+class AdapterSettings(BaseModel):
+    """How to reach a provider. Anything unset falls back to the provider module's defaults
+    (usually read from its environment variables)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    model: str | None = None
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    timeout: float = 60.0
+    api_version: str | None = None
+    project: str | None = None
+    location: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    transport: Any = None
+    """An httpx2 async transport to use instead of the network (tests, decode, fault injection)."""
+
+    def key_or_env(self, *env_names: str) -> str:
+        if self.api_key is not None:
+            return self.api_key.get_secret_value()
+        for name in env_names:
+            value = os.environ.get(name)
+            if value:
+                return value
+        return PLACEHOLDER_API_KEY
+
+    def base_url_or_env(self, env_name: str | None, default: str | None) -> str | None:
+        if self.base_url:
+            return self.base_url
+        if env_name and os.environ.get(env_name):
+            return os.environ[env_name]
+        return default
+
+
+@dataclass(frozen=True)
+class PreparedRequest:
+    """A request as it will go through the SDK."""
+
+    kwargs: JsonObject
+    tools: PreparedTools
+
+
+class Adapter:
+    """A provider endpoint speaking one wire."""
+
+    def __init__(
+        self,
+        *,
+        contract: EffectiveContract,
+        client: Any,
+        default_model: str,
+        kwargs_hook: Callable[[JsonObject], JsonObject] | None = None,
+    ) -> None:
+        self.contract = contract
+        self.client = client
+        self.default_model = default_model
+        self._kwargs_hook = kwargs_hook
+
+    @property
+    def id(self) -> str:
+        return self.contract.id
+
+    @property
+    def wire(self) -> Wire:
+        return get_wire(self.contract.wire)
+
+    @property
+    def dialect(self) -> Dialect:
+        return self.contract.schema_dialect
+
+    def prepare(self, request: TurnRequest) -> PreparedRequest:
+        """Rewrite the tools for this adapter's dialect and encode the SDK call (pure)."""
+        tools = prepare_tools(self.dialect, request.tools)
+        kwargs = self.wire.encode(request, tools)
+        if self._kwargs_hook is not None:
+            kwargs = self._kwargs_hook(kwargs)
+        return PreparedRequest(kwargs=kwargs, tools=tools)
+
+    async def turn(self, request: TurnRequest) -> TurnResult:
+        """Send one turn and decode it. Provider failures and bad model output are values."""
+        prepared = self.prepare(request)
+        if prepared.tools.refusals:
+            return TurnResult(
+                error=ProviderError(
+                    kind="refused",
+                    message=f"{self.id} cannot send these tools: " + "; ".join(prepared.tools.refusals),
+                )
+            )
+        wire = self.wire
+        try:
+            result = await wire.send(self.client, prepared.kwargs, stream=request.stream)
+        except Exception as exc:  # a wire bug must still not escape as a crash
+            result = TurnResult(error=wire.error_from_exception(exc))
+        if result.tool_calls:
+            result.tool_calls = [prepared.tools.restore(call) for call in result.tool_calls]
+        return result
+
+    async def aclose(self) -> None:
+        close = getattr(self.client, "close", None) or getattr(self.client, "aclose", None)
+        if close is not None:
+            outcome = close()
+            if hasattr(outcome, "__await__"):
+                await outcome
+
+
+AdapterFactory = Callable[[EffectiveContract, AdapterSettings], Adapter]

@@ -1,0 +1,183 @@
+"""Canonical types every adapter speaks: the only shapes that cross the provider boundary.
+
+Nothing here knows a wire format. Wires translate these to and from their provider's SDK
+types; everything above the adapters (runtime, scoring, runner) sees only these.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+JsonObject = dict[str, Any]
+
+WireName = Literal["openai-chat", "openai-responses", "anthropic-messages", "google-genai"]
+WIRE_NAMES: tuple[WireName, ...] = ("openai-chat", "openai-responses", "anthropic-messages", "google-genai")
+
+FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "refusal", "error", "other"]
+"""Normalized finish reason; the provider's own value is kept in `TurnResult.raw_finish_reason`."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class ToolSpec(_Model):
+    """A tool as the model sees it: name, description and the JSON Schema of its arguments."""
+
+    name: str
+    description: str = ""
+    parameters: JsonObject = Field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+class ToolCall(_Model):
+    """One call the model made.
+
+    `arguments` is always a dict: a call whose argument text is not a JSON object keeps that
+    text in `raw_arguments` and says why in `parse_error` instead of raising.
+    """
+
+    id: str | None = None
+    """The provider's call id; None when the provider gave none (never an invented one)."""
+    name: str
+    arguments: JsonObject = Field(default_factory=dict)
+    raw_arguments: str | None = None
+    parse_error: str | None = None
+    provider_data: JsonObject = Field(default_factory=dict)
+    """Opaque per-wire data that must be echoed back (Gemini thought signatures, Responses item ids)."""
+
+
+class SystemMessage(_Model):
+    role: Literal["system"] = "system"
+    content: str
+
+
+class UserMessage(_Model):
+    role: Literal["user"] = "user"
+    content: str
+
+
+class AssistantMessage(_Model):
+    role: Literal["assistant"] = "assistant"
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    provider_data: JsonObject = Field(default_factory=dict)
+    """Opaque per-wire data from the turn that produced this message (reasoning items, thinking
+    blocks). Keyed by wire name; a wire uses only its own key."""
+
+
+class ToolResultMessage(_Model):
+    """The result of one tool call sent back to the model."""
+
+    role: Literal["tool"] = "tool"
+    tool_call_id: str | None
+    name: str
+    content: str
+    is_error: bool = False
+
+
+Message = Annotated[
+    SystemMessage | UserMessage | AssistantMessage | ToolResultMessage, Field(discriminator="role")
+]
+
+
+class ForceTool(_Model):
+    """tool_choice that forces one named tool."""
+
+    name: str
+
+
+ToolChoice = Literal["auto", "none", "required"] | ForceTool
+
+
+class Usage(_Model):
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+
+
+class ProviderError(_Model):
+    """A failure reported by the provider or the transport, as a value.
+
+    `type` is the provider's error type (OpenAI error.type, or its code as a string when no
+    type is given; Anthropic error.type; Gemini error.status).
+    """
+
+    status: int | None = None
+    type: str | None = None
+    message: str
+    retry_after: float | None = None
+    """Seconds the provider asked us to wait (Retry-After / retry-after-ms), when it said."""
+    kind: Literal["http", "stream", "timeout", "connection", "decode", "refused"] = "http"
+    """Where it happened: an HTTP status, an error inside a 200 stream, a timeout, a broken
+    connection, an undecodable response, or a request the adapter refused to send."""
+
+    @property
+    def retryable(self) -> bool:
+        if self.kind in ("timeout", "connection"):
+            return True
+        if self.kind in ("decode", "refused"):
+            return False
+        return self.status is not None and (self.status in (408, 409, 429) or self.status >= 500)
+
+
+class TurnRequest(_Model):
+    """One model turn: the conversation so far and the tools on offer."""
+
+    model: str
+    messages: list[Message]
+    tools: list[ToolSpec] = Field(default_factory=list)
+    tool_choice: ToolChoice = "auto"
+    stream: bool = False
+    max_output_tokens: int | None = None
+    temperature: float | None = None
+
+
+class TurnResult(_Model):
+    """What one turn produced, decoded from a plain or streamed response.
+
+    An error is a value here too: `error` is set, and whatever arrived before it (text, whole
+    tool calls) is kept.
+    """
+
+    text: str | None = None
+    """Visible assistant text; None when there is none (never ""). Reasoning is not text."""
+    reasoning: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    finish_reason: FinishReason | None = None
+    raw_finish_reason: str | None = None
+    usage: Usage | None = None
+    response_id: str | None = None
+    model: str | None = None
+    error: ProviderError | None = None
+    provider_data: JsonObject = Field(default_factory=dict)
+    status: int | None = None
+    """HTTP status of the response this was decoded from, when known."""
+
+    def to_message(self) -> AssistantMessage:
+        """The assistant message that goes back into the conversation for the next turn."""
+        return AssistantMessage(
+            content=self.text, tool_calls=list(self.tool_calls), provider_data=dict(self.provider_data)
+        )
+
+
+__all__ = [
+    "WIRE_NAMES",
+    "AssistantMessage",
+    "FinishReason",
+    "ForceTool",
+    "JsonObject",
+    "Message",
+    "ProviderError",
+    "SystemMessage",
+    "ToolCall",
+    "ToolChoice",
+    "ToolResultMessage",
+    "ToolSpec",
+    "TurnRequest",
+    "TurnResult",
+    "Usage",
+    "UserMessage",
+    "WireName",
+]

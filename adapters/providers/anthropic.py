@@ -1,0 +1,19 @@
+"""api.anthropic.com: the direct provider of the anthropic-messages wire."""
+
+from __future__ import annotations
+
+import anthropic as anthropic_sdk
+
+from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
+from adapters.providers._http import sdk_client_kwargs
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+
+
+def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+    client = anthropic_sdk.AsyncAnthropic(
+        api_key=settings.key_or_env("ANTHROPIC_API_KEY"),
+        base_url=settings.base_url_or_env("ANTHROPIC_BASE_URL", None),
+        **sdk_client_kwargs(settings),
+    )
+    return Adapter(contract=contract, client=client, default_model=settings.model or DEFAULT_MODEL)

@@ -1,0 +1,20 @@
+"""Xiaomi MiMo: the openai-chat contract at its own base URL and key."""
+
+from __future__ import annotations
+
+import openai as openai_sdk
+
+from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
+from adapters.providers._http import sdk_client_kwargs
+
+BASE_URL = "https://api.xiaomimimo.com/v1"
+DEFAULT_MODEL = "mimo-v2-flash"
+
+
+def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+    client = openai_sdk.AsyncOpenAI(
+        api_key=settings.key_or_env("MIMO_API_KEY"),
+        base_url=settings.base_url_or_env("MIMO_BASE_URL", BASE_URL),
+        **sdk_client_kwargs(settings),
+    )
+    return Adapter(contract=contract, client=client, default_model=settings.model or DEFAULT_MODEL)

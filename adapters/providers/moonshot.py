@@ -1,0 +1,20 @@
+"""Moonshot / Kimi: the openai-chat contract at api.moonshot.ai (schema dialect set in the registry)."""
+
+from __future__ import annotations
+
+import openai as openai_sdk
+
+from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
+from adapters.providers._http import sdk_client_kwargs
+
+BASE_URL = "https://api.moonshot.ai/v1"
+DEFAULT_MODEL = "kimi-k2-0905-preview"
+
+
+def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+    client = openai_sdk.AsyncOpenAI(
+        api_key=settings.key_or_env("MOONSHOT_API_KEY"),
+        base_url=settings.base_url_or_env("MOONSHOT_BASE_URL", BASE_URL),
+        **sdk_client_kwargs(settings),
+    )
+    return Adapter(contract=contract, client=client, default_model=settings.model or DEFAULT_MODEL)

@@ -1,0 +1,23 @@
+"""Any OpenAI-compatible server (vLLM, llama.cpp, Ollama, OpenRouter, Groq): openai-chat at any base URL.
+
+Without a configured base URL it points at the local model server (`xpeval local-model serve`).
+"""
+
+from __future__ import annotations
+
+import openai as openai_sdk
+
+from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
+from adapters.providers._http import sdk_client_kwargs
+
+LOCAL_BASE_URL = "http://127.0.0.1:18181/v1"
+DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct"
+
+
+def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+    client = openai_sdk.AsyncOpenAI(
+        api_key=settings.key_or_env("OPENAI_COMPATIBLE_API_KEY"),
+        base_url=settings.base_url_or_env("OPENAI_COMPATIBLE_BASE_URL", LOCAL_BASE_URL),
+        **sdk_client_kwargs(settings),
+    )
+    return Adapter(contract=contract, client=client, default_model=settings.model or DEFAULT_MODEL)

@@ -1,0 +1,201 @@
+"""ADAPTER_REGISTRY: the single authority on which adapters exist.
+
+A direct entry names its wire and schema dialect; a wrapper entry names a `contract_parent`
+and inherits the parent's wire contract (and so its conformance tests) while constructing
+itself with its own factory. Inheritance of contract is not inheritance of constructor.
+
+Every adapter id that comes from outside (CLI flag, config, a results file) is an untrusted
+string until `get_entry` / `effective_contract` accepts it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from adapters.adapter import Adapter, AdapterFactory, AdapterSettings, EffectiveContract
+from adapters.contract import WIRE_NAMES, WireName
+from adapters.providers import (
+    anthropic,
+    azure,
+    google,
+    mimo,
+    moonshot,
+    openai,
+    openai_compatible,
+    vertex,
+)
+from adapters.schema import DIALECTS, Dialect
+
+
+class UnknownAdapterError(LookupError):
+    """An adapter id (or a contract parent) that the registry does not know."""
+
+    def __init__(self, adapter_id: str) -> None:
+        super().__init__(f"Unknown adapter: {adapter_id}")
+        self.adapter_id = adapter_id
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class RegistryError(ValueError):
+    """The registry itself is inconsistent (a cycle, a bad wire or dialect)."""
+
+
+@dataclass(frozen=True)
+class DirectEntry:
+    wire: WireName
+    schema_dialect: Dialect
+    factory: AdapterFactory
+    description: str = ""
+
+    kind: ClassVar[Literal["direct"]] = "direct"
+
+
+@dataclass(frozen=True)
+class WrapperEntry:
+    contract_parent: str
+    factory: AdapterFactory
+    schema_dialect: Dialect | None = None
+    """Set only where this provider's schema dialect differs from its parent's."""
+    description: str = ""
+
+    kind: ClassVar[Literal["wrapper"]] = "wrapper"
+
+
+RegistryEntry = DirectEntry | WrapperEntry
+
+ADAPTER_REGISTRY: dict[str, RegistryEntry] = {
+    "openai-chat": DirectEntry(
+        wire="openai-chat",
+        schema_dialect="openai",
+        factory=openai.create,
+        description="OpenAI Chat Completions",
+    ),
+    "openai-responses": DirectEntry(
+        wire="openai-responses",
+        schema_dialect="openai-strict",
+        factory=openai.create,
+        description="OpenAI Responses (strict function tools, the API's own default)",
+    ),
+    "anthropic-messages": DirectEntry(
+        wire="anthropic-messages",
+        schema_dialect="anthropic",
+        factory=anthropic.create,
+        description="Anthropic Messages",
+    ),
+    "google-genai": DirectEntry(
+        wire="google-genai",
+        schema_dialect="gemini-json-schema",
+        factory=google.create,
+        description="Gemini Developer API (parametersJsonSchema)",
+    ),
+    "azure-openai": WrapperEntry(
+        contract_parent="openai-responses",
+        factory=azure.create_deployment,
+        description="Azure OpenAI, deployments path with api-version",
+    ),
+    "azure": WrapperEntry(
+        contract_parent="openai-responses",
+        factory=azure.create_v1,
+        description="Azure OpenAI v1 endpoint (/openai/v1, api-key header)",
+    ),
+    "moonshot": WrapperEntry(
+        contract_parent="openai-chat",
+        factory=moonshot.create,
+        schema_dialect="moonshot",
+        description="Moonshot / Kimi (OpenAI Chat wire, Moonshot-flavoured JSON Schema)",
+    ),
+    "mimo": WrapperEntry(
+        contract_parent="openai-chat",
+        factory=mimo.create,
+        description="Xiaomi MiMo (OpenAI Chat wire)",
+    ),
+    "openai-compatible": WrapperEntry(
+        contract_parent="openai-chat",
+        factory=openai_compatible.create,
+        description="Any OpenAI-compatible server: vLLM, llama.cpp, Ollama, OpenRouter, Groq",
+    ),
+    "vertex-ai": WrapperEntry(
+        contract_parent="google-genai",
+        factory=vertex.create,
+        schema_dialect="gemini-openapi",
+        description="Gemini on Vertex AI (OpenAPI `parameters`)",
+    ),
+}
+
+
+def get_entry(adapter_id: str, registry: Mapping[str, RegistryEntry] | None = None) -> RegistryEntry:
+    """The entry for `adapter_id`, or `UnknownAdapterError("Unknown adapter: <id>")`."""
+    reg = ADAPTER_REGISTRY if registry is None else registry
+    if not isinstance(adapter_id, str) or adapter_id not in reg:
+        raise UnknownAdapterError(str(adapter_id))
+    return reg[adapter_id]
+
+
+def effective_contract(
+    adapter_id: str, registry: Mapping[str, RegistryEntry] | None = None
+) -> EffectiveContract:
+    """Follow contract parents (with a visited set) to the direct wire. Fails closed on an
+    unknown id or parent (`UnknownAdapterError`) and on a cycle (`RegistryError`)."""
+    reg = ADAPTER_REGISTRY if registry is None else registry
+    chain: list[str] = []
+    visited: set[str] = set()
+    dialect: Dialect | None = None
+    current = adapter_id
+    while True:
+        if current in visited:
+            raise RegistryError(f"Adapter contract cycle: {' -> '.join([*chain, current])}")
+        visited.add(current)
+        entry = get_entry(current, reg)
+        chain.append(current)
+        if dialect is None:
+            dialect = entry.schema_dialect
+        if isinstance(entry, DirectEntry):
+            assert dialect is not None
+            return EffectiveContract(
+                id=adapter_id, wire=entry.wire, schema_dialect=dialect, chain=tuple(chain)
+            )
+        current = entry.contract_parent
+
+
+def validate_registry(registry: Mapping[str, RegistryEntry]) -> None:
+    """Every id resolves to a known wire and dialect; raises on the first problem."""
+    for adapter_id, entry in registry.items():
+        if not adapter_id or adapter_id != adapter_id.strip():
+            raise RegistryError(f"Invalid adapter id: {adapter_id!r}")
+        if isinstance(entry, DirectEntry) and entry.wire not in WIRE_NAMES:
+            raise RegistryError(f"Adapter {adapter_id} names an unknown wire: {entry.wire}")
+        if entry.schema_dialect is not None and entry.schema_dialect not in DIALECTS:
+            raise RegistryError(f"Adapter {adapter_id} names an unknown schema dialect: {entry.schema_dialect}")
+        if not callable(entry.factory):
+            raise RegistryError(f"Adapter {adapter_id} has no factory")
+        effective_contract(adapter_id, registry)
+
+
+def adapter_ids(registry: Mapping[str, RegistryEntry] | None = None) -> list[str]:
+    return list(ADAPTER_REGISTRY if registry is None else registry)
+
+
+def create_adapter(adapter_id: str, settings: AdapterSettings | None = None) -> Adapter:
+    """Construct the adapter registered under `adapter_id` with its own factory."""
+    entry = get_entry(adapter_id)
+    contract = effective_contract(adapter_id)
+    return entry.factory(contract, settings or AdapterSettings())
+
+
+def register_adapter(adapter_id: str, entry: RegistryEntry) -> None:
+    """Add an adapter at run time (plugins, tests). Validated before it becomes visible."""
+    candidate = {**ADAPTER_REGISTRY, adapter_id: entry}
+    validate_registry(candidate)
+    ADAPTER_REGISTRY[adapter_id] = entry
+
+
+def unregister_adapter(adapter_id: str) -> None:
+    get_entry(adapter_id)
+    del ADAPTER_REGISTRY[adapter_id]
+
+
+validate_registry(ADAPTER_REGISTRY)

@@ -1,0 +1,397 @@
+"""OpenAI Chat Completions (`POST /chat/completions`), and every server that copies it."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from adapters.contract import (
+    AssistantMessage,
+    FinishReason,
+    ForceTool,
+    JsonObject,
+    ProviderError,
+    SystemMessage,
+    ToolCall,
+    ToolResultMessage,
+    TurnRequest,
+    TurnResult,
+    Usage,
+    UserMessage,
+    WireName,
+)
+from adapters.schema import PreparedTools
+from adapters.wires._base import (
+    RenderedResponse,
+    json_response,
+    none_if_empty,
+    parse_arguments,
+    sse_frame,
+    sse_response,
+    stainless_error,
+)
+from adapters.wires._calls import wire_call_ids
+
+_FINISH: dict[str, FinishReason] = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "content_filter": "content_filter",
+    "error": "error",
+}
+
+
+def normalize_finish(raw: str | None, has_calls: bool) -> FinishReason | None:
+    # gpt-4o answers a forced call with "stop"; Snowflake sends "": the calls decide.
+    if has_calls and raw in (None, "", "stop", "tool_calls", "function_call"):
+        return "tool_calls"
+    if raw is None:
+        return None
+    if raw == "":
+        return "stop"
+    return _FINISH.get(raw, "other")
+
+
+def _reasoning_of(obj: Any) -> str | None:
+    extra = getattr(obj, "model_extra", None) or {}
+    for key in ("reasoning_content", "reasoning"):
+        value = extra.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _usage(usage: Any) -> Usage | None:
+    if usage is None:
+        return None
+    return Usage(
+        input_tokens=getattr(usage, "prompt_tokens", None),
+        output_tokens=getattr(usage, "completion_tokens", None),
+        total_tokens=getattr(usage, "total_tokens", None),
+    )
+
+
+def _call(call_id: str | None, name: str, raw: str | None) -> ToolCall:
+    arguments, error = parse_arguments(raw)
+    return ToolCall(id=call_id or None, name=name, arguments=arguments, raw_arguments=raw, parse_error=error)
+
+
+@dataclass
+class _PendingCall:
+    id: str | None = None
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class ChatStreamAccumulator:
+    """Reassembles chat.completion.chunk events into whole calls, in the provider's order."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: dict[Any, _PendingCall] = {}
+        self.finish: str | None = None
+        self.usage: Usage | None = None
+        self.response_id: str | None = None
+        self.model: str | None = None
+
+    def add(self, chunk: Any) -> None:
+        self.response_id = self.response_id or getattr(chunk, "id", None) or None
+        self.model = self.model or getattr(chunk, "model", None) or None
+        if getattr(chunk, "usage", None) is not None:
+            self.usage = _usage(chunk.usage)
+        for choice in getattr(chunk, "choices", None) or []:
+            if getattr(choice, "index", 0) not in (0, None):
+                continue
+            delta = choice.delta
+            if delta is not None:
+                self._add_delta(delta)
+            if choice.finish_reason is not None:
+                self.finish = choice.finish_reason
+
+    def _add_delta(self, delta: Any) -> None:
+        if delta.content:
+            self.text.append(delta.content)
+        if delta.refusal:
+            self.text.append(delta.refusal)
+        reasoning = _reasoning_of(delta)
+        if reasoning:
+            self.reasoning.append(reasoning)
+        for piece in delta.tool_calls or []:
+            key: Any = piece.index if piece.index is not None else len(self.calls)
+            slot = self.calls.get(key)
+            if slot is not None and piece.id and slot.id and piece.id != slot.id:
+                # Some servers reuse index 0 for every call; a new id means a new call.
+                key = (key, len(self.calls))
+                slot = None
+            if slot is None:
+                slot = self.calls[key] = _PendingCall()
+            if piece.id and not slot.id:
+                slot.id = piece.id
+            function = piece.function
+            if function is not None:
+                if function.name and function.name != slot.name:
+                    slot.name = function.name if not slot.name else slot.name + function.name
+                if function.arguments:
+                    slot.arguments.append(function.arguments)
+
+    def result(self, error: ProviderError | None = None) -> TurnResult:
+        calls = [_call(c.id, c.name, "".join(c.arguments)) for c in self.calls.values() if c.name]
+        return TurnResult(
+            text=none_if_empty("".join(self.text)),
+            reasoning=none_if_empty("".join(self.reasoning)),
+            tool_calls=calls,
+            finish_reason="error" if error else normalize_finish(self.finish, bool(calls)),
+            raw_finish_reason=self.finish,
+            usage=self.usage,
+            response_id=self.response_id,
+            model=self.model,
+            error=error,
+            status=200,
+        )
+
+
+def _encode_message(message: Any, m_index: int, ids: dict[tuple[int, int], str], tools: PreparedTools) -> JsonObject:
+    if isinstance(message, SystemMessage):
+        return {"role": "system", "content": message.content}
+    if isinstance(message, UserMessage):
+        return {"role": "user", "content": message.content}
+    if isinstance(message, AssistantMessage):
+        out: JsonObject = {"role": "assistant", "content": message.content}
+        if message.tool_calls:
+            out["tool_calls"] = [
+                {
+                    "id": ids[(m_index, c_index)],
+                    "type": "function",
+                    "function": {
+                        "name": tools.wire_name(call.name),
+                        "arguments": call.raw_arguments
+                        if call.raw_arguments is not None
+                        else json.dumps(call.arguments),
+                    },
+                }
+                for c_index, call in enumerate(message.tool_calls)
+            ]
+        return out
+    assert isinstance(message, ToolResultMessage)
+    return {"role": "tool", "tool_call_id": ids[(m_index, -1)], "content": message.content}
+
+
+@cache
+def _params_adapter(stream: bool) -> TypeAdapter[Any]:
+    from openai.types.chat import completion_create_params as params
+
+    typed = params.CompletionCreateParamsStreaming if stream else params.CompletionCreateParamsNonStreaming
+    return TypeAdapter(typed)
+
+
+class OpenAIChatWire:
+    name: WireName = "openai-chat"
+
+    def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
+        ids = wire_call_ids(request.messages)
+        kwargs: JsonObject = {
+            "model": request.model,
+            "messages": [_encode_message(m, i, ids, tools) for i, m in enumerate(request.messages)],
+            "stream": request.stream,
+        }
+        sent = tools.sent
+        if sent:
+            encoded_tools = []
+            for tool in sent:
+                function: JsonObject = {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.parameters,
+                }
+                if tools.strict is not None:
+                    function["strict"] = tools.strict
+                encoded_tools.append({"type": "function", "function": function})
+            kwargs["tools"] = encoded_tools
+            choice = request.tool_choice
+            kwargs["tool_choice"] = (
+                {"type": "function", "function": {"name": tools.wire_name(choice.name)}}
+                if isinstance(choice, ForceTool)
+                else choice
+            )
+        if request.stream:
+            kwargs["stream_options"] = {"include_usage": True}
+        if request.max_output_tokens is not None:
+            kwargs["max_completion_tokens"] = request.max_output_tokens
+        if request.temperature is not None:
+            kwargs["temperature"] = request.temperature
+        return kwargs
+
+    def validate_encoded(self, kwargs: JsonObject) -> None:
+        _params_adapter(bool(kwargs.get("stream"))).validate_python(kwargs)
+
+    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
+        if not kwargs.get("stream"):
+            try:
+                response = await client.chat.completions.create(**kwargs)
+            except Exception as exc:
+                return TurnResult(error=self.error_from_exception(exc), finish_reason="error")
+            return self.decode(response)
+        accumulator = ChatStreamAccumulator()
+        try:
+            stream = await client.chat.completions.create(**kwargs)
+            async for chunk in stream:
+                accumulator.add(chunk)
+        except Exception as exc:
+            return accumulator.result(error=self.error_from_exception(exc))
+        return accumulator.result()
+
+    def decode(self, response: Any) -> TurnResult:
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            extra = getattr(response, "model_extra", None) or {}
+            if extra.get("error"):
+                error = stainless_error(_BodyError(extra["error"]))
+                return TurnResult(error=error.model_copy(update={"status": 200, "kind": "http"}), status=200)
+            return TurnResult(response_id=getattr(response, "id", None), status=200, usage=_usage(response.usage))
+        choice = choices[0]
+        message = choice.message
+        calls = [
+            _call(tc.id, tc.function.name, tc.function.arguments)
+            for tc in (message.tool_calls or [])
+            if getattr(tc, "function", None) is not None and tc.function.name
+        ]
+        legacy = getattr(message, "function_call", None)
+        if not calls and legacy is not None and legacy.name:
+            calls = [_call(None, legacy.name, legacy.arguments)]
+        text = (message.content or "") + (message.refusal or "")
+        return TurnResult(
+            text=none_if_empty(text),
+            reasoning=_reasoning_of(message),
+            tool_calls=calls,
+            finish_reason=normalize_finish(choice.finish_reason, bool(calls)),
+            raw_finish_reason=choice.finish_reason,
+            usage=_usage(response.usage),
+            response_id=response.id or None,
+            model=response.model or None,
+            status=200,
+        )
+
+    def decode_stream(self, events: list[Any]) -> TurnResult:
+        accumulator = ChatStreamAccumulator()
+        for event in events:
+            accumulator.add(event)
+        return accumulator.result()
+
+    def error_from_exception(self, exc: BaseException) -> ProviderError:
+        return stainless_error(exc)
+
+    def request_path(self, model: str, *, stream: bool) -> str:
+        return "/chat/completions"
+
+    def is_stream(self, url: str, body: JsonObject | None) -> bool:
+        return bool(body and body.get("stream"))
+
+    def minimal_request(self, model: str) -> JsonObject:
+        return {"model": model, "messages": [{"role": "user", "content": "replay"}]}
+
+    def render(self, result: TurnResult, *, model: str, stream: bool) -> RenderedResponse:
+        if result.error is not None:
+            return _render_error(result.error, stream=stream)
+        finish = result.raw_finish_reason or ("tool_calls" if result.tool_calls else "stop")
+        response_id = result.response_id or "chatcmpl-emulated"
+        created = int(time.time())
+        usage = _render_usage(result.usage)
+        calls = [
+            {
+                "id": call.id or "",
+                "type": "function",
+                "function": {"name": call.name, "arguments": _raw_arguments(call)},
+            }
+            for call in result.tool_calls
+        ]
+        if not stream:
+            message: JsonObject = {
+                "role": "assistant",
+                "content": result.text,
+                "refusal": None,
+                "annotations": [],
+            }
+            if calls:
+                message["tool_calls"] = calls
+            body = {
+                "id": response_id,
+                "object": "chat.completion",
+                "created": created,
+                "model": model,
+                "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
+                "usage": usage,
+                "service_tier": "default",
+                "system_fingerprint": None,
+            }
+            return json_response(200, body)
+        base = {"id": response_id, "object": "chat.completion.chunk", "created": created, "model": model,
+                "service_tier": "default", "system_fingerprint": None}
+
+        def chunk(delta: JsonObject, finish_reason: str | None = None) -> bytes:
+            choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+            return sse_frame({**base, "choices": [choice]})
+
+        frames = [chunk({"role": "assistant", "content": "" if result.text is None and not calls else None,
+                         "refusal": None})]
+        if result.text:
+            frames.extend(chunk({"content": piece}) for piece in _pieces(result.text))
+        for index, call in enumerate(calls):
+            arguments = call["function"]["arguments"]
+            frames.append(chunk({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                                 "function": {"name": call["function"]["name"], "arguments": ""}}]}))
+            frames.extend(
+                chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+                for piece in _pieces(arguments)
+            )
+        frames.append(chunk({}, finish))
+        frames.append(sse_frame({**base, "choices": [], "usage": usage}))
+        frames.append(b"data: [DONE]\n\n")
+        return sse_response(frames)
+
+
+class _BodyError(Exception):
+    """An error object found in a 200 body, shaped like the SDK's in-stream APIError."""
+
+    def __init__(self, body: Any) -> None:
+        super().__init__("error in response body")
+        self.body = body
+
+
+def _raw_arguments(call: ToolCall) -> str:
+    return call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments)
+
+
+def _pieces(text: str, size: int = 16) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _render_usage(usage: Usage | None) -> JsonObject:
+    prompt = (usage.input_tokens if usage else None) or 0
+    completion = (usage.output_tokens if usage else None) or 0
+    total = (usage.total_tokens if usage else None) or prompt + completion
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": total,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                                      "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
+    }
+
+
+def _render_error(error: ProviderError, *, stream: bool) -> RenderedResponse:
+    body = {"error": {"message": error.message, "type": error.type, "param": None, "code": None}}
+    if error.kind == "stream" or (stream and error.status in (None, 200)):
+        return sse_response([sse_frame(body)])
+    headers = {"retry-after": str(int(error.retry_after))} if error.retry_after is not None else {}
+    return json_response(error.status or 500, body, headers)
+
+
+WIRE = OpenAIChatWire()

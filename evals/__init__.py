@@ -1,0 +1,1 @@
+"""Everything that measures: cases, runtime, scoring, runner, scorecards, cassettes, CLI."""
