@@ -1,0 +1,168 @@
+"""Read vcrpy cassettes in every body form found in the wild.
+
+vcrpy writes `body.string` as text or as `!!binary` bytes (often gzip); pydantic-ai's
+serializer writes JSON bodies as a YAML mapping under `parsed_body`. All three become one
+`Interaction` with the body bytes as they went over the wire, decompressed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from evals.errors import UserError
+
+try:
+    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader
+except AttributeError:  # libyaml missing: pure-Python loader, same result, slower
+    _Loader = yaml.SafeLoader
+
+
+class CassetteError(UserError):
+    """A cassette that cannot be read, with the file and the reason."""
+
+
+@dataclass
+class Interaction:
+    """One recorded request/response pair."""
+
+    index: int
+    method: str
+    uri: str
+    request_headers: dict[str, list[str]]
+    request_body: bytes | None
+    status: int
+    reason: str
+    response_headers: dict[str, list[str]]
+    response_body: bytes
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.uri).path
+
+    def request_json(self) -> Any:
+        """The request body parsed as JSON, or None when it is absent or not JSON."""
+        if not self.request_body:
+            return None
+        try:
+            return json.loads(self.request_body)
+        except (ValueError, RecursionError):
+            return None
+
+    def response_header(self, name: str) -> str | None:
+        for key, values in self.response_headers.items():
+            if key.lower() == name.lower():
+                return values[0] if values else None
+        return None
+
+    def flat_response_headers(self) -> dict[str, str]:
+        return {k: (v[0] if v else "") for k, v in self.response_headers.items()}
+
+
+def _headers(raw: Any) -> dict[str, list[str]]:
+    if not raw:
+        return {}
+    if not isinstance(raw, dict):
+        raise ValueError("headers are not a mapping")
+    out: dict[str, list[str]] = {}
+    for key, value in raw.items():
+        values = value if isinstance(value, list) else [value]
+        out[str(key)] = [str(v) for v in values]
+    return out
+
+
+def _body(part: dict[str, Any]) -> bytes | None:
+    if "parsed_body" in part:
+        return json.dumps(part["parsed_body"]).encode()
+    body = part.get("body")
+    if body is None:
+        return None
+    if isinstance(body, dict):
+        body = body.get("string")
+    if body is None:
+        return None
+    if isinstance(body, bytes):
+        return body
+    if isinstance(body, str):
+        return body.encode("utf-8")
+    raise ValueError(f"body has an unexpected type: {type(body).__name__}")
+
+
+def _decompress(body: bytes, headers: dict[str, list[str]]) -> tuple[bytes, dict[str, list[str]]]:
+    encoding = next((v[0] for k, v in headers.items() if k.lower() == "content-encoding" and v), "")
+    if body[:2] == b"\x1f\x8b":
+        body = gzip.decompress(body)
+    elif encoding.lower() == "deflate":
+        body = zlib.decompress(body)
+    elif encoding.lower() not in ("", "identity", "gzip"):
+        raise ValueError(f"unsupported content-encoding {encoding!r}")
+    # What we hand on is decoded: the header would make a client decode it twice.
+    kept = {k: v for k, v in headers.items() if k.lower() not in ("content-encoding", "content-length")}
+    return body, kept
+
+
+def _interaction(index: int, raw: Any) -> Interaction:
+    if not isinstance(raw, dict) or "request" not in raw or "response" not in raw:
+        raise ValueError("not a {request, response} mapping")
+    request, response = raw["request"], raw["response"]
+    status = response.get("status") or {}
+    code = status.get("code") if isinstance(status, dict) else status
+    if not isinstance(code, int):
+        raise ValueError("response has no integer status code")
+    response_headers = _headers(response.get("headers"))
+    body = _body(response) or b""
+    body, response_headers = _decompress(body, response_headers)
+    request_headers = _headers(request.get("headers"))
+    request_body = _body(request)
+    if request_body:
+        request_body, request_headers = _decompress(request_body, request_headers)
+    return Interaction(
+        index=index,
+        method=str(request.get("method", "POST")).upper(),
+        uri=str(request.get("uri", "")),
+        request_headers=request_headers,
+        request_body=request_body,
+        status=code,
+        reason=str(status.get("message", "")) if isinstance(status, dict) else "",
+        response_headers=response_headers,
+        response_body=body,
+    )
+
+
+def load_interactions(data: Any, source: str = "<cassette>") -> list[Interaction]:
+    """Interactions from an already-parsed cassette document."""
+    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+        raise CassetteError(f"{source}: not a vcrpy cassette (no 'interactions' list)")
+    out = []
+    for index, raw in enumerate(data["interactions"]):
+        try:
+            out.append(_interaction(index, raw))
+        except (ValueError, TypeError, OSError, EOFError, zlib.error) as exc:
+            raise CassetteError(f"{source}: interaction {index} is malformed: {exc}") from exc
+    return out
+
+
+def read_document(path: Path) -> Any:
+    """The parsed YAML of a cassette file, or a CassetteError naming it."""
+    try:
+        text = path.read_bytes()
+    except OSError as exc:
+        raise CassetteError(f"{path}: cannot read cassette: {exc.strerror or exc}") from exc
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        raise CassetteError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from exc
+
+
+def load_cassette(path: str | Path) -> list[Interaction]:
+    """Every interaction in the cassette at `path`."""
+    p = Path(path)
+    return load_interactions(read_document(p), str(p))
