@@ -97,6 +97,12 @@ class Usage(_Model):
     total_tokens: int | None = None
 
 
+_RETRYABLE_STREAM_TYPES = frozenset(
+    {"overloaded_error", "api_error", "rate_limit_error", "server_error", "internal_server_error",
+     "resource_exhausted", "unavailable", "internal", "429", "500", "502", "503", "504", "529"}
+)
+
+
 class ProviderError(_Model):
     """A failure reported by the provider or the transport, as a value.
 
@@ -119,7 +125,10 @@ class ProviderError(_Model):
             return True
         if self.kind in ("decode", "refused"):
             return False
-        return self.status is not None and (self.status in (408, 409, 429) or self.status >= 500)
+        if self.status is not None:
+            return self.status in (408, 409, 429) or self.status >= 500
+        # An error frame inside a 200 stream has no status of its own: its type tells.
+        return (self.type or "").lower() in _RETRYABLE_STREAM_TYPES
 
 
 class TurnRequest(_Model):

@@ -179,6 +179,15 @@ def adapter_ids(registry: Mapping[str, RegistryEntry] | None = None) -> list[str
     return list(ADAPTER_REGISTRY if registry is None else registry)
 
 
+def direct_adapter_for_wire(wire: WireName, registry: Mapping[str, RegistryEntry] | None = None) -> str:
+    """The id of the direct adapter that owns `wire`."""
+    reg = ADAPTER_REGISTRY if registry is None else registry
+    for adapter_id, entry in reg.items():
+        if isinstance(entry, DirectEntry) and entry.wire == wire:
+            return adapter_id
+    raise RegistryError(f"No direct adapter speaks the {wire} wire")
+
+
 def create_adapter(adapter_id: str, settings: AdapterSettings | None = None) -> Adapter:
     """Construct the adapter registered under `adapter_id` with its own factory."""
     entry = get_entry(adapter_id)

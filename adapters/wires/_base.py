@@ -169,6 +169,9 @@ def stainless_error(exc: BaseException) -> ProviderError:
     body = getattr(exc, "body", None)
     response = getattr(exc, "response", None)
     etype, message = error_fields(body)
+    if status is not None and int(status) == 200:
+        # anthropic raises its in-stream `event: error` as a status error on the 200 response.
+        return ProviderError(type=etype, message=message or str(exc), kind="stream")
     if status is not None:
         headers = dict(response.headers) if response is not None else None
         return ProviderError(

@@ -1,0 +1,364 @@
+"""Anthropic Messages (`POST /v1/messages`): content blocks, `tool_use` / `tool_result`."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from adapters.contract import (
+    AssistantMessage,
+    FinishReason,
+    ForceTool,
+    JsonObject,
+    ProviderError,
+    SystemMessage,
+    ToolCall,
+    ToolResultMessage,
+    TurnRequest,
+    TurnResult,
+    Usage,
+    UserMessage,
+    WireName,
+)
+from adapters.schema import PreparedTools
+from adapters.wires._base import (
+    RenderedResponse,
+    json_response,
+    none_if_empty,
+    parse_arguments,
+    sse_frame,
+    sse_response,
+    stainless_error,
+)
+from adapters.wires._calls import wire_call_ids
+
+WIRE_NAME: WireName = "anthropic-messages"
+DEFAULT_MAX_TOKENS = 1024
+"""Anthropic requires max_tokens; used when the request sets no limit."""
+
+_FINISH: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "refusal",
+    "pause_turn": "other",
+}
+_THINKING_BLOCKS = ("thinking", "redacted_thinking")
+
+
+def normalize_finish(raw: str | None, has_calls: bool) -> FinishReason | None:
+    if raw is None:
+        return "tool_calls" if has_calls else None
+    return _FINISH.get(raw, "other")
+
+
+def _usage(usage: Any) -> Usage | None:
+    if usage is None:
+        return None
+    inp = getattr(usage, "input_tokens", None)
+    out = getattr(usage, "output_tokens", None)
+    return Usage(input_tokens=inp, output_tokens=out,
+                 total_tokens=(inp or 0) + (out or 0) if inp is not None or out is not None else None)
+
+
+def _block_dict(block: Any) -> JsonObject:
+    return block if isinstance(block, dict) else block.model_dump(mode="json", exclude_none=True)
+
+
+def _decode_blocks(blocks: list[Any], raw_inputs: dict[int, str] | None = None) -> tuple[str, str, list[ToolCall], list[JsonObject]]:
+    text, reasoning, calls, thinking = [], [], [], []
+    for index, block in enumerate(blocks):
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            text.append(block.text or "")
+        elif kind in _THINKING_BLOCKS:
+            reasoning.append(getattr(block, "thinking", "") or "")
+            thinking.append(_block_dict(block))
+        elif kind == "tool_use":
+            raw = (raw_inputs or {}).get(index)
+            if raw is not None:
+                arguments, error = parse_arguments(raw)
+                if error is None and not raw.strip():
+                    arguments = block.input if isinstance(block.input, dict) else {}
+            else:
+                value = block.input
+                arguments, error = (value, None) if isinstance(value, dict) else ({}, "tool input is not an object")
+            calls.append(ToolCall(id=block.id or None, name=block.name, arguments=arguments,
+                                  raw_arguments=raw, parse_error=error))
+    return "".join(text), "".join(reasoning), calls, thinking
+
+
+def _result(message_id: Any, model: Any, blocks: list[Any], stop_reason: str | None, usage: Usage | None,
+            raw_inputs: dict[int, str] | None = None, error: ProviderError | None = None) -> TurnResult:
+    text, reasoning, calls, thinking = _decode_blocks(blocks, raw_inputs)
+    return TurnResult(
+        text=none_if_empty(text),
+        reasoning=none_if_empty(reasoning),
+        tool_calls=calls,
+        finish_reason="error" if error else normalize_finish(stop_reason, bool(calls)),
+        raw_finish_reason=stop_reason,
+        usage=usage,
+        response_id=message_id or None,
+        model=model or None,
+        error=error,
+        provider_data={WIRE_NAME: {"thinking": thinking}} if thinking else {},
+        status=200,
+    )
+
+
+class AnthropicStreamAccumulator:
+    """Reassembles raw message stream events; `input_json_delta` fragments become whole inputs."""
+
+    def __init__(self) -> None:
+        self.message_id: str | None = None
+        self.model: str | None = None
+        self.blocks: dict[int, Any] = {}
+        self.text: dict[int, list[str]] = {}
+        self.json: dict[int, list[str]] = {}
+        self.signatures: dict[int, str] = {}
+        self.stop_reason: str | None = None
+        self.input_tokens: int | None = None
+        self.output_tokens: int | None = None
+
+    def add(self, event: Any) -> None:
+        kind = getattr(event, "type", None)
+        if kind == "message_start":
+            message = event.message
+            self.message_id, self.model = message.id, message.model
+            if message.usage is not None:
+                self.input_tokens = message.usage.input_tokens
+                self.output_tokens = message.usage.output_tokens
+        elif kind == "content_block_start":
+            self.blocks[event.index] = event.content_block
+        elif kind == "content_block_delta":
+            delta = event.delta
+            dtype = getattr(delta, "type", None)
+            if dtype == "text_delta":
+                self.text.setdefault(event.index, []).append(delta.text)
+            elif dtype == "thinking_delta":
+                self.text.setdefault(event.index, []).append(delta.thinking)
+            elif dtype == "input_json_delta":
+                self.json.setdefault(event.index, []).append(delta.partial_json or "")
+            elif dtype == "signature_delta":
+                self.signatures[event.index] = delta.signature
+        elif kind == "message_delta":
+            if event.delta.stop_reason is not None:
+                self.stop_reason = event.delta.stop_reason
+            usage = getattr(event, "usage", None)
+            if usage is not None:
+                self.output_tokens = getattr(usage, "output_tokens", None) or self.output_tokens
+                self.input_tokens = getattr(usage, "input_tokens", None) or self.input_tokens
+
+    def result(self, error: ProviderError | None = None) -> TurnResult:
+        blocks = []
+        for index in sorted(self.blocks):
+            block = self.blocks[index]
+            kind = getattr(block, "type", None)
+            if kind == "text":
+                block = block.model_copy(update={"text": (block.text or "") + "".join(self.text.get(index, []))})
+            elif kind == "thinking":
+                update: JsonObject = {"thinking": (block.thinking or "") + "".join(self.text.get(index, []))}
+                if index in self.signatures:
+                    update["signature"] = self.signatures[index]
+                block = block.model_copy(update=update)
+            blocks.append(block)
+        raw_inputs = {}
+        for position, index in enumerate(sorted(self.blocks)):
+            if getattr(self.blocks[index], "type", None) == "tool_use" and index in self.json:
+                raw_inputs[position] = "".join(self.json[index])
+        usage = None
+        if self.input_tokens is not None or self.output_tokens is not None:
+            usage = Usage(input_tokens=self.input_tokens, output_tokens=self.output_tokens,
+                          total_tokens=(self.input_tokens or 0) + (self.output_tokens or 0))
+        return _result(self.message_id, self.model, blocks, self.stop_reason, usage, raw_inputs, error)
+
+
+def _tool_input(call: ToolCall) -> JsonObject:
+    return call.arguments
+
+
+def _encode_messages(request: TurnRequest, tools: PreparedTools) -> tuple[str | None, list[JsonObject]]:
+    ids = wire_call_ids(request.messages)
+    system: list[str] = []
+    out: list[JsonObject] = []
+
+    def user_blocks() -> list[JsonObject]:
+        # Anthropic wants every tool_result of a turn in the one user message after it.
+        if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list):
+            return out[-1]["content"]  # type: ignore[no-any-return]
+        out.append({"role": "user", "content": []})
+        return out[-1]["content"]  # type: ignore[no-any-return]
+
+    for m_index, message in enumerate(request.messages):
+        if isinstance(message, SystemMessage):
+            system.append(message.content)
+        elif isinstance(message, UserMessage):
+            if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list):
+                out[-1]["content"].append({"type": "text", "text": message.content})
+            else:
+                out.append({"role": "user", "content": message.content})
+        elif isinstance(message, AssistantMessage):
+            blocks: list[JsonObject] = list((message.provider_data.get(WIRE_NAME) or {}).get("thinking", []))
+            if message.content:
+                blocks.append({"type": "text", "text": message.content})
+            for c_index, call in enumerate(message.tool_calls):
+                blocks.append({"type": "tool_use", "id": ids[(m_index, c_index)],
+                               "name": tools.wire_name(call.name), "input": _tool_input(call)})
+            out.append({"role": "assistant", "content": blocks or [{"type": "text", "text": ""}]})
+        elif isinstance(message, ToolResultMessage):
+            block: JsonObject = {"type": "tool_result", "tool_use_id": ids[(m_index, -1)], "content": message.content}
+            if message.is_error:
+                block["is_error"] = True
+            user_blocks().append(block)
+    return ("\n\n".join(system) if system else None), out
+
+
+@cache
+def _params_adapter(stream: bool) -> TypeAdapter[Any]:
+    from anthropic.types import message_create_params as params
+
+    typed = params.MessageCreateParamsStreaming if stream else params.MessageCreateParamsNonStreaming
+    return TypeAdapter(typed)
+
+
+class AnthropicMessagesWire:
+    name: WireName = WIRE_NAME
+
+    def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
+        system, messages = _encode_messages(request, tools)
+        kwargs: JsonObject = {
+            "model": request.model,
+            "max_tokens": request.max_output_tokens or DEFAULT_MAX_TOKENS,
+            "messages": messages,
+            "stream": request.stream,
+        }
+        if system is not None:
+            kwargs["system"] = system
+        sent = tools.sent
+        if sent:
+            encoded = []
+            for tool in sent:
+                entry: JsonObject = {"name": tool.name, "description": tool.description,
+                                     "input_schema": tool.parameters}
+                if tools.strict:
+                    entry["strict"] = True
+                encoded.append(entry)
+            kwargs["tools"] = encoded
+            choice = request.tool_choice
+            if isinstance(choice, ForceTool):
+                kwargs["tool_choice"] = {"type": "tool", "name": tools.wire_name(choice.name)}
+            else:
+                kwargs["tool_choice"] = {"type": {"auto": "auto", "none": "none", "required": "any"}[choice]}
+        if request.temperature is not None:
+            # messages.create() takes no `temperature` keyword in this SDK line; the API does.
+            kwargs["extra_body"] = {"temperature": request.temperature}
+        return kwargs
+
+    def validate_encoded(self, kwargs: JsonObject) -> None:
+        body = {k: v for k, v in kwargs.items() if k != "extra_body"}
+        _params_adapter(bool(kwargs.get("stream"))).validate_python(body)
+
+    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
+        if not kwargs.get("stream"):
+            try:
+                message = await client.messages.create(**kwargs)
+            except Exception as exc:
+                return TurnResult(error=self.error_from_exception(exc), finish_reason="error")
+            return self.decode(message)
+        accumulator = AnthropicStreamAccumulator()
+        try:
+            stream = await client.messages.create(**kwargs)
+            async for event in stream:
+                accumulator.add(event)
+        except Exception as exc:
+            return accumulator.result(error=self.error_from_exception(exc))
+        return accumulator.result()
+
+    def decode(self, response: Any) -> TurnResult:
+        return _result(response.id, response.model, list(response.content or []), response.stop_reason,
+                       _usage(response.usage))
+
+    def decode_stream(self, events: list[Any]) -> TurnResult:
+        accumulator = AnthropicStreamAccumulator()
+        for event in events:
+            accumulator.add(event)
+        return accumulator.result()
+
+    def error_from_exception(self, exc: BaseException) -> ProviderError:
+        return stainless_error(exc)
+
+    def request_path(self, model: str, *, stream: bool) -> str:
+        return "/v1/messages"
+
+    def is_stream(self, url: str, body: JsonObject | None) -> bool:
+        return bool(body and body.get("stream"))
+
+    def minimal_request(self, model: str) -> JsonObject:
+        return {"model": model, "max_tokens": 16, "messages": [{"role": "user", "content": "replay"}]}
+
+    def render(self, result: TurnResult, *, model: str, stream: bool) -> RenderedResponse:
+        if result.error is not None:
+            return _render_error(result.error, stream=stream)
+        blocks: list[JsonObject] = list((result.provider_data.get(WIRE_NAME) or {}).get("thinking", []))
+        if result.text is not None:
+            blocks.append({"type": "text", "text": result.text})
+        for index, call in enumerate(result.tool_calls):
+            blocks.append({"type": "tool_use", "id": call.id or f"toolu_emulated_{index}", "name": call.name,
+                           "input": call.arguments})
+        stop = result.raw_finish_reason or ("tool_use" if result.tool_calls else "end_turn")
+        usage = result.usage or Usage()
+        message = {
+            "id": result.response_id or "msg_emulated", "type": "message", "role": "assistant", "model": model,
+            "content": blocks, "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": usage.input_tokens or 0, "cache_creation_input_tokens": 0,
+                      "cache_read_input_tokens": 0, "output_tokens": usage.output_tokens or 0,
+                      "service_tier": "standard"},
+        }
+        if not stream:
+            return json_response(200, message)
+        frames = [sse_frame({"type": "message_start",
+                             "message": {**message, "content": [], "stop_reason": None,
+                                         "usage": {**message["usage"], "output_tokens": 1}}}, "message_start")]
+        for index, block in enumerate(blocks):
+            if block["type"] == "text":
+                start: JsonObject = {"type": "text", "text": ""}
+                deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"])]
+            elif block["type"] == "tool_use":
+                start = {**block, "input": {}}
+                raw = json.dumps(block["input"]) if block["input"] else ""
+                deltas = [{"type": "input_json_delta", "partial_json": p} for p in _pieces(raw)]
+            elif block["type"] == "thinking":
+                start = {"type": "thinking", "thinking": "", "signature": ""}
+                deltas = [{"type": "thinking_delta", "thinking": p} for p in _pieces(block.get("thinking", ""))]
+                deltas.append({"type": "signature_delta", "signature": block.get("signature", "")})
+            else:
+                start, deltas = block, []
+            frames.append(sse_frame({"type": "content_block_start", "index": index, "content_block": start},
+                                    "content_block_start"))
+            frames.extend(sse_frame({"type": "content_block_delta", "index": index, "delta": d},
+                                    "content_block_delta") for d in deltas)
+            frames.append(sse_frame({"type": "content_block_stop", "index": index}, "content_block_stop"))
+        frames.append(sse_frame({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                                 "usage": {"output_tokens": usage.output_tokens or 0}}, "message_delta"))
+        frames.append(sse_frame({"type": "message_stop"}, "message_stop"))
+        return sse_response(frames)
+
+
+def _pieces(text: str, size: int = 16) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _render_error(error: ProviderError, *, stream: bool) -> RenderedResponse:
+    body = {"type": "error", "error": {"type": error.type or "api_error", "message": error.message}}
+    if error.kind == "stream" or (stream and error.status in (None, 200)):
+        return sse_response([sse_frame(body, "error")])
+    headers = {"retry-after": str(int(error.retry_after))} if error.retry_after is not None else {}
+    return json_response(error.status or 500, body, headers)
+
+
+WIRE = AnthropicMessagesWire()

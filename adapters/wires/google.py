@@ -1,0 +1,397 @@
+"""Google Gemini (`:generateContent` / `:streamGenerateContent`) through google-genai."""
+
+from __future__ import annotations
+
+import base64
+import json
+from functools import cache
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from adapters.contract import (
+    AssistantMessage,
+    FinishReason,
+    ForceTool,
+    JsonObject,
+    ProviderError,
+    SystemMessage,
+    ToolCall,
+    ToolResultMessage,
+    TurnRequest,
+    TurnResult,
+    Usage,
+    UserMessage,
+    WireName,
+)
+from adapters.schema import PreparedTools
+from adapters.wires._base import (
+    RenderedResponse,
+    json_response,
+    none_if_empty,
+    retry_after_seconds,
+    sse_response,
+    transport_error,
+)
+
+WIRE_NAME: WireName = "google-genai"
+OPENAPI_DIALECT = "gemini-openapi"
+"""The dialect whose schemas go in `parameters` (OpenAPI subset); others use `parametersJsonSchema`."""
+
+_FINISH: dict[str, FinishReason] = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+    "MALFORMED_FUNCTION_CALL": "error",
+    "UNEXPECTED_TOOL_CALL": "error",
+}
+
+
+def normalize_finish(raw: str | None, has_calls: bool) -> FinishReason | None:
+    if raw is None:
+        return "tool_calls" if has_calls else None
+    if raw == "STOP" and has_calls:
+        return "tool_calls"
+    return _FINISH.get(raw, "other")
+
+
+def _enum_value(value: Any) -> str | None:
+    if value is None:
+        return None
+    return str(getattr(value, "value", value))
+
+
+def _signature(part: Any) -> str | None:
+    signature = getattr(part, "thought_signature", None)
+    if not signature:
+        return None
+    return base64.b64encode(signature).decode() if isinstance(signature, bytes) else str(signature)
+
+
+def _usage(meta: Any) -> Usage | None:
+    if meta is None:
+        return None
+    return Usage(
+        input_tokens=getattr(meta, "prompt_token_count", None),
+        output_tokens=getattr(meta, "candidates_token_count", None),
+        total_tokens=getattr(meta, "total_token_count", None),
+    )
+
+
+class GeminiAccumulator:
+    """Folds one response or a stream of chunks into a result.
+
+    Gemini streams whole function calls (never argument fragments) and text in pieces; a
+    plain response is a stream of one chunk.
+    """
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: list[ToolCall] = []
+        self.text_signature: str | None = None
+        self.finish: str | None = None
+        self.usage: Usage | None = None
+        self.response_id: str | None = None
+        self.model: str | None = None
+        self.prompt_block: str | None = None
+
+    def add(self, chunk: Any) -> None:
+        self.response_id = self.response_id or getattr(chunk, "response_id", None)
+        self.model = self.model or getattr(chunk, "model_version", None)
+        if getattr(chunk, "usage_metadata", None) is not None:
+            self.usage = _usage(chunk.usage_metadata)
+        feedback = getattr(chunk, "prompt_feedback", None)
+        if feedback is not None and getattr(feedback, "block_reason", None) is not None:
+            self.prompt_block = _enum_value(feedback.block_reason)
+        candidates = getattr(chunk, "candidates", None) or []
+        if not candidates:
+            return
+        candidate = candidates[0]
+        content = getattr(candidate, "content", None)
+        for part in (getattr(content, "parts", None) or []) if content is not None else []:
+            self._add_part(part)
+        if candidate.finish_reason is not None:
+            self.finish = _enum_value(candidate.finish_reason)
+
+    def _add_part(self, part: Any) -> None:
+        call = getattr(part, "function_call", None)
+        if call is not None:
+            args = call.args
+            arguments = args if isinstance(args, dict) else {}
+            error = None if args is None or isinstance(args, dict) else "function call args are not an object"
+            signature = _signature(part)
+            self.calls.append(ToolCall(
+                id=call.id or None, name=call.name or "", arguments=arguments, parse_error=error,
+                provider_data={"thought_signature": signature} if signature else {},
+            ))
+            return
+        text = getattr(part, "text", None)
+        if text is None:
+            return
+        if getattr(part, "thought", None):
+            self.reasoning.append(text)
+        else:
+            self.text.append(text)
+            self.text_signature = self.text_signature or _signature(part)
+
+    def result(self, error: ProviderError | None = None) -> TurnResult:
+        finish = self.finish
+        if finish is None and self.prompt_block is not None:
+            finish = self.prompt_block
+        data: JsonObject = {}
+        if self.text_signature:
+            data[WIRE_NAME] = {"text_thought_signature": self.text_signature}
+        return TurnResult(
+            text=none_if_empty("".join(self.text)),
+            reasoning=none_if_empty("".join(self.reasoning)),
+            tool_calls=list(self.calls),
+            finish_reason="error" if error else (
+                "content_filter" if self.finish is None and self.prompt_block else normalize_finish(finish, bool(self.calls))
+            ),
+            raw_finish_reason=finish,
+            usage=self.usage,
+            response_id=self.response_id,
+            model=self.model,
+            error=error,
+            provider_data=data,
+            status=200,
+        )
+
+
+def _decode_signature(value: str | None) -> bytes | None:
+    if not value:
+        return None
+    try:
+        return base64.b64decode(value)
+    except ValueError:
+        return None
+
+
+def _encode_contents(request: TurnRequest, tools: PreparedTools) -> tuple[str | None, list[JsonObject]]:
+    system: list[str] = []
+    contents: list[JsonObject] = []
+    call_names: dict[str, str] = {}
+    for message in request.messages:
+        if isinstance(message, SystemMessage):
+            system.append(message.content)
+        elif isinstance(message, UserMessage):
+            contents.append({"role": "user", "parts": [{"text": message.content}]})
+        elif isinstance(message, AssistantMessage):
+            parts: list[JsonObject] = []
+            if message.content:
+                part: JsonObject = {"text": message.content}
+                signature = _decode_signature((message.provider_data.get(WIRE_NAME) or {}).get("text_thought_signature"))
+                if signature:
+                    part["thought_signature"] = signature
+                parts.append(part)
+            for call in message.tool_calls:
+                wire_name = tools.wire_name(call.name)
+                function_call: JsonObject = {"name": wire_name, "args": call.arguments}
+                if call.id:
+                    function_call["id"] = call.id
+                    call_names[call.id] = wire_name
+                part = {"function_call": function_call}
+                # Gemini 3 refuses a replayed call whose thought signature is missing.
+                signature = _decode_signature(call.provider_data.get("thought_signature"))
+                if signature:
+                    part["thought_signature"] = signature
+                parts.append(part)
+            contents.append({"role": "model", "parts": parts or [{"text": ""}]})
+        elif isinstance(message, ToolResultMessage):
+            name = call_names.get(message.tool_call_id or "", tools.wire_name(message.name))
+            response: JsonObject = {"name": name,
+                                    "response": {"error" if message.is_error else "result": message.content}}
+            if message.tool_call_id:
+                response["id"] = message.tool_call_id
+            part = {"function_response": response}
+            if contents and contents[-1]["role"] == "user" and all("function_response" in p for p in contents[-1]["parts"]):
+                contents[-1]["parts"].append(part)
+            else:
+                contents.append({"role": "user", "parts": [part]})
+    return ("\n\n".join(system) if system else None), contents
+
+
+@cache
+def _contents_adapter() -> TypeAdapter[Any]:
+    from google.genai import types
+
+    return TypeAdapter(list[types.Content])
+
+
+class GoogleGenAIWire:
+    name: WireName = WIRE_NAME
+
+    def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
+        system, contents = _encode_contents(request, tools)
+        config: JsonObject = {"automatic_function_calling": {"disable": True}}
+        if system is not None:
+            config["system_instruction"] = system
+        sent = tools.sent
+        if sent:
+            field = "parameters" if tools.dialect == OPENAPI_DIALECT else "parameters_json_schema"
+            declarations = []
+            for tool in sent:
+                declaration: JsonObject = {"name": tool.name, "description": tool.description}
+                # Gemini wants parameters omitted (not an empty object) for argument-less functions.
+                if tool.parameters.get("properties") or field == "parameters_json_schema":
+                    declaration[field] = tool.parameters
+                declarations.append(declaration)
+            config["tools"] = [{"function_declarations": declarations}]
+            choice = request.tool_choice
+            if isinstance(choice, ForceTool):
+                calling: JsonObject = {"mode": "ANY", "allowed_function_names": [tools.wire_name(choice.name)]}
+            else:
+                calling = {"mode": {"auto": "AUTO", "none": "NONE", "required": "ANY"}[choice]}
+            config["tool_config"] = {"function_calling_config": calling}
+        if request.temperature is not None:
+            config["temperature"] = request.temperature
+        if request.max_output_tokens is not None:
+            config["max_output_tokens"] = request.max_output_tokens
+        return {"model": request.model, "contents": contents, "config": config, "stream": request.stream}
+
+    def validate_encoded(self, kwargs: JsonObject) -> None:
+        from google.genai import types
+
+        _contents_adapter().validate_python(kwargs["contents"])
+        types.GenerateContentConfig.model_validate(kwargs["config"])
+
+    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
+        call = {k: v for k, v in kwargs.items() if k != "stream"}
+        accumulator = GeminiAccumulator()
+        try:
+            if kwargs.get("stream"):
+                async for chunk in await client.models.generate_content_stream(**call):
+                    accumulator.add(chunk)
+            else:
+                accumulator.add(await client.models.generate_content(**call))
+        except Exception as exc:
+            error = self.error_from_exception(exc)
+            if not kwargs.get("stream"):
+                return TurnResult(error=error, finish_reason="error")
+            return accumulator.result(error=error)
+        return accumulator.result()
+
+    def decode(self, response: Any) -> TurnResult:
+        accumulator = GeminiAccumulator()
+        accumulator.add(response)
+        return accumulator.result()
+
+    def decode_stream(self, events: list[Any]) -> TurnResult:
+        accumulator = GeminiAccumulator()
+        for event in events:
+            accumulator.add(event)
+        return accumulator.result()
+
+    def error_from_exception(self, exc: BaseException) -> ProviderError:
+        from google.genai import errors
+
+        if not isinstance(exc, errors.APIError):
+            return transport_error(exc)
+        response = getattr(exc, "response", None)
+        http_status = getattr(response, "status_code", None)
+        headers = dict(getattr(response, "headers", None) or {})
+        retry = retry_after_seconds(headers) or _retry_delay(exc.details)
+        if http_status == 200:
+            # An {"error": ...} chunk inside a 200 stream.
+            return ProviderError(type=exc.status, message=exc.message or str(exc), retry_after=retry, kind="stream")
+        return ProviderError(status=http_status or exc.code, type=exc.status, message=exc.message or str(exc),
+                             retry_after=retry, kind="http")
+
+    def request_path(self, model: str, *, stream: bool) -> str:
+        method = "streamGenerateContent" if stream else "generateContent"
+        return f"/models/{model}:{method}"
+
+    def is_stream(self, url: str, body: JsonObject | None) -> bool:
+        return ":streamGenerateContent" in url
+
+    def minimal_request(self, model: str) -> JsonObject:
+        return {"model": model, "contents": "replay", "config": {"automatic_function_calling": {"disable": True}}}
+
+    def render(self, result: TurnResult, *, model: str, stream: bool) -> RenderedResponse:
+        if result.error is not None:
+            return _render_error(result.error, stream=stream)
+        text_signature = (result.provider_data.get(WIRE_NAME) or {}).get("text_thought_signature")
+        parts: list[JsonObject] = []
+        if result.text is not None:
+            part: JsonObject = {"text": result.text}
+            if text_signature:
+                part["thoughtSignature"] = text_signature
+            parts.append(part)
+        for call in result.tool_calls:
+            function_call: JsonObject = {"name": call.name, "args": call.arguments}
+            if call.id:
+                function_call["id"] = call.id
+            part = {"functionCall": function_call}
+            if call.provider_data.get("thought_signature"):
+                part["thoughtSignature"] = call.provider_data["thought_signature"]
+            parts.append(part)
+        usage = result.usage or Usage()
+        meta = {"promptTokenCount": usage.input_tokens or 0, "candidatesTokenCount": usage.output_tokens or 0,
+                "totalTokenCount": usage.total_tokens or (usage.input_tokens or 0) + (usage.output_tokens or 0)}
+        finish = result.raw_finish_reason or "STOP"
+        base = {"modelVersion": model, "responseId": result.response_id or "emulated-response"}
+
+        def chunk(chunk_parts: list[JsonObject], finish_reason: str | None, with_usage: bool) -> JsonObject:
+            candidate: JsonObject = {"content": {"parts": chunk_parts, "role": "model"}, "index": 0}
+            if finish_reason is not None:
+                candidate["finishReason"] = finish_reason
+            body: JsonObject = {"candidates": [candidate]}
+            if with_usage:
+                body["usageMetadata"] = meta
+            return {**body, **base}
+
+        if not stream:
+            return json_response(200, chunk(parts, finish, True))
+        pieces: list[JsonObject] = []
+        if result.text:
+            for start in range(0, len(result.text), 16):
+                piece: JsonObject = {"text": result.text[start : start + 16]}
+                if start == 0 and text_signature:
+                    piece["thoughtSignature"] = text_signature
+                pieces.append(piece)
+        pieces.extend(p for p in parts if "functionCall" in p)
+        frames = [
+            _sse(chunk([piece], finish if i == len(pieces) - 1 else None, i == len(pieces) - 1))
+            for i, piece in enumerate(pieces)
+        ] or [_sse(chunk([{"text": ""}], finish, True))]
+        return sse_response(frames)
+
+
+def _sse(body: JsonObject) -> bytes:
+    # Gemini frames its stream with CRLF line endings.
+    return b"data: " + json.dumps(body, separators=(",", ":")).encode() + b"\r\n\r\n"
+
+
+def _retry_delay(details: Any) -> float | None:
+    """RetryInfo.retryDelay ("30s") from a google.rpc error body."""
+    error = details.get("error", details) if isinstance(details, dict) else None
+    for detail in (error or {}).get("details", []) if isinstance(error, dict) else []:
+        delay = detail.get("retryDelay") if isinstance(detail, dict) else None
+        if isinstance(delay, str) and delay.endswith("s"):
+            try:
+                return float(delay[:-1])
+            except ValueError:
+                return None
+    return None
+
+
+_STATUS_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
+                 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
+
+
+def _render_error(error: ProviderError, *, stream: bool) -> RenderedResponse:
+    code = error.status or 500
+    body = {"error": {"code": code, "message": error.message, "status": error.type or _STATUS_CODES.get(code, "UNKNOWN")}}
+    if error.kind == "stream":
+        return sse_response([_sse(body)])
+    headers = {"retry-after": str(int(error.retry_after))} if error.retry_after is not None else {}
+    return json_response(code, body, headers)
+
+
+WIRE = GoogleGenAIWire()

@@ -1,0 +1,42 @@
+"""`xpeval decode CASSETTE [--wire W] [--json]`: what each recorded response decodes to."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from adapters.contract import WIRE_NAMES
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "decode", help="decode a vcrpy cassette's responses through the SDKs and the wires"
+    )
+    parser.add_argument("cassette", help="path to a vcrpy cassette (YAML)")
+    parser.add_argument("--wire", choices=WIRE_NAMES, help="wire to decode with (default: from each URL)")
+    parser.add_argument("--json", action="store_true", help="one JSON line per interaction")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from evals.cassettes import load_cassette
+    from evals.decode import decode_cassette
+
+    rows = decode_cassette(load_cassette(args.cassette), args.wire)
+    if args.json:
+        for row in rows:
+            print(json.dumps(row, ensure_ascii=False))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("#", "status", "tool calls", "text", "finish", "error")
+    for row in rows:
+        calls = "\n".join(f"{c['name']}({json.dumps(c['arguments'], ensure_ascii=False)})" for c in row["tool_calls"])
+        text = row["text"] or ""
+        table.add_row(str(row["interaction"]), str(row["status"]), calls or "-",
+                      text if len(text) <= 80 else text[:77] + "...", str(row["finish_reason"]),
+                      row["error_type"] or "-")
+    Console().print(table)
+    return 0

@@ -1,0 +1,76 @@
+"""Decode recorded provider responses through the SDKs and the wires (`xpeval decode`)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+from adapters.adapter import AdapterSettings
+from adapters.contract import WIRE_NAMES, TurnResult, WireName
+from adapters.registry import direct_adapter_for_wire, create_adapter
+from evals.cassettes.format import Interaction
+from evals.cassettes.transport import InOrderReplay
+from evals.errors import UserError
+
+_URL_WIRES: list[tuple[re.Pattern[str], WireName]] = [
+    (re.compile(r"/chat/completions/?(\?|$)"), "openai-chat"),
+    (re.compile(r"/responses/?(\?|$)"), "openai-responses"),
+    (re.compile(r"/messages/?(\?|$)"), "anthropic-messages"),
+    (re.compile(r":(stream)?[gG]enerateContent(\?|$)"), "google-genai"),
+]
+
+
+def infer_wire(uri: str) -> WireName:
+    """The wire a recorded request URL belongs to."""
+    for pattern, wire in _URL_WIRES:
+        if pattern.search(uri):
+            return wire
+    raise UserError(f"cannot tell the wire from the URL {uri!r}; pass --wire ({', '.join(WIRE_NAMES)})")
+
+
+def _model_of(interaction: Interaction) -> str:
+    body = interaction.request_json()
+    if isinstance(body, dict) and isinstance(body.get("model"), str):
+        return body["model"]
+    match = re.search(r"/models/([^/:?]+)", interaction.uri)
+    return match.group(1) if match else "replayed-model"
+
+
+async def decode_interaction(interaction: Interaction, wire_name: WireName) -> TurnResult:
+    """Replay one recorded response through the SDK's parsing path and the wire's decoder."""
+    replay = InOrderReplay([interaction])
+    adapter = create_adapter(
+        direct_adapter_for_wire(wire_name), AdapterSettings(transport=replay.transport(), timeout=30.0)
+    )
+    wire = adapter.wire
+    kwargs = wire.minimal_request(_model_of(interaction))
+    kwargs["stream"] = wire.is_stream(interaction.uri, interaction.request_json())
+    try:
+        return await wire.send(adapter.client, kwargs)
+    finally:
+        await adapter.aclose()
+
+
+def decoded_row(index: int, interaction: Interaction, result: TurnResult) -> dict[str, Any]:
+    """The `xpeval decode --json` line for one interaction."""
+    return {
+        "interaction": index,
+        "status": interaction.status,
+        "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in result.tool_calls],
+        "text": result.text,
+        "finish_reason": result.raw_finish_reason,
+        "error_type": result.error.type if result.error else None,
+    }
+
+
+def decode_cassette(interactions: list[Interaction], wire: WireName | None = None) -> list[dict[str, Any]]:
+    async def run() -> list[dict[str, Any]]:
+        rows = []
+        for index, interaction in enumerate(interactions):
+            wire_name = wire or infer_wire(interaction.uri)
+            result = await decode_interaction(interaction, wire_name)
+            rows.append(decoded_row(index, interaction, result))
+        return rows
+
+    return asyncio.run(run())
