@@ -1,0 +1,36 @@
+"""Eval cases: the case model, the loader for case files, the built-in set and the BFCL import."""
+
+from __future__ import annotations
+
+from evals.cases.acceptable import OPTIONAL, normalize_string, value_acceptable
+from evals.cases.loader import BUILTIN_DIR, LoadedCase, load_case_file, load_cases
+from evals.cases.model import (
+    CATEGORIES,
+    Case,
+    Category,
+    Decision,
+    Expected,
+    ExpectedCall,
+    FollowUp,
+    ScriptedOutput,
+    Turn,
+)
+
+__all__ = [
+    "BUILTIN_DIR",
+    "CATEGORIES",
+    "OPTIONAL",
+    "Case",
+    "Category",
+    "Decision",
+    "Expected",
+    "ExpectedCall",
+    "FollowUp",
+    "LoadedCase",
+    "ScriptedOutput",
+    "Turn",
+    "load_case_file",
+    "load_cases",
+    "normalize_string",
+    "value_acceptable",
+]

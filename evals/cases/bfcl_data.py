@@ -1,0 +1,101 @@
+"""Find and read the BFCL data shipped in the installed `bfcl-eval` package.
+
+The package is located with `importlib.util.find_spec`, never imported: importing it pulls
+its heavy pinned dependencies and creates folders unless `BFCL_PROJECT_ROOT` is set. The data
+folder holds one JSON Lines file per category (`BFCL_v<N>_<category>.json`) and the possible
+answers under `possible_answer/` with the same file names.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evals.cases.bfcl import CATEGORY_MAP, BfclConversionError, convert_entry
+from evals.cases.model import Case
+
+INSTALL_HINT = ("install it with: pip install --no-deps bfcl-eval "
+                "(--no-deps: it pins heavy dependencies the data does not need)")
+
+_FILE_NAME = re.compile(r"^BFCL_v(\d+)_(.+)\.json$")
+
+
+class BfclDataError(Exception):
+    """bfcl-eval is missing, or its data folder is not what this importer reads."""
+
+
+@dataclass(frozen=True)
+class Converted:
+    """The outcome for one BFCL entry: a case, or the reason it was skipped."""
+
+    bfcl_category: str
+    entry_id: str
+    case: Case | None
+    skipped: str | None
+
+
+def bfcl_data_dir() -> Path:
+    """The data folder of the installed bfcl-eval package (without importing it)."""
+    spec = importlib.util.find_spec("bfcl_eval")
+    if spec is None or not spec.submodule_search_locations:
+        raise BfclDataError(f"the bfcl-eval package is not installed; {INSTALL_HINT}")
+    for location in spec.submodule_search_locations:
+        data = Path(location) / "data"
+        if data.is_dir():
+            return data
+    raise BfclDataError(f"bfcl-eval is installed but has no data folder; reinstall it: {INSTALL_HINT}")
+
+
+def category_files(data_dir: Path) -> dict[str, Path]:
+    """BFCL category -> its entries file (the newest BFCL version when several are present)."""
+    found: dict[str, tuple[int, Path]] = {}
+    for path in data_dir.glob("BFCL_v*_*.json"):
+        match = _FILE_NAME.match(path.name)
+        if match is None:
+            continue
+        version, category = int(match.group(1)), match.group(2)
+        if category not in found or version > found[category][0]:
+            found[category] = (version, path)
+    return {category: path for category, (_, path) in sorted(found.items())}
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSON Lines file (blank lines ignored)."""
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise BfclDataError(f"{path}: line {number}: invalid JSON: {exc.msg}") from exc
+            if not isinstance(row, dict):
+                raise BfclDataError(f"{path}: line {number}: expected a JSON object")
+            rows.append(row)
+    return rows
+
+
+def convert_category(data_dir: Path, bfcl_category: str) -> Iterator[Converted]:
+    """Every entry of one importable BFCL category, converted or skipped with its reason."""
+    if bfcl_category not in CATEGORY_MAP:
+        raise BfclDataError(f"BFCL category {bfcl_category!r} is not importable")
+    files = category_files(data_dir)
+    if bfcl_category not in files:
+        raise BfclDataError(f"{data_dir}: no data file for BFCL category {bfcl_category!r}")
+    entries_file = files[bfcl_category]
+    answers_file = entries_file.parent / "possible_answer" / entries_file.name
+    answers = {str(row.get("id")): row for row in read_jsonl(answers_file)} if answers_file.exists() else {}
+    for entry in read_jsonl(entries_file):
+        entry_id = str(entry.get("id"))
+        try:
+            case = convert_entry(entry, answers.get(entry_id), bfcl_category)
+        except BfclConversionError as exc:
+            yield Converted(bfcl_category, entry_id, None, str(exc))
+        else:
+            yield Converted(bfcl_category, entry_id, case, None)

@@ -1,0 +1,288 @@
+"""The eval case: tools on offer, the conversation, and the calls a correct model makes.
+
+A case is declarative data. Its tools are canonical `ToolSpec`s and its messages canonical
+`Message`s, so a runner sends it through any adapter unchanged. Multi-turn and approval cases
+add later user turns (`follow_ups`), scripted tool outputs and the simulated human's approval
+decisions, so every run of a case sees the same tool results.
+
+Rules enforced on every case (a case file breaking one is refused with the field's location):
+- tool names are unique and non-blank; every expected call and scripted output names a tool of
+  the case; every approval names a tool of the case;
+- an expected call lists only arguments in its tool's schema, lists every required argument,
+  and never marks a required argument optional (`""`);
+- the shape matches the category (one call for simple/multiple, two or more for parallel,
+  no call for irrelevance, two or more turns for multi_turn, a gated expected call for approval);
+- in multi_turn and approval cases every expected call that will run has a scripted output,
+  so the path a correct model takes never hits an unscripted tool.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from adapters.contract import JsonObject, Message, ToolSpec, TurnRequest
+from evals.cases.acceptable import OPTIONAL, arguments_fit_pattern
+from evals.cases.schema_root import root_properties, root_required
+
+Category = Literal[
+    "simple", "multiple", "parallel", "parallel_multiple", "irrelevance", "multi_turn", "approval"
+]
+CATEGORIES: tuple[Category, ...] = (
+    "simple", "multiple", "parallel", "parallel_multiple", "irrelevance", "multi_turn", "approval"
+)
+
+Decision = Literal["approve", "deny"]
+
+_SINGLE_CALL: frozenset[str] = frozenset({"simple", "multiple"})
+_PARALLEL: frozenset[str] = frozenset({"parallel", "parallel_multiple"})
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _check_acceptable_shape(alternatives: Any, where: str) -> None:
+    """Acceptable values are a list of alternatives; a dict alternative maps keys to such lists.
+
+    Nested objects use the same form as the top level (`{key: [alternatives]}`), and a list
+    alternative is compared element by element, so its dict elements use it too.
+    """
+    if not isinstance(alternatives, list):
+        raise ValueError(f"{where}: acceptable values must be a list, got {type(alternatives).__name__}")
+    if not alternatives:
+        raise ValueError(f"{where}: no acceptable value")
+    for alternative in alternatives:
+        _check_alternative(alternative, where)
+
+
+def _check_alternative(alternative: Any, where: str) -> None:
+    if isinstance(alternative, dict):
+        for key, nested in alternative.items():
+            _check_acceptable_shape(nested, f"{where}.{key}")
+    elif isinstance(alternative, list):
+        for index, element in enumerate(alternative):
+            _check_alternative(element, f"{where}[{index}]")
+
+
+class ExpectedCall(_Frozen):
+    """One call a correct model makes: the tool and, per argument, the acceptable values."""
+
+    name: str = Field(min_length=1)
+    arguments: dict[str, list[Any]] = Field(default_factory=dict)
+
+    @field_validator("arguments")
+    @classmethod
+    def _nested_shape(cls, arguments: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        for key, alternatives in arguments.items():
+            _check_acceptable_shape(alternatives, key)
+        return arguments
+
+    def canonical_arguments(self) -> JsonObject:
+        """The arguments of the first acceptable answer (optional ones left out)."""
+        return {key: _first_value(alts) for key, alts in self.arguments.items() if alts[0] != OPTIONAL}
+
+
+def _first_value(alternatives: list[Any]) -> Any:
+    return _concrete(alternatives[0])
+
+
+def _concrete(alternative: Any) -> Any:
+    """A concrete value from one alternative: nested objects take their first alternatives."""
+    if isinstance(alternative, dict):
+        return {k: _first_value(v) for k, v in alternative.items() if v[0] != OPTIONAL}
+    if isinstance(alternative, list):
+        return [_concrete(element) for element in alternative]
+    return alternative
+
+
+class Expected(_Frozen):
+    """What a correct model does in one turn: no call at all, or exactly these calls (any order)."""
+
+    no_call: bool = False
+    calls: list[ExpectedCall] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _calls_agree_with_no_call(self) -> Expected:
+        if self.no_call and self.calls:
+            raise ValueError("no_call is true but calls are listed")
+        if not self.no_call and not self.calls:
+            raise ValueError("no calls listed: set no_call: true when no tool should be called")
+        return self
+
+
+class FollowUp(_Frozen):
+    """A later turn: messages appended after the previous turn ends, and what is expected then."""
+
+    messages: list[Message] = Field(min_length=1)
+    expected: Expected
+
+
+class ScriptedOutput(_Frozen):
+    """A deterministic tool result, served when a call matches `tool` and `arguments`.
+
+    `arguments` uses the acceptable-value form; only the listed arguments are compared (an
+    argument whose list holds `""` may be absent). No `arguments` matches any call of the tool.
+    Rules are tried in file order; the first match wins.
+    """
+
+    tool: str = Field(min_length=1)
+    arguments: dict[str, list[Any]] | None = None
+    output: Any
+    is_error: bool = False
+
+    @field_validator("arguments")
+    @classmethod
+    def _nested_shape(cls, arguments: dict[str, list[Any]] | None) -> dict[str, list[Any]] | None:
+        for key, alternatives in (arguments or {}).items():
+            _check_acceptable_shape(alternatives, key)
+        return arguments
+
+    @property
+    def content(self) -> str:
+        """The text sent back to the model: a string as is, anything else as compact JSON."""
+        if isinstance(self.output, str):
+            return self.output
+        return json.dumps(self.output, ensure_ascii=False, separators=(",", ":"))
+
+
+class Turn(_Frozen):
+    """One user turn as a runner plays it: messages to append, then the calls expected."""
+
+    index: int
+    messages: list[Message]
+    expected: Expected
+
+
+class Case(_Frozen):
+    """One eval case (see the module docstring for the rules every case obeys)."""
+
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.:-]+$")
+    category: Category
+    tools: list[ToolSpec] = Field(default_factory=list)
+    messages: list[Message] = Field(min_length=1)
+    expected: Expected
+    follow_ups: list[FollowUp] = Field(default_factory=list)
+    tool_outputs: list[ScriptedOutput] = Field(default_factory=list)
+    approvals: dict[str, Decision] = Field(default_factory=dict)
+    """Gated tools and what the simulated human answers when one is called."""
+    origin: str = "xpeval"
+    """Where the case comes from: `xpeval` (written for this project) or `bfcl:<BFCL id>`."""
+
+    @property
+    def turns(self) -> list[Turn]:
+        first = Turn(index=0, messages=list(self.messages), expected=self.expected)
+        rest = [Turn(index=i + 1, messages=list(f.messages), expected=f.expected)
+                for i, f in enumerate(self.follow_ups)]
+        return [first, *rest]
+
+    def tool(self, name: str) -> ToolSpec | None:
+        return next((tool for tool in self.tools if tool.name == name), None)
+
+    def gated_tools(self) -> dict[str, Decision]:
+        return dict(self.approvals)
+
+    def turn_request(self, model: str, messages: list[Message] | None = None) -> TurnRequest:
+        """The request for one model turn: the case's tools with the conversation so far.
+
+        Without `messages`, the conversation is the case's opening messages (turn 0).
+        """
+        return TurnRequest(model=model, messages=list(messages if messages is not None else self.messages),
+                           tools=list(self.tools))
+
+    def scripted_output(self, tool: str, arguments: Mapping[str, Any]) -> ScriptedOutput | None:
+        """The first scripted output whose tool and argument pattern match the call, if any."""
+        for rule in self.tool_outputs:
+            if rule.tool != tool:
+                continue
+            if rule.arguments is None or arguments_fit_pattern(arguments, rule.arguments):
+                return rule
+        return None
+
+    # -- validation -------------------------------------------------------------------------
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Case:
+        self._check_tool_names()
+        for where, call in self._expected_calls():
+            self._check_call_against_schema(where, call)
+        self._check_category_shape()
+        self._check_scripted_path()
+        return self
+
+    def _expected_calls(self) -> Iterator[tuple[str, ExpectedCall]]:
+        for turn in self.turns:
+            prefix = "expected" if turn.index == 0 else f"follow_ups.{turn.index - 1}.expected"
+            for index, call in enumerate(turn.expected.calls):
+                yield f"{prefix}.calls.{index}", call
+
+    def _check_tool_names(self) -> None:
+        seen: set[str] = set()
+        for index, tool in enumerate(self.tools):
+            if not tool.name.strip():
+                raise ValueError(f"tools.{index}.name: blank tool name")
+            if tool.name in seen:
+                raise ValueError(f"tools.{index}.name: duplicate tool {tool.name!r}")
+            seen.add(tool.name)
+        for index, rule in enumerate(self.tool_outputs):
+            if rule.tool not in seen:
+                raise ValueError(f"tool_outputs.{index}.tool: {rule.tool!r} is not a tool of this case")
+        for name in self.approvals:
+            if name not in seen:
+                raise ValueError(f"approvals.{name}: not a tool of this case")
+
+    def _check_call_against_schema(self, where: str, call: ExpectedCall) -> None:
+        tool = self.tool(call.name)
+        if tool is None:
+            raise ValueError(f"{where}.name: {call.name!r} is not a tool of this case")
+        properties = root_properties(tool.parameters)
+        for argument in call.arguments:
+            if argument not in properties:
+                raise ValueError(f"{where}.arguments.{argument}: not in the schema of {call.name!r}")
+        for argument in root_required(tool.parameters):
+            if argument not in call.arguments:
+                raise ValueError(f"{where}.arguments: {call.name!r} requires {argument!r}, which is missing")
+            if OPTIONAL in call.arguments[argument]:
+                raise ValueError(f"{where}.arguments.{argument}: required, so it cannot be optional (\"\")")
+
+    def _check_category_shape(self) -> None:
+        calls = self.expected.calls
+        if self.category in _SINGLE_CALL and (len(calls) != 1 or self.follow_ups):
+            raise ValueError(f"category {self.category}: expects exactly one call in one turn")
+        if self.category in _PARALLEL and (len(calls) < 2 or self.follow_ups):
+            raise ValueError(f"category {self.category}: expects two or more calls in one turn")
+        if self.category == "irrelevance" and (not self.expected.no_call or self.follow_ups):
+            raise ValueError("category irrelevance: expects no call (expected.no_call: true) in one turn")
+        if self.category == "multi_turn" and not self.follow_ups:
+            raise ValueError("category multi_turn: needs follow_ups (two or more user turns)")
+        if self.category == "approval":
+            if not self.approvals:
+                raise ValueError("category approval: approvals must name the gated tools")
+            if not any(call.name in self.approvals for _, call in self._expected_calls()):
+                raise ValueError("category approval: no expected call names a gated tool")
+
+    def _check_scripted_path(self) -> None:
+        if self.category not in ("multi_turn", "approval"):
+            return
+        for where, call in self._expected_calls():
+            if self.approvals.get(call.name) == "deny":
+                continue  # a denied call never reaches its handler
+            if self.scripted_output(call.name, call.canonical_arguments()) is None:
+                raise ValueError(f"{where}: no tool_outputs entry answers this call to {call.name!r}")
+
+
+__all__ = [
+    "CATEGORIES",
+    "OPTIONAL",
+    "Case",
+    "Category",
+    "Decision",
+    "Expected",
+    "ExpectedCall",
+    "FollowUp",
+    "ScriptedOutput",
+    "Turn",
+]

@@ -1,0 +1,134 @@
+"""`xpeval cases list [--json]` and `xpeval cases bfcl [--categories ...] [--out DIR]`.
+
+`list` shows the cases of a folder (the built-in set by default). `bfcl` converts the BFCL
+data of the installed bfcl-eval package into cases: JSON Lines on stdout, or one
+`bfcl_<category>.jsonl` per BFCL category in `--out DIR` (a folder `xpeval cases list --dir`
+and the runner read); a summary and every skipped entry with its reason go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, TextIO
+
+from evals.cases import BUILTIN_DIR, CATEGORIES, load_cases
+from evals.cases.bfcl import CATEGORY_MAP, NOT_IMPORTED
+from evals.cases.bfcl_data import BfclDataError, Converted, bfcl_data_dir, convert_category
+from evals.cases.model import Case
+from evals.errors import UserError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("cases", help="list eval cases; import BFCL cases")
+    actions = parser.add_subparsers(dest="cases_command", metavar="ACTION", required=True)
+
+    listing = actions.add_parser("list", help="list the cases of a folder (the built-in set by default)")
+    listing.add_argument("--json", action="store_true", help="print a JSON list")
+    listing.add_argument("--dir", type=Path, default=BUILTIN_DIR, help="case folder or file to list")
+    listing.add_argument("--categories", nargs="+", metavar="CATEGORY", help="only these categories")
+    listing.set_defaults(handler=run_list)
+
+    bfcl = actions.add_parser("bfcl", help="convert the installed bfcl-eval package's data into cases")
+    bfcl.add_argument("--categories", nargs="+", metavar="CATEGORY",
+                      help="BFCL categories (e.g. simple_python live_parallel) or ours (e.g. parallel); "
+                           "comma-separated also works; default: every importable one")
+    bfcl.add_argument("--out", type=Path, help="write bfcl_<category>.jsonl files here instead of stdout")
+    bfcl.add_argument("--limit", type=int, help="at most this many cases per BFCL category")
+    bfcl.set_defaults(handler=run_bfcl)
+
+
+def _split(values: Iterable[str]) -> list[str]:
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def case_rows(source: Path, categories: list[str] | None = None) -> list[dict[str, Any]]:
+    """One row per case: id, category, tool names and the file (relative to the folder)."""
+    if categories:
+        unknown = [c for c in categories if c not in CATEGORIES]
+        if unknown:
+            raise UserError(f"unknown category {unknown[0]!r}; choose from {', '.join(CATEGORIES)}")
+    loaded = load_cases(source, categories=categories or None)  # type: ignore[arg-type]
+    return [{"id": item.case.id, "category": item.case.category, "tools": [t.name for t in item.case.tools],
+             "file": item.file} for item in loaded]
+
+
+def run_list(args: argparse.Namespace) -> int:
+    rows = case_rows(args.dir, _split(args.categories or []))
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("id", "category", "tools", "file", title=f"{len(rows)} cases in {args.dir}")
+    for row in rows:
+        table.add_row(row["id"], row["category"], ", ".join(row["tools"]), row["file"])
+    Console().print(table)
+    return 0
+
+
+def bfcl_categories(requested: list[str]) -> list[str]:
+    """BFCL category names to import: ours expand to theirs; refused ones say why."""
+    if not requested:
+        return list(CATEGORY_MAP)
+    chosen: list[str] = []
+    for name in requested:
+        if name in NOT_IMPORTED:
+            raise UserError(f"BFCL category {name!r} is not imported: {NOT_IMPORTED[name]}")
+        if name in CATEGORY_MAP:
+            expanded = [name]
+        elif name in CATEGORIES:
+            expanded = [bfcl for bfcl, ours in CATEGORY_MAP.items() if ours == name]
+            if not expanded:
+                raise UserError(f"no importable BFCL category maps to {name!r}")
+        else:
+            raise UserError(f"unknown BFCL category {name!r}; choose from {', '.join(CATEGORY_MAP)} "
+                            f"or one of ours: {', '.join(CATEGORIES)}")
+        chosen.extend(c for c in expanded if c not in chosen)
+    return chosen
+
+
+def run_bfcl(args: argparse.Namespace) -> int:
+    categories = bfcl_categories(_split(args.categories or []))
+    if args.limit is not None and args.limit < 1:
+        raise UserError("--limit must be a positive number")
+    try:
+        data_dir = bfcl_data_dir()
+    except BfclDataError as exc:
+        raise UserError(str(exc)) from exc
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+    total = 0
+    for category in categories:
+        try:
+            outcomes = list(convert_category(data_dir, category))
+        except BfclDataError as exc:
+            raise UserError(str(exc)) from exc
+        cases = [o.case for o in outcomes if o.case is not None][: args.limit]
+        if args.out is not None:
+            with (args.out / f"bfcl_{category}.jsonl").open("w", encoding="utf-8") as handle:
+                _write_cases(cases, handle)
+        else:
+            _write_cases(cases, sys.stdout)
+        _report(category, cases, outcomes)
+        total += len(cases)
+    where = f" into {args.out}" if args.out is not None else ""
+    print(f"bfcl: {total} cases from {len(categories)} BFCL categories{where} ({data_dir})", file=sys.stderr)
+    return 0
+
+
+def _write_cases(cases: list[Case], handle: TextIO) -> None:
+    for case in cases:
+        handle.write(json.dumps(case.model_dump(mode="json"), ensure_ascii=False) + "\n")
+
+
+def _report(category: str, cases: list[Case], outcomes: list[Converted]) -> None:
+    skipped = [o for o in outcomes if o.skipped is not None]
+    print(f"bfcl: {category} -> {CATEGORY_MAP[category]}: {len(cases)} cases, {len(skipped)} skipped",
+          file=sys.stderr)
+    for outcome in skipped:
+        print(f"bfcl:   skipped {outcome.skipped}", file=sys.stderr)
