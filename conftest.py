@@ -11,3 +11,12 @@ for _name in (
 ):
     if os.environ.get(_name) and not os.environ.get("XPEVAL_LIVE"):
         os.environ.pop(_name)
+
+
+def pytest_generate_tests(metafunc):  # type: ignore[no-untyped-def]
+    """Registry-derived parametrization: any test taking `adapter_id` runs once per registered
+    adapter, wrappers included, so a new registry entry gets the whole suite by itself."""
+    if "adapter_id" in metafunc.fixturenames:
+        from adapters.registry import ADAPTER_REGISTRY
+
+        metafunc.parametrize("adapter_id", list(ADAPTER_REGISTRY))

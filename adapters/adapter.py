@@ -124,7 +124,7 @@ class Adapter:
             )
         wire = self.wire
         try:
-            result = await wire.send(self.client, prepared.kwargs, stream=request.stream)
+            result = await wire.send(self.client, prepared.kwargs)
         except Exception as exc:  # a wire bug must still not escape as a crash
             result = TurnResult(error=wire.error_from_exception(exc))
         if result.tool_calls:

@@ -199,6 +199,27 @@ def transport_error(exc: BaseException) -> ProviderError:
     return ProviderError(message=f"{name}: {exc}" if str(exc) else name, kind="decode")
 
 
+def validate_params(adapter: Any, kwargs: JsonObject) -> None:
+    """Validate call arguments against an SDK's TypedDict request type, all the way down.
+
+    The SDKs type lists as `Iterable[...]`, which pydantic validates lazily: the items are only
+    checked when iterated. Walking the result forces every nested item through validation.
+    """
+    _exhaust(adapter.validate_python(kwargs))
+
+
+def _exhaust(value: Any) -> None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif hasattr(item, "__next__"):
+            stack.extend(list(item))
+
+
 def sse_frame(data: Any, event: str | None = None) -> bytes:
     """One server-sent event frame."""
     payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))

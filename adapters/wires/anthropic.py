@@ -32,6 +32,7 @@ from adapters.wires._base import (
     sse_frame,
     sse_response,
     stainless_error,
+    validate_params,
 )
 from adapters.wires._calls import wire_call_ids
 
@@ -261,7 +262,7 @@ class AnthropicMessagesWire:
 
     def validate_encoded(self, kwargs: JsonObject) -> None:
         body = {k: v for k, v in kwargs.items() if k != "extra_body"}
-        _params_adapter(bool(kwargs.get("stream"))).validate_python(body)
+        validate_params(_params_adapter(bool(kwargs.get("stream"))), body)
 
     async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
         if not kwargs.get("stream"):

@@ -32,6 +32,7 @@ from adapters.wires._base import (
     retry_after_seconds,
     sse_response,
     transport_error,
+    validate_params,
 )
 
 WIRE_NAME: WireName = "google-genai"
@@ -100,6 +101,7 @@ class GeminiAccumulator:
         self.response_id: str | None = None
         self.model: str | None = None
         self.prompt_block: str | None = None
+        self.chunks_with_content = 0
 
     def add(self, chunk: Any) -> None:
         self.response_id = self.response_id or getattr(chunk, "response_id", None)
@@ -112,6 +114,7 @@ class GeminiAccumulator:
         candidates = getattr(chunk, "candidates", None) or []
         if not candidates:
             return
+        self.chunks_with_content += 1
         candidate = candidates[0]
         content = getattr(candidate, "content", None)
         for part in (getattr(content, "parts", None) or []) if content is not None else []:
@@ -141,6 +144,8 @@ class GeminiAccumulator:
             self.text_signature = self.text_signature or _signature(part)
 
     def result(self, error: ProviderError | None = None) -> TurnResult:
+        if error is None and not self.chunks_with_content and self.prompt_block is None:
+            error = ProviderError(message="response has no candidates and no prompt feedback", kind="decode")
         finish = self.finish
         if finish is None and self.prompt_block is not None:
             finish = self.prompt_block
@@ -258,7 +263,9 @@ class GoogleGenAIWire:
     def validate_encoded(self, kwargs: JsonObject) -> None:
         from google.genai import types
 
-        _contents_adapter().validate_python(kwargs["contents"])
+        if not isinstance(kwargs.get("model"), str):
+            raise ValueError("model must be a string")
+        validate_params(_contents_adapter(), kwargs["contents"])
         types.GenerateContentConfig.model_validate(kwargs["config"])
 
     async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:

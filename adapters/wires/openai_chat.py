@@ -34,6 +34,7 @@ from adapters.wires._base import (
     sse_frame,
     sse_response,
     stainless_error,
+    validate_params,
 )
 from adapters.wires._calls import wire_call_ids
 
@@ -229,7 +230,7 @@ class OpenAIChatWire:
         return kwargs
 
     def validate_encoded(self, kwargs: JsonObject) -> None:
-        _params_adapter(bool(kwargs.get("stream"))).validate_python(kwargs)
+        validate_params(_params_adapter(bool(kwargs.get("stream"))), kwargs)
 
     async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
         if not kwargs.get("stream"):
