@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import anthropic as anthropic_sdk
 
 from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import sdk_client_kwargs
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-haiku-4-5"
 
 
 def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+    import anthropic as anthropic_sdk  # lazily: listing adapters must not pay for SDK imports
+
     client = anthropic_sdk.AsyncAnthropic(
         api_key=settings.key_or_env("ANTHROPIC_API_KEY"),
         base_url=settings.base_url_or_env("ANTHROPIC_BASE_URL", None),

@@ -7,7 +7,6 @@ Two ways Azure is reached, two adapters: the deployments path with an `api-versi
 
 from __future__ import annotations
 
-import openai as openai_sdk
 
 from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import sdk_client_kwargs
@@ -22,6 +21,8 @@ def _endpoint(settings: AdapterSettings) -> str:
 
 
 def create_deployment(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+    import openai as openai_sdk  # lazily: listing adapters must not pay for SDK imports
+
     client = openai_sdk.AsyncAzureOpenAI(
         azure_endpoint=_endpoint(settings),
         api_key=settings.key_or_env("AZURE_OPENAI_API_KEY"),
@@ -32,6 +33,8 @@ def create_deployment(contract: EffectiveContract, settings: AdapterSettings) ->
 
 
 def create_v1(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+    import openai as openai_sdk  # lazily: listing adapters must not pay for SDK imports
+
     key = settings.key_or_env("AZURE_OPENAI_API_KEY")
     kwargs = sdk_client_kwargs(settings)
     kwargs["default_headers"] = {**kwargs.get("default_headers", {}), "api-key": key}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import openai as openai_sdk
 
 from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import sdk_client_kwargs
@@ -12,6 +11,8 @@ DEFAULT_MODEL = "kimi-k2-0905-preview"
 
 
 def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+    import openai as openai_sdk  # lazily: listing adapters must not pay for SDK imports
+
     client = openai_sdk.AsyncOpenAI(
         api_key=settings.key_or_env("MOONSHOT_API_KEY"),
         base_url=settings.base_url_or_env("MOONSHOT_BASE_URL", BASE_URL),

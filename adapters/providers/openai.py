@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import openai as openai_sdk
 
 from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import sdk_client_kwargs
@@ -11,6 +10,8 @@ DEFAULT_MODEL = "gpt-4.1-mini"
 
 
 def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+    import openai as openai_sdk  # lazily: listing adapters must not pay for SDK imports
+
     client = openai_sdk.AsyncOpenAI(
         api_key=settings.key_or_env("OPENAI_API_KEY"),
         base_url=settings.base_url_or_env("OPENAI_BASE_URL", None),

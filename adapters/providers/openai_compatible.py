@@ -5,7 +5,6 @@ Without a configured base URL it points at the local model server (`xpeval local
 
 from __future__ import annotations
 
-import openai as openai_sdk
 
 from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import sdk_client_kwargs
@@ -15,6 +14,8 @@ DEFAULT_MODEL = "qwen2.5-coder-1.5b-instruct"
 
 
 def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+    import openai as openai_sdk  # lazily: listing adapters must not pay for SDK imports
+
     client = openai_sdk.AsyncOpenAI(
         api_key=settings.key_or_env("OPENAI_COMPATIBLE_API_KEY"),
         base_url=settings.base_url_or_env("OPENAI_COMPATIBLE_BASE_URL", LOCAL_BASE_URL),

@@ -10,13 +10,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from google import genai
 
 from adapters.adapter import PLACEHOLDER_API_KEY, Adapter, AdapterSettings, EffectiveContract
 from adapters.providers.google import DEFAULT_MODEL, http_options
 
 
 def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+    from google import genai
+
     project = settings.project or os.environ.get("GOOGLE_CLOUD_PROJECT")
     location = settings.location or os.environ.get("GOOGLE_CLOUD_LOCATION", "us-central1")
     kwargs: dict[str, Any] = {

@@ -1,0 +1,127 @@
+"""The adapter registry is the single authority and fails closed on anything it does not know."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from adapters.adapter import AdapterSettings
+from adapters.contract import WIRE_NAMES
+from adapters.registry import (
+    ADAPTER_REGISTRY,
+    DirectEntry,
+    RegistryError,
+    UnknownAdapterError,
+    WrapperEntry,
+    create_adapter,
+    effective_contract,
+    get_entry,
+    register_adapter,
+    unregister_adapter,
+    validate_registry,
+)
+from adapters.providers import openai
+
+
+def test_every_wrapper_resolves_to_a_direct_wire(adapter_id: str) -> None:
+    contract = effective_contract(adapter_id)
+    assert contract.wire in WIRE_NAMES
+    assert isinstance(ADAPTER_REGISTRY[contract.chain[-1]], DirectEntry)
+    assert contract.chain[0] == adapter_id
+
+
+def test_the_shipped_registry_has_four_direct_and_six_wrapper_adapters() -> None:
+    kinds = [entry.kind for entry in ADAPTER_REGISTRY.values()]
+    assert kinds.count("direct") >= 4 and kinds.count("wrapper") >= 6
+    assert {effective_contract(i).wire for i in ADAPTER_REGISTRY} == set(WIRE_NAMES)
+
+
+def test_each_adapter_constructs_with_its_own_factory(adapter_id: str) -> None:
+    adapter = create_adapter(adapter_id, AdapterSettings(model="m"))
+    assert adapter.id == adapter_id
+    assert adapter.contract == effective_contract(adapter_id)
+
+
+@pytest.mark.parametrize("bad", ["nope", "", " openai-chat", "OPENAI-CHAT", "__class__", "toString", "constructor"])
+def test_unknown_ids_fail_with_unknown_adapter(bad: str) -> None:
+    with pytest.raises(UnknownAdapterError, match=f"^Unknown adapter: {bad}$"):
+        effective_contract(bad)
+    with pytest.raises(UnknownAdapterError):
+        get_entry(bad)
+    with pytest.raises(UnknownAdapterError):
+        create_adapter(bad)
+
+
+def test_a_non_string_id_is_unknown_not_a_crash() -> None:
+    with pytest.raises(UnknownAdapterError):
+        get_entry(["openai-chat"])  # type: ignore[arg-type]
+
+
+def test_unknown_parent_fails_closed() -> None:
+    registry = {"child": WrapperEntry(contract_parent="ghost", factory=openai.create)}
+    with pytest.raises(UnknownAdapterError, match="Unknown adapter: ghost"):
+        effective_contract("child", registry)
+    with pytest.raises(UnknownAdapterError):
+        validate_registry(registry)
+
+
+def test_contract_cycle_fails_closed() -> None:
+    registry = {
+        "a": WrapperEntry(contract_parent="b", factory=openai.create),
+        "b": WrapperEntry(contract_parent="c", factory=openai.create),
+        "c": WrapperEntry(contract_parent="a", factory=openai.create),
+    }
+    with pytest.raises(RegistryError, match="cycle: a -> b -> c -> a"):
+        effective_contract("a", registry)
+
+
+def test_self_parent_is_a_cycle() -> None:
+    registry = {"me": WrapperEntry(contract_parent="me", factory=openai.create)}
+    with pytest.raises(RegistryError, match="cycle"):
+        validate_registry(registry)
+
+
+def test_a_wrapper_inherits_the_dialect_unless_it_overrides_it() -> None:
+    assert effective_contract("mimo").schema_dialect == effective_contract("openai-chat").schema_dialect
+    assert effective_contract("moonshot").schema_dialect == "moonshot"
+    assert effective_contract("vertex-ai").schema_dialect == "gemini-openapi"
+
+
+def test_registering_a_broken_entry_leaves_the_registry_untouched() -> None:
+    before = dict(ADAPTER_REGISTRY)
+    with pytest.raises(UnknownAdapterError):
+        register_adapter("broken", WrapperEntry(contract_parent="ghost", factory=openai.create))
+    assert ADAPTER_REGISTRY == before
+
+
+def test_register_and_unregister_round_trip() -> None:
+    register_adapter("tmp-wrapper", WrapperEntry(contract_parent="anthropic-messages", factory=openai.create))
+    try:
+        assert effective_contract("tmp-wrapper").wire == "anthropic-messages"
+    finally:
+        unregister_adapter("tmp-wrapper")
+    assert "tmp-wrapper" not in ADAPTER_REGISTRY
+
+
+def xpeval(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "evals.cli", *args], capture_output=True, text=True)
+
+
+def test_adapters_json_lists_every_registered_id_with_exactly_the_documented_keys() -> None:
+    done = xpeval("adapters", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert [r["id"] for r in rows] == list(ADAPTER_REGISTRY)
+    for row in rows:
+        assert set(row) == {"id", "kind", "wire", "contract_parent"}
+        assert row["wire"] in WIRE_NAMES
+        assert (row["kind"] == "direct") == (row["contract_parent"] is None)
+
+
+def test_unknown_adapter_on_the_command_line_exits_nonzero_without_a_traceback() -> None:
+    done = xpeval("decode", "--wire", "nope", "x.yaml")
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
