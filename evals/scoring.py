@@ -154,6 +154,9 @@ def _split_turns(
 def _as_call(call: CallLike) -> _Call:
     if isinstance(call, ToolCall):
         return _Call(call.name, call.arguments, call.parse_error)
+    if not isinstance(call, Mapping):
+        raise TypeError(f"a tool call must be a ToolCall or a mapping with name and arguments, "
+                        f"got {type(call).__name__}")
     name = call.get("name")
     arguments = call.get("arguments", {})
     parse_error = call.get("parse_error")
@@ -236,7 +239,10 @@ def _names(calls: list[_Call]) -> str:
 
 
 def _short(value: Any, limit: int = 120) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (RecursionError, ValueError):  # a pathologically deep or circular value still gets a reason
+        text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -182,9 +182,6 @@ class Case(_Frozen):
     def tool(self, name: str) -> ToolSpec | None:
         return next((tool for tool in self.tools if tool.name == name), None)
 
-    def gated_tools(self) -> dict[str, Decision]:
-        return dict(self.approvals)
-
     def turn_request(self, model: str, messages: list[Message] | None = None) -> TurnRequest:
         """The request for one model turn: the case's tools with the conversation so far.
 

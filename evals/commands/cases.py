@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from evals.cases import BUILTIN_DIR, CATEGORIES, load_cases
 from evals.cases.bfcl import CATEGORY_MAP, NOT_IMPORTED
-from evals.cases.bfcl_data import BfclDataError, Converted, bfcl_data_dir, convert_category
+from evals.cases.bfcl_data import BfclDataError, Converted, bfcl_data_dir, category_files, convert_category
 from evals.cases.model import Case
 from evals.errors import UserError
 
@@ -100,6 +100,10 @@ def run_bfcl(args: argparse.Namespace) -> int:
         data_dir = bfcl_data_dir()
     except BfclDataError as exc:
         raise UserError(str(exc)) from exc
+    missing = [category for category in categories if category not in category_files(data_dir)]
+    if missing:  # checked before anything is written, so a failed import leaves no partial output
+        raise UserError(f"{data_dir}: no data file for BFCL categor{'ies' if len(missing) > 1 else 'y'} "
+                        f"{', '.join(missing)}")
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
     total = 0
