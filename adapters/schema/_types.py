@@ -27,19 +27,44 @@ DIALECTS: tuple[Dialect, ...] = (
     "moonshot",
 )
 
-LossAction = Literal["dropped", "relaxed", "inlined", "moved-to-description", "closed-by-budget", "renamed"]
+LossAction = Literal[
+    "dropped", "relaxed", "inlined", "moved-to-description", "closed-by-budget", "renamed", "narrowed"
+]
+"""What happened to a constraint. `narrowed` is the one change in the other direction: the
+rewritten schema refuses values the original allowed (a strict mode closing an open object)."""
 
 
 class Loss(BaseModel):
-    """One constraint a pass had to drop or weaken, and where."""
+    """One constraint a pass had to drop or weaken (or, `narrowed`, tighten), and where."""
 
     model_config = ConfigDict(frozen=True)
 
     pointer: str
     """JSON pointer into the original schema ("" is the root)."""
     keyword: str
+    """The keyword concerned; "*" when a whole node was closed, "name" for a renamed tool."""
     action: LossAction
     detail: str = ""
+
+
+class ArgumentMap(BaseModel):
+    """How arguments differ between the original schema and the rewritten one (strict modes).
+
+    Keys are JSON pointers to object nodes of the REWRITTEN schema.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    made_nullable: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """Optional keys the pass made required + nullable: a null there means "omitted"."""
+    made_required: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """Every key the pass made required (a model must send it; null when it means to omit it)."""
+    closed: tuple[str, ...] = ()
+    """Objects the pass closed with additionalProperties: false (undeclared keys cannot be sent)."""
+
+    @property
+    def empty(self) -> bool:
+        return not (self.made_nullable or self.made_required or self.closed)
 
 
 class PassResult(BaseModel):
@@ -50,6 +75,26 @@ class PassResult(BaseModel):
     schema_: JsonObject | None = Field(default=None, alias="schema")
     losses: list[Loss] = Field(default_factory=list)
     refusal: str | None = None
+    arguments: ArgumentMap = Field(default_factory=ArgumentMap)
+
+    def restore_arguments(self, arguments: JsonObject) -> JsonObject:
+        """Arguments a model sent under the rewritten schema, as the original schema means them
+        (a null for a field the pass made nullable becomes an omitted field)."""
+        from adapters.schema.arguments import restore_arguments
+
+        if self.schema_ is None or not self.arguments.made_nullable:
+            return arguments
+        return restore_arguments(self.schema_, self.arguments, arguments)
+
+    def arguments_to_wire(self, arguments: JsonObject) -> JsonObject:
+        """Arguments valid under the original schema, as a model under the rewritten schema would
+        send them (omitted fields the pass made required become null; undeclared keys of objects
+        the pass closed are left out, the `narrowed` losses say so)."""
+        from adapters.schema.arguments import arguments_to_wire
+
+        if self.schema_ is None or self.arguments.empty:
+            return arguments
+        return arguments_to_wire(self.schema_, self.arguments, arguments)
 
 
 class PreparedTool(BaseModel):
@@ -60,6 +105,7 @@ class PreparedTool(BaseModel):
     """The tool as it goes on the wire; None when refused."""
     losses: list[Loss] = Field(default_factory=list)
     refusal: str | None = None
+    arguments: ArgumentMap = Field(default_factory=ArgumentMap)
 
 
 class PreparedTools(BaseModel):
@@ -86,10 +132,19 @@ class PreparedTools(BaseModel):
         return name
 
     def restore(self, call: ToolCall) -> ToolCall:
-        """Map a decoded call back to the canonical tool name."""
+        """Map a decoded call back to the canonical tool: its original name, and (strict modes)
+        a null for a field the pass made nullable back to an omitted field."""
+        from adapters.schema.arguments import restore_arguments
+
         for tool in self.tools:
-            if tool.sent is not None and tool.sent.name == call.name:
-                if tool.original.name == call.name:
-                    return call
-                return call.model_copy(update={"name": tool.original.name})
+            if tool.sent is None or tool.sent.name != call.name:
+                continue
+            update: JsonObject = {}
+            if tool.original.name != call.name:
+                update["name"] = tool.original.name
+            if tool.arguments.made_nullable and call.parse_error is None and isinstance(call.arguments, dict):
+                restored = restore_arguments(tool.sent.parameters, tool.arguments, call.arguments)
+                if restored is not call.arguments:
+                    update["arguments"] = restored
+            return call.model_copy(update=update) if update else call
         return call

@@ -1,0 +1,81 @@
+"""Dialects that keep the schema as JSON Schema and change only what their provider refuses.
+
+- openai (Chat Completions, non-strict; rules doc §1): the root is an object; every object has
+  `properties` and every array `items` (adding `{}` costs nothing).
+- anthropic (Messages, non-strict; §4): the root is an object and carries no `oneOf`/`anyOf`/
+  `allOf`; the rest passes as any valid 2020-12 schema.
+- gemini-json-schema (`parametersJsonSchema`; §7): every `$ref` resolves, and only
+  `description`/`default` may sit beside one (other siblings move under an `allOf` beside the
+  reference, which means the same); `if`/`then`/`else` are refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.schema._engine import ROOT, Engine, Refused, Task, View
+from adapters.schema._rules import Rules, copy_node, root_object
+from adapters.schema._vocab import type_set
+
+
+class OpenAIRules(Rules):
+    name = "openai"
+    label = "OpenAI (non-strict)"
+
+    def shape(self, e: Engine, view: View, task: Task) -> Any:
+        e.check_common(view)
+        if task.flags & ROOT:
+            root_object(e, view)
+        out: dict[str, Any] = {}
+        copy_node(e, view, task, out)
+        types = type_set(out.get("type"))
+        if types is not None:
+            # "object schema missing properties" / "array schema missing items" (§1)
+            if "object" in types and "properties" not in out:
+                out["properties"] = {}
+            if "array" in types and "items" not in out and "prefixItems" not in out:
+                out["items"] = {}
+        return out
+
+
+class AnthropicRules(Rules):
+    name = "anthropic"
+    label = "Anthropic"
+    flatten_root_allof = True
+    resolve_root_unions = True
+
+
+_GEMINI_REF_SIBLINGS = frozenset({"$ref", "description", "default"})
+_GEMINI_REFUSED = ("if", "then", "else")
+
+
+class GeminiJsonSchemaRules(Rules):
+    name = "gemini-json-schema"
+    label = "Gemini parametersJsonSchema"
+    refs_must_resolve = True
+
+    def shape(self, e: Engine, view: View, task: Task) -> Any:
+        e.check_common(view)
+        kw = view.kw
+        if task.flags & ROOT:
+            root_object(e, view)
+            kw = view.kw
+        for key in _GEMINI_REFUSED:
+            if key in kw:
+                del kw[key]
+                e.loss(view.at(key), key, "dropped", "Gemini refuses if/then/else (§7)")
+        ref = kw.get("$ref")
+        wrap = ref is not None and not set(kw) <= _GEMINI_REF_SIBLINGS
+        if ref is not None:
+            if e.resolve(ref) is None:
+                raise Refused(e.unresolvable_reason(ref, task))
+            if wrap:
+                del kw["$ref"]
+        out: dict[str, Any] = {}
+        copy_node(e, view, task, out)
+        if wrap:
+            # "$ref was set alongside unsupported fields": the reference moves into an allOf
+            # member, where it means the same (2020-12 applies $ref in place, like allOf)
+            members = out.setdefault("allOf", [])
+            members.append({"$ref": ref})
+        return out

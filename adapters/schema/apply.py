@@ -1,0 +1,35 @@
+"""`apply_dialect(dialect, schema)`: one tool's parameters schema rewritten for one dialect."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.schema._engine import DEFAULT_BUDGETS, Budgets, Engine
+from adapters.schema._gemini_openapi import GeminiOpenAPIRules
+from adapters.schema._lenient import AnthropicRules, GeminiJsonSchemaRules, OpenAIRules
+from adapters.schema._moonshot import MoonshotRules
+from adapters.schema._rules import Rules
+from adapters.schema._strict import AnthropicStrictRules, OpenAIStrictRules
+from adapters.schema._types import Dialect, PassResult
+
+RULES: dict[Dialect, Rules] = {
+    "openai": OpenAIRules(),
+    "openai-strict": OpenAIStrictRules(),
+    "anthropic": AnthropicRules(),
+    "anthropic-strict": AnthropicStrictRules(),
+    "gemini-openapi": GeminiOpenAPIRules(),
+    "gemini-json-schema": GeminiJsonSchemaRules(),
+    "moonshot": MoonshotRules(),
+}
+
+
+def apply_dialect(dialect: Dialect, schema: Any, *, budgets: Budgets = DEFAULT_BUDGETS) -> PassResult:
+    """Rewrite `schema` (a tool's parameters) into what `dialect`'s provider accepts.
+
+    Pure: the input is never modified (the output may share literal values such as enum
+    members with it). Never raises for any input value: a schema that cannot be expressed is a
+    `PassResult` with `refusal` set, every constraint the rewrite weakened is a `Loss`."""
+    rules = RULES.get(dialect)
+    if rules is None:
+        return PassResult(refusal=f"unknown schema dialect: {dialect!r}")
+    return Engine(rules, schema, budgets).run()
