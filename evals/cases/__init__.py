@@ -15,6 +15,7 @@ from evals.cases.model import (
     ScriptedOutput,
     Turn,
 )
+from evals.cases.scripted import ScriptedToolError, UnscriptedCallError, scripted_handler
 
 __all__ = [
     "BUILTIN_DIR",
@@ -28,9 +29,12 @@ __all__ = [
     "FollowUp",
     "LoadedCase",
     "ScriptedOutput",
+    "ScriptedToolError",
     "Turn",
+    "UnscriptedCallError",
     "load_case_file",
     "load_cases",
     "normalize_string",
+    "scripted_handler",
     "value_acceptable",
 ]
