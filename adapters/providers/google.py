@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import ssl
+from functools import cache
 from typing import TYPE_CHECKING, Any
+
+import httpx2
 
 from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import async_http_client
@@ -25,7 +29,22 @@ def http_options(settings: AdapterSettings, base_url: str | None) -> types.HttpO
     client = async_http_client(settings)
     if client is not None:
         options["httpx_async_client"] = client
+        # Without a sync client too, the SDK builds one with fresh TLS contexts (~150 ms) that
+        # the async adapter never uses.
+        options["httpx_client"] = httpx2.Client(transport=_AsyncOnly())
+        # Likewise the TLS context it makes for websockets (the Live API, unused here): share one.
+        options["async_client_args"] = {"ssl": _websocket_tls_context()}
     return types.HttpOptions(**options)
+
+
+@cache
+def _websocket_tls_context() -> ssl.SSLContext:
+    return ssl.create_default_context()
+
+
+class _AsyncOnly(httpx2.BaseTransport):
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        raise RuntimeError("xpeval drives google-genai through its async client only")
 
 
 def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:

@@ -1,0 +1,35 @@
+"""What the emulator answers for a case: the replies of a model that gets everything right.
+
+An emulated run therefore scores what the pipeline does with correct answers (encoding,
+transport, decoding, the agent loop, scoring), never what any provider would answer.
+"""
+
+from __future__ import annotations
+
+from adapters.contract import ToolCall, TurnResult, Usage
+from evals.cases import Case
+
+DONE_TEXT = "Done."
+NO_TOOL_TEXT = "None of the available tools applies to this request."
+
+
+def replies_for(case: Case) -> list[TurnResult]:
+    """The emulator's replies for `case`, in the order the adapter will ask for them.
+
+    Each user turn that expects calls gets the calls, then (once the results are back) a short
+    text answer; a turn that expects no call gets a text answer.
+    """
+    replies: list[TurnResult] = []
+    for turn in case.turns:
+        usage = Usage(input_tokens=10 * (turn.index + 1), output_tokens=5, total_tokens=10 * (turn.index + 1) + 5)
+        if turn.expected.no_call:
+            replies.append(TurnResult(text=NO_TOOL_TEXT, usage=usage))
+            continue
+        calls = [
+            ToolCall(id=f"call_{turn.index}_{index}", name=call.name, arguments=call.canonical_arguments())
+            for index, call in enumerate(turn.expected.calls)
+        ]
+        replies.append(TurnResult(tool_calls=calls, usage=usage))
+        if case.category in ("multi_turn", "approval"):
+            replies.append(TurnResult(text=DONE_TEXT, usage=usage))
+    return replies

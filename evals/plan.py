@@ -1,0 +1,88 @@
+"""Which episodes a run plays: cases x adapters x models, filtered and sharded (pure)."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from adapters.registry import get_entry
+from evals.cases import Case
+from evals.errors import UserError
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard `index` of `count` (1-based, as written on the command line: `--shard 2/4`)."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        try:
+            left, right = text.split("/")
+            shard = cls(int(left), int(right))
+        except ValueError:
+            raise UserError(f"--shard must look like i/N (for example 1/4), got {text!r}") from None
+        if not 1 <= shard.index <= shard.count:
+            raise UserError(f"--shard {text}: need 1 <= i <= N")
+        return shard
+
+    def holds(self, case_id: str, adapter_id: str) -> bool:
+        # A content hash, not Python's salted hash(): every machine must agree on the split.
+        digest = hashlib.sha256(f"{case_id}\0{adapter_id}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") % self.count == self.index - 1
+
+
+@dataclass(frozen=True)
+class PlannedEpisode:
+    case: Case
+    adapter_id: str
+    model: str | None
+    """None: the adapter's recorded or default model, resolved when the episode starts."""
+
+
+def parse_models(specs: Sequence[str], adapters: Sequence[str]) -> dict[str, list[str | None]]:
+    """`--models` entries: `model` (every selected adapter) or `adapter=model` (one adapter)."""
+    chosen: dict[str, list[str | None]] = {a: [] for a in adapters}
+    for spec in specs:
+        for item in (part.strip() for part in spec.split(",")):
+            if not item:
+                continue
+            if "=" in item:
+                adapter_id, model = (x.strip() for x in item.split("=", 1))
+                get_entry(adapter_id)
+                if adapter_id not in chosen:
+                    raise UserError(f"--models {item}: adapter {adapter_id} is not among the selected adapters")
+                chosen[adapter_id].append(model)
+            else:
+                for adapter_id in chosen:
+                    chosen[adapter_id].append(item)
+    return {a: (models or [None]) for a, models in chosen.items()}
+
+
+def select_cases(cases: Sequence[Case], patterns: Sequence[str], categories: Sequence[str]) -> list[Case]:
+    """Cases whose id matches any pattern (glob) and whose category is listed (empty: all)."""
+    selected = [
+        case for case in cases
+        if (not patterns or any(fnmatch.fnmatchcase(case.id, p) for p in patterns))
+        and (not categories or case.category in categories)
+    ]
+    if not selected:
+        raise UserError("no case matches --cases/--categories")
+    return selected
+
+
+def plan(
+    cases: Sequence[Case], adapters: Sequence[str], models: dict[str, list[str | None]], shard: Shard | None
+) -> list[PlannedEpisode]:
+    """Every episode of the run, case-major so early results cover every adapter."""
+    return [
+        PlannedEpisode(case=case, adapter_id=adapter_id, model=model)
+        for case in cases
+        for adapter_id in adapters
+        if shard is None or shard.holds(case.id, adapter_id)
+        for model in models[adapter_id]
+    ]

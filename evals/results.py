@@ -1,0 +1,209 @@
+"""Run results: one row per case x adapter x model x attempt, appended as they arrive.
+
+The JSONL file is the run's memory. A row is flushed and fsynced before the next starts, so a
+killed run loses at most the episode in flight; a torn last line (killed mid-write) is
+dropped when the file is read. Restarting the same run skips every episode that already has
+a final row, so nothing is done twice and nothing is duplicated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evals.errors import UserError
+
+RowSource = Literal["live", "cassette", "local-model", "emulated"]
+"""Where a number comes from: a live provider; a cassette recorded live (model and date in the
+row); the local model (live or replayed from its recording); the emulator (pipeline only)."""
+
+EpisodeKey = tuple[str, str, str]
+"""(case id, adapter id, model)."""
+
+
+class CallRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    turn: int
+    id: str | None
+    name: str
+    arguments: dict[str, Any]
+    parse_error: str | None = None
+
+
+class ResultRow(BaseModel):
+    """One attempt at one case through one adapter and model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["result"] = "result"
+    run: str
+    case_id: str
+    category: str
+    adapter: str
+    wire: str
+    model: str
+    attempt: int
+    final: bool
+    """The last attempt for this episode (success, a non-retryable failure, or retries spent)."""
+    source: RowSource
+    recorded_at: str | None = None
+    """For cassette, local-model and emulated rows replayed from a recording: when it was made."""
+    recorded_model: str | None = None
+    correct: bool
+    tool_selection_correct: bool
+    arguments_correct: bool | None
+    irrelevance: bool
+    malformed: bool
+    reason: str | None = None
+    calls: list[CallRecord] = Field(default_factory=list)
+    error_kind: str | None = None
+    """ProviderError.kind, or "cassette" (a replay problem: a conformance failure) or "runner"."""
+    error_type: str | None = None
+    error_status: int | None = None
+    error_message: str | None = None
+    latency_s: float
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    steps: int = 1
+    started_at: str
+
+    @property
+    def key(self) -> EpisodeKey:
+        return (self.case_id, self.adapter, self.model)
+
+
+class RunHeader(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["run"] = "run"
+    run: str
+    fingerprint: str
+    started_at: str
+    config: dict[str, Any]
+
+
+class RunTrailer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["complete"] = "complete"
+    run: str
+    finished_at: str
+    rows: int
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def fingerprint(config: dict[str, Any]) -> str:
+    """A stable identity for a run's configuration (what must match to resume it)."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _parse_lines(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """Parsed JSON lines and the byte length of the file's intact prefix."""
+    data = path.read_bytes()
+    records: list[dict[str, Any]] = []
+    intact = 0
+    for line in data.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break  # torn last write
+        try:
+            value = json.loads(line)
+        except ValueError:
+            break
+        if isinstance(value, dict):
+            records.append(value)
+        intact += len(line)
+    return records, intact
+
+
+class ResultsFile:
+    """An append-only JSONL results file for one run."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.header: RunHeader | None = None
+        self.rows: list[ResultRow] = []
+        self.complete = False
+
+    @classmethod
+    def read(cls, path: Path) -> ResultsFile:
+        """Load a results file (torn last line dropped); UserError when it is not one."""
+        results = cls(path)
+        records, _ = _parse_lines(path)
+        try:
+            for record in records:
+                kind = record.get("type")
+                if kind == "run":
+                    results.header = RunHeader.model_validate(record)
+                elif kind == "result":
+                    results.rows.append(ResultRow.model_validate(record))
+                elif kind == "complete":
+                    results.complete = True
+        except ValidationError as exc:
+            raise UserError(f"{path}: not an xpeval results file: {exc.errors()[0]['msg']}") from exc
+        return results
+
+    @classmethod
+    def open_for(cls, path: Path, header: RunHeader) -> ResultsFile:
+        """The file to write `header`'s run into: the same unfinished run resumes; anything
+        else is moved aside to `<name>.prev` and a new file is started."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            existing = cls.read(path)
+            if existing.header is not None and existing.header.fingerprint == header.fingerprint and not existing.complete:
+                _, intact = _parse_lines(path)
+                with path.open("r+b") as handle:  # drop a torn tail before appending
+                    handle.truncate(intact)
+                return existing
+            os.replace(path, path.with_name(path.name + ".prev"))
+        results = cls(path)
+        results.header = header
+        results._append(header.model_dump())
+        return results
+
+    @property
+    def run_id(self) -> str:
+        assert self.header is not None, "results file has no run header"
+        return self.header.run
+
+    def final_rows(self) -> dict[EpisodeKey, ResultRow]:
+        return {row.key: row for row in self.rows if row.final}
+
+    def attempts(self, key: EpisodeKey) -> int:
+        return max((row.attempt for row in self.rows if row.key == key), default=0)
+
+    def append(self, row: ResultRow) -> None:
+        self.rows.append(row)
+        self._append(row.model_dump())
+
+    def finish(self) -> None:
+        assert self.header is not None
+        self._append(RunTrailer(run=self.header.run, finished_at=now_iso(), rows=len(self.rows)).model_dump())
+        self.complete = True
+
+    def _append(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def final_results(rows: Iterable[ResultRow]) -> Iterator[ResultRow]:
+    """The final attempt of every episode, in first-seen order."""
+    finals: dict[EpisodeKey, ResultRow] = {}
+    for row in rows:
+        if row.final:
+            finals[row.key] = row
+    yield from finals.values()

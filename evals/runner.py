@@ -1,0 +1,207 @@
+"""The runner: cases x adapters x models, concurrently, with every attempt on record.
+
+Per adapter it bounds concurrency and request rate; each episode (one case through one adapter
+and model) is retried on retryable provider failures with backoff that honours Retry-After
+(without sleeping when replaying: a recorded retry needs no waiting). Every attempt is a
+result row appended as it arrives, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from aiolimiter import AsyncLimiter
+
+from adapters.contract import ProviderError
+from evals.cases import Case
+from evals.episode import EpisodeOutcome, play_case
+from evals.plan import PlannedEpisode
+from evals.results import CallRecord, ResultRow, ResultsFile, RowSource, now_iso
+from evals.retry import backoff_delay
+from evals.runtime.loop import TurnTaker
+from evals.scoring import score
+
+
+@dataclass
+class OpenEpisode:
+    """An episode ready to play: the adapter to use and where its answers come from."""
+
+    adapter: TurnTaker
+    adapter_id: str
+    wire: str
+    model: str
+    source: RowSource
+    recorded_at: str | None = None
+    recorded_model: str | None = None
+    stream: bool = False
+    sleeps: bool = True
+    """Whether retries really wait (not when replaying a recording)."""
+    problems: Callable[[], list[str]] = field(default=lambda: [])
+    """Replay problems so far (unmatched requests): a conformance failure, never retried."""
+    finish: Callable[[bool], list[str]] = field(default=lambda succeeded: [])
+    """Close the episode (save a recording when `succeeded`); returns replay problems."""
+
+
+class EpisodeBackend(Protocol):
+    """Where episodes get their adapter: cassettes, a live provider, the local model, the emulator."""
+
+    def open(self, planned: PlannedEpisode) -> OpenEpisode: ...
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    concurrency: int = 4
+    """Episodes in flight per adapter."""
+    rate: float | None = None
+    """Requests per second per adapter (None: unlimited)."""
+    max_attempts: int = 3
+    episode_timeout: float = 300.0
+    """Wall-clock bound on one attempt of one episode (every model turn in it)."""
+    backoff_base: float = 1.0
+    backoff_cap: float = 60.0
+
+
+class Progress(Protocol):
+    def advance(self, row: ResultRow) -> None: ...
+
+
+def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: int, final: bool,
+         outcome: EpisodeOutcome | None, error: ProviderError | None, problems: list[str],
+         latency: float, started: str, runner_error: str | None = None) -> ResultRow:
+    case = planned.case
+    calls = outcome.calls_per_turn if outcome else []
+    verdict = score(case, calls if case.category in ("multi_turn", "approval") else (calls[0] if calls else []))
+    failed = error is not None or bool(problems) or runner_error is not None
+    if problems:
+        kind, etype, status, message = "cassette", None, None, "; ".join(problems)
+    elif runner_error is not None:
+        kind, etype, status, message = "runner", None, None, runner_error
+    elif error is not None:
+        kind, etype, status, message = error.kind, error.type, error.status, error.message
+    else:
+        kind = etype = status = message = None
+    return ResultRow(
+        run=run, case_id=case.id, category=case.category, adapter=episode.adapter_id, wire=episode.wire,
+        model=episode.model, attempt=attempt, final=final, source=episode.source,
+        recorded_at=episode.recorded_at, recorded_model=episode.recorded_model,
+        correct=verdict.correct and not failed,
+        tool_selection_correct=verdict.tool_selection_correct and not failed,
+        arguments_correct=None if failed else verdict.arguments_correct,
+        irrelevance=verdict.irrelevance, malformed=verdict.malformed,
+        reason=message if failed else verdict.reason,
+        calls=[CallRecord(turn=t, id=c.id, name=c.name, arguments=c.arguments, parse_error=c.parse_error)
+               for t, turn_calls in enumerate(calls) for c in turn_calls],
+        error_kind=kind, error_type=etype, error_status=status, error_message=message,
+        latency_s=round(latency, 4),
+        input_tokens=outcome.usage.input_tokens if outcome else None,
+        output_tokens=outcome.usage.output_tokens if outcome else None,
+        steps=outcome.steps if outcome else 0, started_at=started,
+    )
+
+
+class Runner:
+    def __init__(self, backend: EpisodeBackend, results: ResultsFile, settings: RunSettings,
+                 progress: Progress | None = None) -> None:
+        self.backend = backend
+        self.results = results
+        self.settings = settings
+        self.progress = progress
+        self._slots: dict[str, asyncio.Semaphore] = defaultdict(lambda: asyncio.Semaphore(settings.concurrency))
+        self._limiters: dict[str, AsyncLimiter] = {}
+        self._write_lock = asyncio.Lock()
+
+    def pending(self, episodes: Sequence[PlannedEpisode]) -> list[PlannedEpisode]:
+        """Episodes without a final row yet (what a resumed run still has to do). An episode
+        planned without a model is done when any model's final row exists for it."""
+        finals = self.results.final_rows()
+        any_model = {(case_id, adapter) for case_id, adapter, _ in finals}
+        return [
+            planned for planned in episodes
+            if not ((planned.case.id, planned.adapter_id, planned.model) in finals if planned.model
+                    else (planned.case.id, planned.adapter_id) in any_model)
+        ]
+
+    async def run(self, episodes: Sequence[PlannedEpisode]) -> None:
+        await asyncio.gather(*(self._guarded(planned) for planned in episodes))
+
+    async def _guarded(self, planned: PlannedEpisode) -> None:
+        async with self._slots[planned.adapter_id]:
+            await self._episode(planned)
+
+    async def _limit(self, adapter_id: str) -> None:
+        if self.settings.rate is None:
+            return
+        limiter = self._limiters.get(adapter_id)
+        if limiter is None:
+            limiter = self._limiters[adapter_id] = AsyncLimiter(self.settings.rate, 1.0)
+        await limiter.acquire()
+
+    async def _write(self, row: ResultRow) -> None:
+        async with self._write_lock:
+            self.results.append(row)
+        if self.progress is not None and row.final:
+            self.progress.advance(row)
+
+    async def _episode(self, planned: PlannedEpisode) -> None:
+        started = now_iso()
+        try:
+            episode = self.backend.open(planned)
+        except Exception as exc:  # a backend that cannot even start is a recorded failure
+            placeholder = OpenEpisode(adapter=_NoAdapter(), adapter_id=planned.adapter_id, wire="?",
+                                      model=planned.model or "?", source="emulated")
+            message = f"{type(exc).__name__}: {exc}"
+            await self._write(_row(self.results.run_id, planned, placeholder, 1, True, None, None, [], 0.0,
+                                   started, runner_error=message))
+            return
+        key = (planned.case.id, planned.adapter_id, episode.model)
+        attempt = self.results.attempts(key)
+        while True:
+            attempt += 1
+            started = now_iso()
+            clock = time.monotonic()
+            outcome: EpisodeOutcome | None = None
+            error: ProviderError | None = None
+            runner_error: str | None = None
+            try:
+                await self._limit(planned.adapter_id)
+                outcome = await asyncio.wait_for(
+                    play_case(episode.adapter, planned.case, episode.model, stream=episode.stream),
+                    timeout=self.settings.episode_timeout,
+                )
+                error = outcome.error
+            except TimeoutError:
+                error = ProviderError(kind="timeout", message=f"episode exceeded {self.settings.episode_timeout:g}s")
+            except Exception as exc:  # our bug must cost one row, never the run
+                runner_error = f"{type(exc).__name__}: {exc}"
+            latency = time.monotonic() - clock
+            problems = episode.problems()
+            retry = (error is not None and error.retryable and not problems and runner_error is None
+                     and attempt < self.settings.max_attempts)
+            if not retry:
+                succeeded = error is None and runner_error is None and not problems
+                problems = _unique([*problems, *episode.finish(succeeded)])
+            await self._write(_row(self.results.run_id, planned, episode, attempt, not retry, outcome, error,
+                                   problems, latency, started, runner_error))
+            if not retry:
+                return
+            if episode.sleeps:
+                await asyncio.sleep(backoff_delay(attempt, error, base=self.settings.backoff_base,
+                                                  cap=self.settings.backoff_cap))
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+class _NoAdapter:
+    async def turn(self, request):  # type: ignore[no-untyped-def]
+        raise RuntimeError("no adapter")
+
+
+def cases_by_id(cases: Sequence[Case]) -> dict[str, Case]:
+    return {case.id: case for case in cases}

@@ -1,0 +1,167 @@
+"""Per-provider scorecards as pandas tables (pure), with Wilson 95 % intervals.
+
+One row per (source, adapter, model): how often the model picked the right tools, got the
+arguments right, refused correctly when no tool applies, produced malformed calls, or hit
+errors; latency and tokens. Rows are grouped by source, because an emulated row measures the
+pipeline, never a provider: the table says so in the row itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from evals.results import ResultRow, final_results
+
+Z95 = 1.959963984540054
+KEY = ["source", "adapter", "model"]
+SOURCE_ORDER = ["live", "cassette", "local-model", "emulated"]
+SOURCE_NOTES = {
+    "live": "measured live against the provider",
+    "cassette": "replayed from a live recording (model and date shown)",
+    "local-model": "the local model (Qwen2.5-Coder-1.5B via llama.cpp), not a hosted provider",
+    "emulated": "EMULATED: checks the adapter pipeline only; says nothing about any provider's quality",
+}
+RATES = ["accuracy", "tool_selection", "arguments", "irrelevance", "malformed", "errors"]
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion; (nan, nan) when there are no trials."""
+    if n <= 0:
+        return (math.nan, math.nan)
+    p = successes / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def results_frame(rows: Iterable[ResultRow]) -> pd.DataFrame:
+    """Final attempts as a tidy table (one row per episode)."""
+    records = []
+    for row in final_results(rows):
+        records.append({
+            "run": row.run, "case_id": row.case_id, "category": row.category, "adapter": row.adapter,
+            "wire": row.wire, "model": row.model, "source": row.source, "recorded_at": row.recorded_at,
+            "attempts": row.attempt, "correct": row.correct, "tool_selection_correct": row.tool_selection_correct,
+            "arguments_correct": row.arguments_correct, "irrelevance": row.irrelevance, "malformed": row.malformed,
+            "error": row.error_kind is not None, "error_kind": row.error_kind, "error_type": row.error_type,
+            "reason": row.reason, "latency_s": row.latency_s, "input_tokens": row.input_tokens,
+            "output_tokens": row.output_tokens, "steps": row.steps,
+        })
+    columns = ["run", "case_id", "category", "adapter", "wire", "model", "source", "recorded_at", "attempts",
+               "correct", "tool_selection_correct", "arguments_correct", "irrelevance", "malformed", "error",
+               "error_kind", "error_type", "reason", "latency_s", "input_tokens", "output_tokens", "steps"]
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
+def _counts(group: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    """(successes, trials) per rate."""
+    judged = group["arguments_correct"].dropna()
+    irrelevance = group[group["irrelevance"]]
+    return {
+        "accuracy": (int(group["correct"].sum()), len(group)),
+        "tool_selection": (int(group["tool_selection_correct"].sum()), len(group)),
+        "arguments": (int(judged.astype(bool).sum()), len(judged)),
+        "irrelevance": (int(irrelevance["correct"].sum()), len(irrelevance)),
+        "malformed": (int(group["malformed"].sum()), len(group)),
+        "errors": (int(group["error"].sum()), len(group)),
+    }
+
+
+def _summary(group: pd.DataFrame) -> dict[str, object]:
+    out: dict[str, object] = {"n": len(group)}
+    for rate, (k, n) in _counts(group).items():
+        low, high = wilson(k, n)
+        out[f"{rate}_k"], out[f"{rate}_n"] = k, n
+        out[rate] = k / n if n else math.nan
+        out[f"{rate}_lo"], out[f"{rate}_hi"] = low, high
+    latency = group["latency_s"].dropna()
+    out["latency_p50_s"] = float(latency.quantile(0.5)) if len(latency) else math.nan
+    out["latency_p95_s"] = float(latency.quantile(0.95)) if len(latency) else math.nan
+    out["input_tokens_mean"] = float(group["input_tokens"].dropna().mean()) if group["input_tokens"].notna().any() else math.nan
+    out["output_tokens_mean"] = float(group["output_tokens"].dropna().mean()) if group["output_tokens"].notna().any() else math.nan
+    recorded = group["recorded_at"].dropna()
+    out["recorded"] = f"{min(recorded)[:10]}..{max(recorded)[:10]}" if len(recorded) else ""
+    return out
+
+
+def _grouped(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    if frame.empty:
+        return pd.DataFrame(columns=[*keys, "n"])
+    rows = [{**dict(zip(keys, name if isinstance(name, tuple) else (name,), strict=True)), **_summary(group)}
+            for name, group in frame.groupby(keys, sort=False, dropna=False)]
+    table = pd.DataFrame(rows)
+    table["source"] = pd.Categorical(table["source"], categories=SOURCE_ORDER, ordered=True)
+    table["note"] = table["source"].map(SOURCE_NOTES).astype(str)
+    return table.sort_values(keys, kind="stable").reset_index(drop=True)
+
+
+def scorecard(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (source, adapter, model)."""
+    return _grouped(frame, KEY)
+
+
+def by_category(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (source, adapter, model, category)."""
+    return _grouped(frame, [*KEY, "category"])
+
+
+def _pct(value: object, low: object, high: object) -> str:
+    if not isinstance(value, float) or math.isnan(value):
+        return "-"
+    return f"{value:.0%} [{low:.0%}, {high:.0%}]"
+
+
+def to_markdown(card: pd.DataFrame, categories: pd.DataFrame) -> str:
+    lines = ["# Tool-calling scorecard", "",
+             "Rates with Wilson 95 % intervals. Every row names its source; read each section's note before "
+             "comparing numbers across sections.", ""]
+    for source in SOURCE_ORDER:
+        part = card[card["source"] == source]
+        if part.empty:
+            continue
+        lines += [f"## {source}", "", f"> {SOURCE_NOTES[source]}", "",
+                  "| source | adapter | model | n | accuracy | tool selection | arguments | irrelevance | "
+                  "malformed | errors | p50 s | p95 s | tokens in/out | recorded |",
+                  "|---|---|---|---:|---|---|---|---|---|---|---:|---:|---|---|"]
+        for _, r in part.iterrows():
+            label = "EMULATED (pipeline only)" if source == "emulated" else source
+            tokens = "-" if math.isnan(r["input_tokens_mean"]) else f"{r['input_tokens_mean']:.0f}/{r['output_tokens_mean']:.0f}"
+            lines.append(
+                f"| {label} | {r['adapter']} | {r['model']} | {r['n']} | "
+                + " | ".join(_pct(r[m], r[f"{m}_lo"], r[f"{m}_hi"]) for m in RATES)
+                + f" | {r['latency_p50_s']:.3f} | {r['latency_p95_s']:.3f} | {tokens} | {r['recorded'] or '-'} |"
+            )
+        lines.append("")
+    if not categories.empty:
+        lines += ["## Per category", "", "| source | adapter | model | category | n | accuracy |",
+                  "|---|---|---|---|---:|---|"]
+        for _, r in categories.iterrows():
+            label = "EMULATED (pipeline only)" if r["source"] == "emulated" else r["source"]
+            lines.append(f"| {label} | {r['adapter']} | {r['model']} | {r['category']} | {r['n']} | "
+                         f"{_pct(r['accuracy'], r['accuracy_lo'], r['accuracy_hi'])} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_scorecard(frame: pd.DataFrame, directory: Path) -> dict[str, Path]:
+    """reports/scorecard.{md,csv,parquet} (+ the per-category csv and the tidy results parquet)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    card, categories = scorecard(frame), by_category(frame)
+    paths = {
+        "md": directory / "scorecard.md",
+        "csv": directory / "scorecard.csv",
+        "parquet": directory / "scorecard.parquet",
+        "categories": directory / "scorecard_by_category.csv",
+        "results": directory / "results.parquet",
+    }
+    paths["md"].write_text(to_markdown(card, categories), encoding="utf-8")
+    card.to_csv(paths["csv"], index=False)
+    card.astype({"source": str}).to_parquet(paths["parquet"], index=False)
+    categories.to_csv(paths["categories"], index=False)
+    frame.to_parquet(paths["results"], index=False)
+    return paths
