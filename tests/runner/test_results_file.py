@@ -1,0 +1,55 @@
+"""The results file keeps every attempt, survives a torn write, and resumes only its own run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evals.results import ResultRow, ResultsFile, RunHeader, final_results
+
+
+def header(fp: str = "f1") -> RunHeader:
+    return RunHeader(run=f"run-{fp}", fingerprint=fp, started_at="2026-11-29T00:00:00+00:00", config={})
+
+
+def row(case: str, attempt: int = 1, final: bool = True, correct: bool = True) -> ResultRow:
+    return ResultRow(run="r", case_id=case, category="simple", adapter="openai-chat", wire="openai-chat",
+                     model="m", attempt=attempt, final=final, source="emulated", correct=correct,
+                     tool_selection_correct=correct, arguments_correct=correct, irrelevance=False,
+                     malformed=False, latency_s=0.1, started_at="2026-11-29T00:00:00+00:00")
+
+
+def test_rows_survive_a_reopen_of_the_same_unfinished_run(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    first = ResultsFile.open_for(path, header())
+    first.append(row("a"))
+    again = ResultsFile.open_for(path, header())
+    assert [r.case_id for r in again.rows] == ["a"]
+    again.append(row("b"))
+    assert [r.case_id for r in ResultsFile.read(path).rows] == ["a", "b"]
+
+
+def test_a_torn_last_line_is_dropped_and_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    results = ResultsFile.open_for(path, header())
+    results.append(row("a"))
+    with path.open("a") as handle:
+        handle.write('{"type": "result", "case_id": "half')
+    resumed = ResultsFile.open_for(path, header())
+    resumed.append(row("b"))
+    assert [r.case_id for r in ResultsFile.read(path).rows] == ["a", "b"]
+
+
+def test_a_different_or_finished_run_starts_a_new_file_and_keeps_the_old(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    old = ResultsFile.open_for(path, header("f1"))
+    old.append(row("a"))
+    new = ResultsFile.open_for(path, header("f2"))
+    assert new.rows == [] and (tmp_path / "results.jsonl.prev").exists()
+    new.finish()
+    newest = ResultsFile.open_for(path, header("f2"))
+    assert newest.rows == [], "a finished run is not resumed"
+
+
+def test_the_final_attempt_is_what_counts(tmp_path: Path) -> None:
+    rows = [row("a", 1, final=False, correct=False), row("a", 2, final=True), row("b")]
+    assert [(r.case_id, r.attempt) for r in final_results(rows)] == [("a", 2), ("b", 1)]
