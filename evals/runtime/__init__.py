@@ -1,0 +1,47 @@
+"""The tool runtime: tool registry, tool router (per-action approval, audit), agent loop."""
+
+from evals.runtime.arguments import CheckedArguments, check_arguments
+from evals.runtime.audit import AuditLog, AuditOutcome, AuditRow, AuditSinkError, read_audit_jsonl
+from evals.runtime.clock import now_ms
+from evals.runtime.errors import ToolNotFoundError, ToolRegistryError, ToolRouterError
+from evals.runtime.loop import (
+    AgentLoop,
+    AgentState,
+    AgentStatus,
+    ApprovalDecision,
+    ApprovalPolicy,
+    ApprovalRequest,
+    approve_all,
+    deny_all,
+)
+from evals.runtime.registry import Resolution, Risk, ToolDefinition, ToolRegistry
+from evals.runtime.router import CallResult, PendingRequest, ToolRouter
+
+__all__ = [
+    "AgentLoop",
+    "AgentState",
+    "AgentStatus",
+    "ApprovalDecision",
+    "ApprovalPolicy",
+    "ApprovalRequest",
+    "AuditLog",
+    "AuditOutcome",
+    "AuditRow",
+    "AuditSinkError",
+    "CallResult",
+    "CheckedArguments",
+    "PendingRequest",
+    "Resolution",
+    "Risk",
+    "ToolDefinition",
+    "ToolNotFoundError",
+    "ToolRegistry",
+    "ToolRegistryError",
+    "ToolRouter",
+    "ToolRouterError",
+    "approve_all",
+    "check_arguments",
+    "deny_all",
+    "now_ms",
+    "read_audit_jsonl",
+]
