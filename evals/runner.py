@@ -183,7 +183,9 @@ class Runner:
             retry = (error is not None and error.retryable and not problems and runner_error is None
                      and attempt < self.settings.max_attempts)
             if not retry:
-                succeeded = error is None and runner_error is None and not problems
+                # A recording keeps every deterministic outcome, the provider's refusals and the
+                # adapter's own included (replay must reproduce them); never a transient fault.
+                succeeded = runner_error is None and not problems and (error is None or not error.retryable)
                 problems = _unique([*problems, *episode.finish(succeeded)])
             await self._write(_row(self.results.run_id, planned, episode, attempt, not retry, outcome, error,
                                    problems, latency, started, runner_error))

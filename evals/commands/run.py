@@ -82,11 +82,14 @@ def run(args: argparse.Namespace) -> int:
                        started_at=now_iso(), config=config)
     results = ResultsFile.open_for(args.results, header)
 
+    server = None
     emulator = None
     if mode is not Mode.REPLAY:
+        from evals.emulator.case_script import CaseEmulator
         from evals.emulator.server import EmulatorServer
 
-        emulator = EmulatorServer().start()
+        server = EmulatorServer().start()
+        emulator = CaseEmulator(server)
     picker = TargetPicker(choice=args.target, local_model_up=_local_model_up)
     factory = EpisodeFactory(mode=mode, store=CassetteStore(args.cassettes), picker=picker, emulator=emulator,
                              stream_policy=args.stream, timeout=args.timeout)
@@ -104,8 +107,8 @@ def run(args: argparse.Namespace) -> int:
             runner.progress = progress
             asyncio.run(runner.run(todo))
     finally:
-        if emulator is not None:
-            emulator.stop()
+        if server is not None:
+            server.stop()
     results.finish()
 
     frame = results_frame(results.rows)

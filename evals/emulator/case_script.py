@@ -6,8 +6,12 @@ transport, decoding, the agent loop, scoring), never what any provider would ans
 
 from __future__ import annotations
 
+import httpx2
+
 from adapters.contract import ToolCall, TurnResult, Usage
 from evals.cases import Case
+from evals.emulator.script import Reply
+from evals.emulator.server import EmulatorServer
 
 DONE_TEXT = "Done."
 NO_TOOL_TEXT = "None of the available tools applies to this request."
@@ -33,3 +37,14 @@ def replies_for(case: Case) -> list[TurnResult]:
         if case.category in ("multi_turn", "approval"):
             replies.append(TurnResult(text=DONE_TEXT, usage=usage))
     return replies
+
+
+class CaseEmulator:
+    """The emulator as the runner's target: each episode gets its own script on one server."""
+
+    def __init__(self, server: EmulatorServer) -> None:
+        self.server = server
+
+    def upstream_for(self, case: Case, adapter_id: str) -> httpx2.AsyncBaseTransport:
+        script = self.server.script([Reply(result=reply) for reply in replies_for(case)])
+        return self.server.transport(script)
