@@ -11,6 +11,7 @@ from evals.runtime.loop import (
     ApprovalDecision,
     ApprovalPolicy,
     ApprovalRequest,
+    TurnTaker,
     approve_all,
     deny_all,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "ToolRegistryError",
     "ToolRouter",
     "ToolRouterError",
+    "TurnTaker",
     "approve_all",
     "check_arguments",
     "deny_all",

@@ -3,6 +3,8 @@
 Each step sends the conversation and the registry's specs through the adapter (the canonical
 contract only: it never touches a wire format) and executes the returned calls through the
 router. Tool failures go back to the model as error tool results; provider errors end the run.
+Deterministic given the same adapter responses: nothing random or clock-dependent enters the
+messages or statuses (request ids are nonces and live only in the audit, whose clock is injectable).
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ class AgentState(BaseModel):
     messages: list[Message] = Field(default_factory=list)
     turns: list[TurnResult] = Field(default_factory=list)
     audit: list[AuditRow] = Field(default_factory=list)
-    """The router's rows written during this run that are still in its in-memory window."""
+    """The router's rows from this run's start on that are still in its in-memory window (a
+    router shared by concurrent runs interleaves their rows)."""
     error: ProviderError | None = None
     """The provider error that ended a FAILED run."""
     transitions: list[AgentStatus] = Field(default_factory=lambda: [AgentStatus.IDLE])
@@ -154,7 +157,7 @@ class AgentLoop:
             state.step_count += 1
             result = await self._turn(state.messages)
             state.turns.append(result)
-            if result.error is not None:
+            if result.error is not None:  # a provider error ends the run, kept as the state's error
                 state.error = result.error
                 state._enter(AgentStatus.FAILED)
                 break
@@ -174,7 +177,7 @@ class AgentLoop:
             if ended_by_terminal_tool:
                 state._enter(AgentStatus.COMPLETED)
                 break
-            if state.step_count >= self.max_steps:
+            if state.step_count >= self.max_steps:  # the hard step limit: no turn beyond it
                 state._enter(AgentStatus.MAX_STEPS_EXCEEDED)
                 break
             state._enter(AgentStatus.THINKING)

@@ -108,6 +108,9 @@ class ToolRegistry:
         return definition
 
     def _add(self, definition: ToolDefinition) -> None:
+        """Every way in (register, the constructor, select) refuses blank and duplicate ids."""
+        if not isinstance(definition.id, str) or not definition.id.strip():
+            raise ToolRegistryError(f"tool id must be a non-blank string, got {definition.id!r}")
         if self._sealed:
             raise ToolRegistryError(f"registry is sealed: cannot register {definition.id}")
         if definition.id in self._tools:

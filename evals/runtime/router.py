@@ -148,8 +148,9 @@ class ToolRouter:
         """Dispatch one call. Never raises for anything a tool or a model does.
 
         Unknown name -> `unknown tool: <name>`; arguments that fail validation -> invalid;
-        a gated tool -> pending with a fresh nonce id (the handler does not run); otherwise
-        the handler runs and its value (falsy included) is the success.
+        a gated tool -> pending with a fresh nonce id (the handler does not run; its decision
+        will be a second audit row, never an edit of this one); otherwise the handler runs and
+        its value (falsy included) is the success.
         """
         at = self._now(now_ms)
         route = self._routes.get(name) if isinstance(name, str) else None
@@ -266,6 +267,7 @@ class ToolRouter:
         return self._ttl_ms is not None and at - request.issued_at_ms >= self._ttl_ms
 
     def _expire(self, request: PendingRequest, at: int, approver: str | None) -> CallResult:
+        """Answer `expired` (not denied) for a request already taken from pending, so it is logged once."""
         error = f"request expired: {request.request_id}"
         self._log(request.tool, "expired", at, request_id=request.request_id, approver=approver, error=error)
         return CallResult(ok=False, expired=True, request_id=request.request_id, error=error)
@@ -286,11 +288,13 @@ class ToolRouter:
 
     @staticmethod
     def _now(now_ms: int | None) -> int:
+        """The caller's time when given; otherwise the one wall-clock read (`evals.runtime.clock`)."""
         return wall_clock_ms() if now_ms is None else now_ms
 
 
 def _invoke(handler: Handler, arguments: Any) -> CallResult:
-    """Run a handler; an exception becomes an error value (`str(exc)`, or its type name when empty)."""
+    """Run a handler: any return value, falsy included, is a success; an exception becomes an
+    error value (`str(exc)`, or its type name when that is empty)."""
     try:
         value = handler(arguments)
     except Exception as exc:

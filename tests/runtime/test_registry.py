@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from pydantic import BaseModel, ConfigDict, RootModel
 
@@ -134,3 +136,12 @@ def test_resolve_of_an_unregistered_name_is_unknown_tool() -> None:
 def test_require_of_an_unregistered_name_raises_not_found() -> None:
     with pytest.raises(ToolNotFoundError, match="unknown tool: order_write"):
         support_registry().require("order_write")
+
+
+def test_definitions_handed_to_the_constructor_face_the_same_id_rules() -> None:
+    definition = support_registry().require("order_read")
+    blank = dataclasses.replace(definition, id=" ")
+    with pytest.raises(ToolRegistryError, match="non-blank"):
+        ToolRegistry([blank])
+    with pytest.raises(ToolRegistryError, match="duplicate tool id: order_read"):
+        ToolRegistry([definition, definition])
