@@ -19,10 +19,8 @@ import yaml
 
 from evals.errors import UserError
 
-try:
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader
-except AttributeError:  # libyaml missing: pure-Python loader, same result, slower
-    _Loader = yaml.SafeLoader
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader; the pure-Python one (same result, slower) where libyaml is missing."""
 
 
 class CassetteError(UserError):
@@ -157,7 +155,7 @@ def read_document(path: Path) -> Any:
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read cassette: {exc.strerror or exc}") from exc
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_Loader)
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         raise CassetteError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from exc
 

@@ -63,7 +63,8 @@ class InOrderReplay:
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         if self._next >= len(self._interactions):
             raise RuntimeError(
-                f"{self._source}: request {self._next} ({request.method} {request.url}) has no recorded response"
+                f"{self._source}: request {self._next} ({request.method} {request.url}) "
+                "has no recorded response"
             )
         interaction = self._interactions[self._next]
         self._next += 1

@@ -2,5 +2,6 @@
 the response bodies come from the wire modules (a wire knows its format both ways)."""
 
 from evals.emulator.script import Reply, ScriptedTransport
+from evals.emulator.server import EmulatorServer, EmulatorTransport, ReceivedRequest
 
-__all__ = ["Reply", "ScriptedTransport"]
+__all__ = ["EmulatorServer", "EmulatorTransport", "ReceivedRequest", "Reply", "ScriptedTransport"]

@@ -2,28 +2,63 @@
 
 Each reply is a canonical `TurnResult` (calls, text, or an error) that the adapter's own wire
 renders into the provider's bytes, plain or streamed as the request asks; or a raw response
-for malformed-output faults.
+for malformed-output faults. The loopback server (`evals.emulator.server`) serves the same
+replies over real HTTP and adds the faults only a socket can show (delays, truncation).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import httpx2
 
-from adapters.contract import TurnResult
+from adapters.contract import ProviderError, TurnResult
 from adapters.wires import RenderedResponse, Wire
 
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted answer: a result for the wire to render, or exact raw bytes."""
+    """One scripted answer: a result for the wire to render, or exact raw bytes.
+
+    The fault fields are honoured by the loopback server (`EmulatorServer`): a delay before the
+    response starts, a pause between stream frames, a stream cut after some frames (the
+    connection closes without the end of the chunked body), extra response headers, a gzip body.
+    """
 
     result: TurnResult | None = None
     raw: RenderedResponse | None = None
     model: str = "emulated-model"
+    delay: float = 0.0
+    chunk_delay: float = 0.0
+    truncate_after: int | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    gzip: bool = False
+
+    @classmethod
+    def http_error(
+        cls, status: int, message: str = "emulated error", *, error_type: str | None = None,
+        retry_after: float | None = None,
+    ) -> Reply:
+        """An HTTP error status (with `retry-after` when given), in the wire's error format."""
+        error = ProviderError(status=status, type=error_type, message=message, retry_after=retry_after,
+                              kind="http")
+        return cls(result=TurnResult(error=error))
+
+    @classmethod
+    def stream_error(
+        cls, message: str = "emulated stream error", *, error_type: str | None = "server_error"
+    ) -> Reply:
+        """An error frame inside a 200 stream, in the wire's format."""
+        return cls(result=TurnResult(error=ProviderError(type=error_type, message=message, kind="stream")))
+
+    def rendered(self, wire: Wire, *, stream: bool) -> RenderedResponse:
+        """The response this reply stands for, as `wire` sends it."""
+        if self.raw is not None:
+            return self.raw
+        assert self.result is not None, "a Reply needs a result or raw bytes"
+        return wire.render(self.result, model=self.model, stream=stream)
 
 
 @dataclass
@@ -50,12 +85,7 @@ class ScriptedTransport:
         self.requests.append(request)
         if index >= len(self.replies):
             raise RuntimeError(f"no scripted reply for request {index}: {request.method} {request.url}")
-        reply = self.replies[index]
-        if reply.raw is not None:
-            rendered = reply.raw
-        else:
-            assert reply.result is not None
-            rendered = self.wire.render(reply.result, model=reply.model, stream=self._is_stream(request))
+        rendered = self.replies[index].rendered(self.wire, stream=self._is_stream(request))
         if self.chunked and len(rendered.chunks) > 1:
             return httpx2.Response(rendered.status, headers=rendered.headers, content=_aiter(rendered.chunks))
         return httpx2.Response(rendered.status, headers=rendered.headers, content=rendered.body)
@@ -64,7 +94,8 @@ class ScriptedTransport:
         return httpx2.MockTransport(self)
 
     def request_json(self, index: int) -> dict[str, object]:
-        return json.loads(self.requests[index].content)  # type: ignore[no-any-return]
+        document: dict[str, object] = json.loads(self.requests[index].content)
+        return document
 
 
 async def _aiter(chunks: Sequence[bytes]) -> AsyncIterator[bytes]:

@@ -1,0 +1,308 @@
+"""One (adapter, case) cassette in use, bound to one adapter through its injected transport.
+
+vcrpy's `use_cassette` patches httpx2's transport classes for the whole process, which breaks
+when the runner replays many cassettes at once in asyncio tasks. Here a cassette is bound to a
+single adapter instead: `CassetteTransport` is the httpx2 transport handed to that adapter's SDK
+client (`AdapterSettings(transport=episode.transport)`), and it runs vcrpy's own request
+handler (`vcr_handle_async_request`) around one `IndexedCassette`.
+
+Rules enforced:
+- replay never reaches the network: there is no upstream transport, and a request with no
+  recorded answer raises `CassetteMiss` inside the transport (the SDK reports a connection
+  error; `Episode.has_misses` tells the runner it is a cassette problem, not a provider fault);
+- `finish()` in replay lists every unmatched request (with a diff against the closest recorded
+  one and the command that records it) and every recorded interaction left unplayed;
+- `finish(succeeded=True)` in record mode saves the episode scrubbed, with its metadata,
+  atomically, and only when it is new or changed; a failed episode writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from vcr.errors import CannotOverwriteExistingCassetteException
+from vcr.record_mode import RecordMode
+from vcr.request import Request as VcrRequest
+from vcr.stubs.httpx_stubs import vcr_handle_async_request
+
+from evals.cassettes.cassette import IndexedCassette, load_recording
+from evals.cassettes.format import CassetteError
+from evals.cassettes.matching import RequestKey, closest, describe, fingerprint, request_diff
+from evals.cassettes.meta import META_KEY, CassetteMeta, Mode, Source, xpeval_version
+from evals.cassettes.scrub import Scrubber, environment_secrets, install_log_filter
+from evals.cassettes.store import CassetteStore
+
+RECORD_COMMAND = "xpeval run --mode record --adapters {adapter} --cases {case}"
+
+
+def record_command(adapter_id: str, case_id: str) -> str:
+    """The exact command that (re-)records one episode's cassette."""
+    return RECORD_COMMAND.format(adapter=adapter_id, case=case_id)
+
+
+class CassetteMiss(Exception):
+    """A replayed request with no recorded answer. A cassette problem: never retry it."""
+
+
+@dataclass(frozen=True)
+class _Miss:
+    ordinal: int
+    key: RequestKey
+    closest: tuple[int, RequestKey] | None
+
+
+async def _forward(transport: CassetteTransport, request: httpx2.Request) -> httpx2.Response:
+    """vcrpy's "real" handler: the upstream transport (record mode), never the network in replay."""
+    if transport.upstream is None:
+        raise CassetteMiss(f"{request.method} {request.url.path}: no upstream in replay")
+    return await transport.upstream.handle_async_request(request)
+
+
+class CassetteTransport(httpx2.AsyncBaseTransport):
+    """An httpx2 transport that answers from one cassette (and records through `upstream`)."""
+
+    def __init__(
+        self, episode: Episode, cassette: IndexedCassette, upstream: httpx2.AsyncBaseTransport | None
+    ) -> None:
+        self.episode = episode
+        self.cassette = cassette
+        self.upstream = upstream
+        self._handle = vcr_handle_async_request(cassette, _forward, httpx2)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.episode.requests_seen += 1
+        try:
+            response: httpx2.Response = await self._handle(self, request)
+        except CannotOverwriteExistingCassetteException as exc:
+            raise CassetteMiss(self.episode.note_miss(exc.failed_request)) from None
+        return response
+
+    async def aclose(self) -> None:
+        if self.upstream is not None:
+            await self.upstream.aclose()
+
+
+class _RefusingTransport(httpx2.AsyncBaseTransport):
+    """Replay without a usable cassette (absent or unreadable): every request is a miss."""
+
+    def __init__(self, episode: Episode) -> None:
+        self.episode = episode
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        self.episode.requests_seen += 1
+        self.episode.refused += 1
+        raise CassetteMiss(f"{self.episode.cassette_path}: {self.episode.open_problem}")
+
+
+class Episode:
+    """One (adapter, case) cassette in use. Create with `open_episode`."""
+
+    transport: httpx2.AsyncBaseTransport | None
+    cassette_path: Path | None
+
+    def __init__(
+        self,
+        *,
+        adapter_id: str,
+        case_id: str,
+        mode: Mode,
+        source: Source,
+        model: str,
+        cassette_path: Path | None,
+    ) -> None:
+        self.adapter_id = adapter_id
+        self.case_id = case_id
+        self.mode = mode
+        self.source = source
+        self.model = model
+        self.cassette_path = cassette_path
+        self.transport = None
+        self.cassette: IndexedCassette | None = None
+        self.open_problem: str | None = None
+        self.requests_seen = 0
+        self.refused = 0
+        self._misses: list[_Miss] = []
+        self._replaced_meta = False
+        self._result: list[str] | None = None
+
+    @property
+    def record_command(self) -> str:
+        return record_command(self.adapter_id, self.case_id)
+
+    @property
+    def has_misses(self) -> bool:
+        """Whether a request found no recorded answer (a cassette problem, not a provider fault)."""
+        return bool(self._misses) or self.refused > 0
+
+    def note_miss(self, request: VcrRequest) -> str:
+        """Remember an unanswered request; the short message raised inside the transport."""
+        assert self.cassette is not None
+        key = self.cassette.key_of(request)
+        unplayed = set(self.cassette.unplayed_positions())
+        candidates = [(i, k) for i, k in enumerate(self.cassette.keys) if i in unplayed] or list(
+            enumerate(self.cassette.keys)
+        )
+        miss = _Miss(ordinal=self.requests_seen, key=key, closest=closest(key, candidates))
+        self._misses.append(miss)
+        return f"{self.cassette_path}: no recorded response for {describe(key)} (see the episode's problems)"
+
+    # --- finishing ----------------------------------------------------------------------
+
+    def finish(self, *, succeeded: bool = True) -> list[str]:
+        """Replay: the problems found (empty when the cassette was replayed exactly). Record: save
+        the episode if it succeeded and is new or changed. Calling it again changes nothing."""
+        if self._result is None:
+            if self.mode is Mode.REPLAY:
+                self._result = self._replay_problems()
+            elif self.mode is Mode.RECORD:
+                self._result = self._save() if succeeded else []
+            else:
+                self._result = []
+        return list(self._result)
+
+    def _replay_problems(self) -> list[str]:
+        return self.unmatched_problems() + self.unplayed_problems()
+
+    def unmatched_problems(self) -> list[str]:
+        """Replay: the cassette is unusable, or requests found no recorded answer."""
+        if self.open_problem is not None:
+            return [f"{self.cassette_path}: {self.open_problem}; record it with: {self.record_command}"]
+        return [self._describe_miss(miss) for miss in self._misses]
+
+    def unplayed_problems(self) -> list[str]:
+        """Replay: recorded interactions never requested (those a miss was compared with aside)."""
+        if self.cassette is None or self.open_problem is not None:
+            return []
+        explained = {m.closest[0] for m in self._misses if m.closest is not None}
+        return [
+            f"{self.cassette_path}: recorded interaction {position} "
+            f"({describe(self.cassette.keys[position])}) was never requested: the adapter no longer "
+            f"sends it; record it with: {self.record_command}"
+            for position in self.cassette.unplayed_positions()
+            if position not in explained
+        ]
+
+    def _describe_miss(self, miss: _Miss) -> str:
+        assert self.cassette is not None
+        lines = [f"{self.cassette_path}: request {miss.ordinal} ({describe(miss.key)}) matches no recorded "
+                 "interaction"]
+        if miss.closest is None:
+            lines.append("  the cassette records no interaction at all")
+        else:
+            position, recorded = miss.closest
+            if recorded == miss.key:
+                lines.append(
+                    f"  it is identical to recorded interaction {position}, already played: "
+                    "the adapter sent it more often than recorded"
+                )
+            else:
+                lines.append(f"  closest recorded request: interaction {position}")
+                diff = request_diff(recorded, miss.key, f"recorded #{position}")
+                lines.extend("  " + line for line in diff)
+        lines.append(f"  record it with: {self.record_command}")
+        return "\n".join(lines)
+
+    def _save(self) -> list[str]:
+        cassette = self.cassette
+        assert cassette is not None and self.cassette_path is not None
+        used = list(cassette.sequence)
+        unchanged = (
+            not self._replaced_meta
+            and not cassette.dirty
+            and sorted(used) == list(range(cassette.loaded_count))
+            and self.cassette_path.exists()
+        )
+        if unchanged:
+            return []
+        keys = [cassette.keys[i] for i in used]
+        meta = CassetteMeta(
+            source=self.source,
+            model=self.model,
+            recorded_at=datetime.now(UTC),
+            adapter=self.adapter_id,
+            case=self.case_id,
+            xpeval_version=xpeval_version(),
+            fingerprint=fingerprint(keys),
+        )
+        try:
+            cassette.save_interactions(used, {META_KEY: meta.model_dump(mode="json")})
+        except OSError as exc:
+            return [f"{self.cassette_path}: could not save the recording: {exc.strerror or exc}"]
+        return []
+
+
+def _existing_for_record(path: Path, source: Source, model: str) -> tuple[Any, bool]:
+    """(recording to extend, whether metadata is replaced) for record mode.
+
+    An episode extends its old recording only when that was made from the same source and
+    model; otherwise (or when unreadable, or without metadata) it is recorded afresh, so one
+    cassette never mixes responses from two origins.
+    """
+    try:
+        recording = load_recording(path)
+    except CassetteError:
+        return None, True
+    if recording is None:
+        return None, True
+    raw = recording.metadata.get(META_KEY)
+    if not isinstance(raw, dict) or raw.get("source") != source or raw.get("model") != model:
+        return None, True
+    return recording, False
+
+
+def open_episode(
+    store: CassetteStore,
+    adapter_id: str,
+    case_id: str,
+    mode: Mode | str,
+    *,
+    source: Source,
+    model: str,
+    secrets: Sequence[str] = (),
+    upstream: httpx2.AsyncBaseTransport | None = None,
+) -> Episode:
+    """Bind the cassette of (adapter, case) to a transport for one episode.
+
+    `secrets` are scrubbed from everything recorded (in record mode, credential-looking
+    environment variables are added). `upstream` is where record mode sends requests (default:
+    the network through `httpx2.AsyncHTTPTransport()`; the emulator passes its own); replay
+    never uses one.
+    """
+    mode = Mode(mode)
+    if mode is Mode.LIVE:
+        return Episode(adapter_id=adapter_id, case_id=case_id, mode=mode, source=source, model=model,
+                       cassette_path=None)
+    install_log_filter()
+    path = store.path(adapter_id, case_id)
+    episode = Episode(adapter_id=adapter_id, case_id=case_id, mode=mode, source=source, model=model,
+                      cassette_path=path)
+    if mode is Mode.REPLAY:
+        # Nothing is written in replay: the explicit secrets only keep matching and problem texts
+        # in step with recordings (scanning the environment here would double a small replay's cost).
+        scrubber = Scrubber(secrets)
+        try:
+            recording = load_recording(path)
+        except CassetteError as exc:
+            episode.open_problem = f"cannot read the cassette ({exc})"
+            episode.transport = _RefusingTransport(episode)
+            return episode
+        if recording is None:
+            episode.open_problem = f"no cassette for adapter {adapter_id} and case {case_id}"
+            episode.transport = _RefusingTransport(episode)
+            return episode
+        episode.cassette = IndexedCassette(path, record_mode=RecordMode.NONE, scrubber=scrubber,
+                                           recording=recording)
+        episode.transport = CassetteTransport(episode, episode.cassette, upstream=None)
+        return episode
+    scrubber = Scrubber([*secrets, *environment_secrets()])
+    recording, replaced = _existing_for_record(path, source, model)
+    episode._replaced_meta = replaced
+    episode.cassette = IndexedCassette(path, record_mode=RecordMode.NEW_EPISODES, scrubber=scrubber,
+                                       recording=recording)
+    episode.transport = CassetteTransport(episode, episode.cassette, upstream or httpx2.AsyncHTTPTransport())
+    return episode

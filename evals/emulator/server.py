@@ -1,0 +1,260 @@
+"""The provider emulator: a loopback HTTP server answering in each direct wire's exact format.
+
+It serves every URL shape the registered adapters use (OpenAI Chat at any prefix, Responses,
+Azure's `/openai/responses?api-version=` and `/openai/v1/responses`, Anthropic `/v1/messages`,
+Gemini and Vertex `...models/<m>:generateContent|streamGenerateContent`) and picks the wire
+from the path. Bodies come from the wires' own `render()` (plain or streamed as the request
+asks); this module only adds HTTP: scripts, status codes, stream framing (each frame flushed
+as its own chunk) and faults (delays, pauses between frames, streams cut short, gzip bodies,
+extra headers).
+
+Replies are scripted per episode: `script(replies)` returns a script id, and
+`transport(script_id)` is an httpx2 transport that sends any request to this server (path and
+query kept, host and port replaced) tagged with that id, so many episodes share one server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import itertools
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, ClassVar
+
+import httpx2
+
+from adapters.wires import RenderedResponse, Wire, get_wire
+from evals.decode import infer_wire
+from evals.emulator.script import Reply
+from evals.errors import UserError
+
+SCRIPT_HEADER = "x-emulator-script"
+DEFAULT_SCRIPT = "default"
+"""The script answering requests that carry no script id."""
+
+
+@dataclass(frozen=True)
+class ReceivedRequest:
+    """A request as the emulator received it."""
+
+    script: str
+    method: str
+    target: str
+    """Path and query."""
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    emulator: ClassVar[EmulatorServer]
+
+    def setup(self) -> None:
+        super().setup()
+        self.emulator._count_connection()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silent: request lines may carry a `key=` parameter."""
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else b""
+        self.emulator._answer(self, body)
+
+    def do_GET(self) -> None:
+        self.emulator._answer(self, b"")
+
+
+class EmulatorServer:
+    """A loopback provider emulator. Use as a context manager, or `start()` / `stop()`."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self._address = (host, port)
+        self._scripts: dict[str, deque[Reply]] = {}
+        self._lock = threading.Lock()
+        self._names = itertools.count(1)
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.received: list[ReceivedRequest] = []
+        self.connections = 0
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    def start(self) -> EmulatorServer:
+        if self._server is not None:
+            return self
+        handler = type("EmulatorHandler", (_Handler,), {"emulator": self})
+        server = ThreadingHTTPServer(self._address, handler)
+        server.daemon_threads = True
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="xpeval-emulator", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> EmulatorServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def host(self) -> str:
+        return self._address[0]
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("the emulator is not running")
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    # --- scripts ------------------------------------------------------------------------
+
+    def script(self, replies: Sequence[Reply], name: str | None = None) -> str:
+        """Register replies answered in order to requests tagged with the returned id."""
+        script_id = name or f"script-{next(self._names)}"
+        with self._lock:
+            self._scripts[script_id] = deque(replies)
+        return script_id
+
+    def remaining(self, script_id: str) -> int:
+        with self._lock:
+            return len(self._scripts.get(script_id, ()))
+
+    def transport(self, script_id: str = DEFAULT_SCRIPT) -> EmulatorTransport:
+        """An httpx2 transport sending any request to this server, answered by `script_id`."""
+        return EmulatorTransport(self, script_id)
+
+    def _next_reply(self, script_id: str) -> Reply | None:
+        with self._lock:
+            queue = self._scripts.get(script_id)
+            return queue.popleft() if queue else None
+
+    def _count_connection(self) -> None:
+        with self._lock:
+            self.connections += 1
+
+    # --- answering ----------------------------------------------------------------------
+
+    def _answer(self, handler: _Handler, body: bytes) -> None:
+        script_id = handler.headers.get(SCRIPT_HEADER) or DEFAULT_SCRIPT
+        headers = {k.lower(): v for k, v in handler.headers.items()}
+        with self._lock:
+            self.received.append(ReceivedRequest(script_id, handler.command, handler.path, headers, body))
+        try:
+            wire = get_wire(infer_wire(handler.path))
+        except UserError:
+            where = handler.path.split("?")[0]
+            _send(handler, _plain_error(404, f"emulator: no wire serves {handler.command} {where}"))
+            return
+        reply = self._next_reply(script_id)
+        if reply is None:
+            _send(handler, _plain_error(500, f"emulator: script {script_id!r} has no reply left"))
+            return
+        if reply.delay:
+            time.sleep(reply.delay)
+        _send(handler, _rendered(reply, wire, handler.path, body), reply)
+
+
+def _request_json(body: bytes) -> dict[str, Any] | None:
+    try:
+        document = json.loads(body) if body else None
+    except (ValueError, RecursionError):
+        return None
+    return document if isinstance(document, dict) else None
+
+
+def _rendered(reply: Reply, wire: Wire, target: str, body: bytes) -> RenderedResponse:
+    rendered = reply.rendered(wire, stream=wire.is_stream(target, _request_json(body)))
+    headers = {**rendered.headers, **reply.headers}
+    if reply.gzip:
+        headers["content-encoding"] = "gzip"
+        return RenderedResponse(rendered.status, headers, [gzip.compress(rendered.body)])
+    return RenderedResponse(rendered.status, headers, rendered.chunks)
+
+
+def _plain_error(status: int, message: str) -> RenderedResponse:
+    body = json.dumps({"error": {"message": message, "type": "emulator_error", "code": status}}).encode()
+    return RenderedResponse(status, {"content-type": "application/json"}, [body])
+
+
+def _send(handler: _Handler, response: RenderedResponse, reply: Reply | None = None) -> None:
+    chunks = [c for c in response.chunks if c]
+    streamed = len(chunks) > 1 or response.headers.get("content-type", "").startswith("text/event-stream")
+    handler.send_response(response.status)
+    for name, value in response.headers.items():
+        if name.lower() not in ("content-length", "transfer-encoding", "connection"):
+            handler.send_header(name, value)
+    if not streamed:
+        handler.send_header("content-length", str(len(response.body)))
+        handler.end_headers()
+        handler.wfile.write(response.body)
+        handler.wfile.flush()
+        return
+    handler.send_header("transfer-encoding", "chunked")
+    handler.end_headers()
+    truncate_after = reply.truncate_after if reply is not None else None
+    for index, chunk in enumerate(chunks):
+        if truncate_after is not None and index >= truncate_after:
+            _cut(handler)
+            return
+        handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        handler.wfile.flush()
+        if reply is not None and reply.chunk_delay:
+            time.sleep(reply.chunk_delay)
+    handler.wfile.write(b"0\r\n\r\n")
+    handler.wfile.flush()
+
+
+def _cut(handler: _Handler) -> None:
+    """End the connection mid-body: the client sees an incomplete chunked response."""
+    handler.wfile.flush()
+    handler.close_connection = True
+    with contextlib.suppress(OSError):
+        handler.connection.shutdown(socket.SHUT_RDWR)
+
+
+class EmulatorTransport(httpx2.AsyncBaseTransport):
+    """Sends every request to the emulator (path and query kept), tagged with a script id."""
+
+    def __init__(self, server: EmulatorServer, script_id: str) -> None:
+        self.server = server
+        self.script_id = script_id
+        self._inner = httpx2.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        content = await request.aread()
+        url = request.url.copy_with(scheme="http", host=self.server.host, port=self.server.port)
+        headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "host"]
+        headers.append((SCRIPT_HEADER, self.script_id))
+        forwarded = httpx2.Request(request.method, url, headers=headers, content=content,
+                                   extensions=request.extensions)
+        return await self._inner.handle_async_request(forwarded)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
