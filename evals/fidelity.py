@@ -4,7 +4,8 @@ Instances generated (hypothesis-jsonschema) from the original schema must valida
 rewritten one: each failure is a false rejection the rewrite introduced (a call the tool accepts
 that the provider would now refuse to produce). Instances generated from the rewritten schema
 are checked against the original: the share the original forbids is the constraint-loss rate
-(calls the provider may now produce that the tool never accepted).
+(calls the provider may now produce that the tool never accepted). Instances are tool
+arguments, so always JSON objects (`as_arguments`).
 
 Reproducible: each schema's seed is derived from its content, and the example budget is fixed;
 a per-schema time budget may stop generation early (the counts say how many were drawn).
@@ -27,7 +28,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import HypothesisException
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from jsonschema.exceptions import SchemaError, UnknownType
 from jsonschema.validators import validator_for
 from pydantic import BaseModel
 from referencing.exceptions import Unresolvable
@@ -208,10 +209,24 @@ class _Judge:
             return False
         try:
             return bool(self.validator.is_valid(instance))
-        except (Unresolvable, SchemaError) as exc:
-            raise Unmeasurable(f"the schema cannot be used for validation: {_first_line(exc)}") from exc
         except RecursionError as exc:
             raise Unmeasurable("validation recursed too deep") from exc
+        except (Unresolvable, SchemaError, UnknownType) as exc:
+            raise Unmeasurable(f"the schema cannot be used for validation: {_first_line(exc)}") from exc
+
+
+def as_arguments(schema: Any) -> Any:
+    """The part of `schema` a tool call can carry: every wire sends arguments as a JSON object, so
+    instances are generated as objects (a root that admits other types is restricted to object;
+    `$ref`s stay valid because the root stays the root)."""
+    if schema is True or schema == {}:
+        return {"type": "object"}
+    if not isinstance(schema, dict):
+        return schema
+    declared = schema.get("type")
+    if declared is None or (isinstance(declared, list) and "object" in declared):
+        return {**schema, "type": "object"}
+    return schema
 
 
 def _own(instances: list[Any], judge: _Judge, side: str) -> list[Any]:
@@ -254,7 +269,7 @@ def measure_fidelity(
     reasons: list[str] = []
     false_rejections = narrowed = drawn_original = 0
     try:
-        from_original = _own(draw(original, examples, seconds), to_original, "original")
+        from_original = _own(draw(as_arguments(original), examples, seconds), to_original, "original")
         drawn_original = len(from_original)
         for instance in from_original:
             if to_rewritten.accepts(instance, maps.to_wire):
@@ -268,7 +283,7 @@ def measure_fidelity(
     loss_rate: float | None = None
     drawn_rewritten = 0
     try:
-        from_rewritten = _own(draw(rewritten_js, examples, seconds), to_rewritten, "rewritten")
+        from_rewritten = _own(draw(as_arguments(rewritten_js), examples, seconds), to_rewritten, "rewritten")
         drawn_rewritten = len(from_rewritten)
         lost = sum(1 for instance in from_rewritten if not to_original.accepts(instance, maps.from_wire))
         loss_rate = lost / drawn_rewritten

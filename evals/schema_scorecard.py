@@ -10,6 +10,9 @@ import pandas as pd
 
 from evals.schema_acceptance import PairResult
 
+EXACT_ACTIONS = frozenset({"inlined", "renamed"})
+"""Loss entries that change a schema's form, not its meaning."""
+
 PROVENANCE = (
     "Offline measurement: each adapter's dialect pass and wire produce the tool definition they "
     "would send; the acceptance checker (`evals/acceptance`) judges it against the providers' "
@@ -32,6 +35,7 @@ def pairs_frame(rows: Iterable[PairResult]) -> pd.DataFrame:
             "violation_rules": " ".join(sorted({v.rule for v in row.violations})),
             "loss_rate": row.loss_rate,
             "false_rejections": row.false_rejections,
+            "silent_change": _silent(row),
             "narrowed": row.narrowed,
             "seconds": row.seconds,
             "refusal": row.refusal,
@@ -41,9 +45,16 @@ def pairs_frame(rows: Iterable[PairResult]) -> pd.DataFrame:
     ]
     columns = [
         "adapter", "schema", "verdict", "losses", "loss_keywords", "violations", "violation_rules",
-        "loss_rate", "false_rejections", "narrowed", "seconds", "refusal", "fidelity_note",
+        "loss_rate", "false_rejections", "silent_change", "narrowed", "seconds", "refusal", "fidelity_note",
     ]  # fmt: skip
     return pd.DataFrame.from_records(records, columns=columns)
+
+
+def _silent(row: PairResult) -> bool:
+    """A measured change of meaning (constraint loss or false rejections) that no reported loss
+    other than an exact one (inlining, renaming) accounts for."""
+    changed = (row.loss_rate or 0) > 0 or row.false_rejections > 0
+    return changed and all(loss.get("action") in EXACT_ACTIONS for loss in row.losses)
 
 
 def summary(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -68,6 +79,7 @@ def summary(pairs: pd.DataFrame) -> pd.DataFrame:
         mean_loss_rate=("loss_rate", "mean"),
         unmeasured=("measured", lambda m: int((~m).sum())),
         false_rejections=("false_rejections", "sum"),
+        silent_changes=("silent_change", "sum"),
         narrowed=("narrowed", "sum"),
         median_seconds=("seconds", "median"),
     )
@@ -101,7 +113,8 @@ def to_markdown(pairs: pd.DataFrame, corpus: str) -> str:
         "`sent_with_violations`: pairs the adapter would send although a published rule refuses them "
         "(should be 0). `false_rejections`: generated calls valid under the original schema that the "
         "sent schema refuses; `narrowed`: the same, but explained by a narrowing the adapter reported; "
-        "`mean_loss_rate`: share of calls valid under the sent schema that the original forbids.",
+        "`mean_loss_rate`: share of calls valid under the sent schema that the original forbids; "
+        "`silent_changes`: pairs whose measured change no reported loss accounts for (should be 0).",
         "",
         table.to_markdown(index=False, floatfmt=".3f") if not table.empty else "(no pairs)",
         "",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -179,3 +180,12 @@ def test_what_each_adapters_wire_sends_is_read_in_its_modes_shape(adapter_id: st
 def test_a_gemini_function_without_arguments_may_omit_parameters() -> None:
     assert check("gemini-parameters", {"name": "now", "description": "time"}) == []
     assert check("gemini-json-schema", {"name": "now", "description": "time"})
+
+
+def test_the_checker_shares_no_code_with_the_dialect_passes() -> None:
+    """A judge written from the passes' own walker would agree with their mistakes."""
+    import evals.acceptance
+
+    package = Path(evals.acceptance.__file__).parent
+    for source in package.rglob("*.py"):
+        assert "adapters.schema" not in source.read_text(), source

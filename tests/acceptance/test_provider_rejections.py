@@ -279,7 +279,7 @@ REPLAYS: list[Replay] = [
         "gemini",
         "exceeds the maximum allowed nesting depth",
         "gemini-json-schema",
-        schema=_deep_arrays(70),
+        schema=_deep_arrays(600),
         rule="schema.nesting-depth",
         pointer="/parametersJsonSchema",
         named="nesting depth",

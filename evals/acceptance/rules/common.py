@@ -12,9 +12,9 @@ ENVELOPE = Rule(
 )
 NESTING = Rule(
     "schema.nesting-depth",
-    "Providers cap how deep a tool schema may nest; beyond 64 JSON levels no provider documents "
-    "accepting it, and this checker does not vouch for it.",
+    "Providers cap how deep a tool schema may nest (Gemini's cap is not published); beyond 512 JSON "
+    "levels no provider documents accepting it, and this checker reports instead of judging further.",
     '[err] github.com/google-gemini/gemini-cli/issues/6031 ("exceeds the maximum allowed nesting '
     'depth"); [doc] OpenAI strict nesting depth <= 10 (rules doc §2)',
 )
-MAX_JSON_DEPTH = 64
+MAX_JSON_DEPTH = 512

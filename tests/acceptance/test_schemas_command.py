@@ -1,0 +1,164 @@
+"""`xpeval schemas`: every registered adapter x every schema file, as JSON lines or reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.registry import ADAPTER_REGISTRY
+from evals.cli import main
+from evals.commands.schemas import DEFAULT_CORPUS
+from tests._corpus import corpus_path
+
+ISSUE_FIELDS = {
+    "adapter", "schema", "verdict", "losses", "violations", "loss_rate", "false_rejections", "rewritten",
+    "seconds",
+}  # fmt: skip
+WEATHER = {
+    "name": "get_weather",
+    "description": "Weather",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+}
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict[str, Any]], str]:
+    code = main(["schemas", "--workers", "1", *args])
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines() if line.startswith("{")]
+    return code, lines, captured.err
+
+
+def _corpus(tmp_path: Path, files: dict[str, Any]) -> Path:
+    for name, content in files.items():
+        path = tmp_path / f"{name}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content if isinstance(content, str) else json.dumps(content))
+    return tmp_path
+
+
+def test_json_prints_one_line_per_adapter_and_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = _corpus(tmp_path, {"a/weather": WEATHER, "b": {**WEATHER, "name": "b"}, "MANIFEST": {"x": 1}})
+    (tmp_path / "README.md").write_text("not a schema")
+    code, lines, err = _run(capsys, "--json", "--corpus", str(corpus), "--examples", "3")
+    assert code == 0
+    assert len(lines) == len(ADAPTER_REGISTRY) * 2
+    assert {(line["adapter"], line["schema"]) for line in lines} == {
+        (adapter, schema) for adapter in ADAPTER_REGISTRY for schema in ("a/weather", "b")
+    }
+    assert all(set(line) >= ISSUE_FIELDS for line in lines)
+    assert "schemas:" in err  # progress goes to stderr, never into the JSON
+
+
+def test_rewritten_carries_the_definition_as_the_wire_sends_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = _corpus(tmp_path, {"weather": WEATHER})
+    _, lines, _ = _run(
+        capsys,
+        "--json",
+        "--corpus",
+        str(corpus),
+        "--adapters",
+        "openai-chat",
+        "google-genai",
+        "anthropic-messages",
+    )
+    sent = {line["adapter"]: line["rewritten"] for line in lines}
+    assert sent["openai-chat"]["function"]["parameters"]["properties"] == {"city": {"type": "string"}}
+    assert "parametersJsonSchema" in sent["google-genai"]
+    assert "input_schema" in sent["anthropic-messages"]
+
+
+def test_adapters_can_be_named_and_an_unknown_one_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = _corpus(tmp_path, {"weather": WEATHER})
+    code, lines, _ = _run(capsys, "--json", "--corpus", str(corpus), "--adapters", "moonshot,openai-chat")
+    assert code == 0 and [line["adapter"] for line in lines] == ["moonshot", "openai-chat"]
+    code, lines, err = _run(capsys, "--json", "--corpus", str(corpus), "--adapters", "openai-chat", "nope")
+    assert code != 0 and lines == []
+    assert "Unknown adapter: nope" in err
+
+
+def test_a_missing_corpus_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "--json", "--corpus", str(tmp_path / "absent"))
+    assert code == 2 and "Corpus folder not found" in err and "Traceback" not in err
+
+
+def test_unreadable_files_become_refusal_rows_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep = "[" * 30_000 + "]" * 30_000
+    corpus = _corpus(
+        tmp_path, {"broken": "{not json", "list": "[1, 2]", "deep": deep, "no_params": {"name": "x"}}
+    )
+    code, lines, err = _run(capsys, "--json", "--corpus", str(corpus), "--adapters", "openai-chat")
+    assert code == 0 and "Traceback" not in err
+    reasons = {line["schema"]: line["refusal"] for line in lines}
+    assert all(line["verdict"] == "refused" for line in lines)
+    assert "not valid JSON" in reasons["broken"]
+    assert "not a tool definition" in reasons["list"] and "not a tool definition" in reasons["deep"]
+    assert '"parameters"' in reasons["no_params"]
+
+
+def test_a_twenty_thousand_deep_schema_file_comes_back_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    levels = 20_000
+    inner = '{"type": "object", "properties": {"a": ' * levels + '{"type": "string"}' + "}}" * levels
+    corpus = _corpus(tmp_path, {"deep": '{"name": "deep", "description": "", "parameters": ' + inner + "}"})
+    code, lines, err = _run(capsys, "--json", "--corpus", str(corpus), "--examples", "2")
+    assert code == 0 and "Traceback" not in err and len(lines) == len(ADAPTER_REGISTRY)
+    for line in lines:
+        assert line["verdict"] == "refused" or line["losses"] or line["violations"], line["adapter"]
+
+
+def test_the_raw_bfcl_negative_control_is_refused_by_every_adapter(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, lines, _ = _run(capsys, "--json", "--no-fidelity")
+    control = [line for line in lines if line["schema"] == "awkward/raw_bfcl_types"]
+    assert len(control) == len(ADAPTER_REGISTRY)
+    assert all(line["verdict"] == "refused" and line["refusal"] for line in control)
+
+
+def test_nothing_in_the_projects_corpus_is_sent_with_a_rule_broken(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, lines, _ = _run(capsys, "--json", "--no-fidelity")
+    assert len(lines) == len(ADAPTER_REGISTRY) * len(list(DEFAULT_CORPUS.rglob("*.json")))
+    offending = [
+        (line["adapter"], line["schema"], [v["rule"] for v in line["violations"]])
+        for line in lines
+        if line["verdict"] != "refused" and line["violations"]
+    ]
+    assert offending == []
+
+
+@pytest.mark.corpus
+def test_the_shared_corpus_negative_controls_are_refused_by_every_adapter(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    corpus = corpus_path("schemas", "bfcl-raw")
+    _, lines, _ = _run(capsys, "--json", "--no-fidelity", "--corpus", str(corpus))
+    assert lines and all(line["verdict"] == "refused" and line["refusal"] for line in lines)
+
+
+def test_without_json_it_writes_the_reports_and_says_where_numbers_come_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = _corpus(tmp_path / "corpus", {"weather": WEATHER})
+    reports = tmp_path / "reports"
+    code, _, _ = _run(
+        capsys, "--corpus", str(corpus), "--reports", str(reports), "--adapters", "openai-responses"
+    )
+    assert code == 0
+    markdown = (reports / "schema_acceptance.md").read_text()
+    assert "not live provider answers" in markdown and "openai-responses" in markdown
+    csv = (reports / "schema_acceptance.csv").read_text().splitlines()
+    assert csv[0].startswith("adapter,schema,verdict") and len(csv) == 2
