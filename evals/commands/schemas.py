@@ -96,18 +96,30 @@ def _report(rows: list[Any], corpus: Path, directory: Path) -> int:
 
     pairs = pairs_frame(rows)
     table = summary(pairs)
-    view = Table(title=f"Schema acceptance - {corpus} (offline: published rules, not live answers)")
-    for column in table.columns:
-        view.add_column(str(column).replace("_", " "), justify="left" if column == "adapter" else "right")
-    for record in table.itertuples(index=False):
+    view = Table(title=f"Schema acceptance - {corpus}", caption="offline: published rules, not live answers")
+    shown = [column for column in _HEADERS if column in table.columns]
+    for column in shown:
+        view.add_column(_HEADERS[column], justify="left" if column == "adapter" else "right", no_wrap=True)
+    for record in table[shown].itertuples(index=False):
         view.add_row(*(_cell(value) for value in record))
-    Console().print(view)
+    console = Console()
+    if not console.is_terminal:  # piped or captured: rich would assume 80 columns and squeeze the table
+        console = Console(width=120)
+    console.print(view)
     paths = write_report(pairs, directory, str(corpus))
     print(f"wrote {paths['csv']} and {paths['md']}", file=sys.stderr)
     return 0
 
 
+_HEADERS = {
+    "adapter": "adapter", "pairs": "pairs", "as_is": "as-is", "rewritten": "rewr", "refused": "refused",
+    "sent_with_violations": "violating", "losses": "losses", "mean_loss_rate": "loss",
+    "false_rejections": "false rej", "silent_changes": "silent",
+}  # fmt: skip
+"""The console shows these; the csv/md have every column."""
+
+
 def _cell(value: Any) -> str:
     if isinstance(value, float):
-        return "-" if value != value else f"{value:.3f}"
+        return "-" if value != value else f"{value:.2f}"
     return str(value)
