@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import copy
 import io
-import json
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from hypothesis import HealthCheck, settings
@@ -27,7 +28,7 @@ from hypothesis.stateful import (
 )
 from pydantic import BaseModel
 
-from evals.runtime import AuditRow, ToolRouter, ToolRouterError
+from evals.runtime import AuditRow, ToolRouter, ToolRouterError, read_audit_jsonl
 
 TTL_MS = 1_000
 MIN_TOTAL_STEPS = 2_000
@@ -158,14 +159,22 @@ class RouterMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.sink = io.StringIO()
-        self.router = ToolRouter(approval_ttl_ms=TTL_MS, audit_window=self.window, audit_sink=self.sink)
+        self.router = ToolRouter(
+            approval_ttl_ms=TTL_MS, audit_window=self.window, audit_sink=self._open_sink()
+        )
         self.now = 1_700_000_000_000
         self.routes: dict[str, Route] = {}
         self.pending: dict[str, Pending] = {}
         self.spent: list[str] = []
         self.issued: set[str] = set()
         self.rows: list[Row] = []
+
+    def _open_sink(self) -> io.StringIO | Path:
+        self.sink = io.StringIO()
+        return self.sink
+
+    def sink_rows(self) -> list[AuditRow]:
+        return [AuditRow.model_validate_json(line) for line in self.sink.getvalue().split("\n")[:-1]]
 
     def _step(self) -> None:
         type(self).steps_taken += 1
@@ -322,8 +331,7 @@ class RouterMachine(RuleBasedStateMachine):
 
     @invariant()
     def the_sink_holds_every_row(self) -> None:
-        lines = self.sink.getvalue().split("\n")[:-1]
-        written = [AuditRow.model_validate(json.loads(line)) for line in lines]
+        written = self.sink_rows()
         assert self._as_rows(written) == self.rows
         assert [r.seq for r in written] == list(range(len(self.rows)))
 
@@ -336,6 +344,17 @@ class SmallWindowRouterMachine(RouterMachine):
     """The same, with a window far smaller than a run: memory rolls, the sink keeps everything."""
 
     window: ClassVar[int] = 3
+
+    def _open_sink(self) -> io.StringIO | Path:
+        self.directory = tempfile.TemporaryDirectory()
+        self.path = Path(self.directory.name) / "audit.jsonl"
+        return self.path
+
+    def sink_rows(self) -> list[AuditRow]:
+        return read_audit_jsonl(self.path) if self.path.exists() else []
+
+    def teardown(self) -> None:
+        self.directory.cleanup()
 
 
 def _run(machine: type[RouterMachine], max_examples: int) -> int:
