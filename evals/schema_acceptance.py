@@ -33,8 +33,9 @@ from evals.fidelity import ArgumentMappings, InstanceCache, measure_fidelity
 Verdict = Literal["as-is", "rewritten", "refused"]
 
 MAX_FILE_BYTES = 5_000_000
-SERIALIZABLE_DEPTH = 400
-"""Deeper values cannot go through `json.dumps` (it recurses); such a definition is not echoed."""
+SERIALIZABLE_DEPTH = 200
+"""Deeper values cannot be serialized (pydantic stops near 255 levels, `json.dumps` recurses):
+such a definition is not echoed."""
 NO_ARGUMENTS: dict[str, Any] = {"type": "object", "maxProperties": 0}
 """What a function declared without parameters (Gemini omits the field) accepts."""
 
