@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-
 from adapters.adapter import PLACEHOLDER_API_KEY, Adapter, AdapterSettings, EffectiveContract
 from adapters.providers.google import DEFAULT_MODEL, http_options
 
@@ -28,10 +27,11 @@ def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
     if project:
         kwargs.update(project=project, location=location)
         if key == PLACEHOLDER_API_KEY:
-            from google.auth.credentials import AnonymousCredentials
+            from google.oauth2.credentials import Credentials
 
-            # Replay and the emulator need the project URL shape without real credentials.
-            kwargs["credentials"] = AnonymousCredentials()
+            # Replay and the emulator need the project URL shape without real credentials. A
+            # static token never needs refreshing (AnonymousCredentials fails on refresh).
+            kwargs["credentials"] = Credentials(token=PLACEHOLDER_API_KEY)
     else:
         kwargs["api_key"] = key
     client = genai.Client(**kwargs)

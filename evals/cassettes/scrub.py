@@ -130,16 +130,27 @@ class Scrubber:
 _LIVE: weakref.WeakSet[Scrubber] = weakref.WeakSet()
 
 
-class SecretLogFilter(logging.Filter):
-    """Redacts `key=` parameters and every live Scrubber's secrets from log records.
+_HEADER_IN_LOG = re.compile(
+    r"""(?i)(['"](?:""" + "|".join(sorted(SCRUBBED_REQUEST_HEADERS | SCRUBBED_RESPONSE_HEADERS))
+    + r""")['"]\s*[,:]\s*b?['"])([^'"]*)(?=['"])"""
+)
+"""A scrubbed header's value as logged in a repr: `(b'set-cookie', b'...')` or `'api-key': '...'`."""
 
-    vcrpy logs the raw request URL before it is scrubbed (a Gemini `key=` parameter with it), and
-    httpx2 logs every request URL at INFO; this filter sits on those loggers.
+
+class SecretLogFilter(logging.Filter):
+    """Redacts `key=` parameters, scrubbed headers' values and every live Scrubber's secrets.
+
+    vcrpy logs the raw request URL before it is scrubbed (a Gemini `key=` parameter with it),
+    httpx2 logs every request URL at INFO, httpcore2's DEBUG trace prints response headers
+    (set-cookie, organization ids) and the SDKs' DEBUG logs print request bodies and response
+    headers; this filter sits on those loggers. It costs nothing while they are not enabled for
+    the record's level.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         cleaned = _KEY_PARAM.sub(lambda m: f"{m.group(1)}={PLACEHOLDER}", message)
+        cleaned = _HEADER_IN_LOG.sub(lambda m: m.group(1) + PLACEHOLDER, cleaned)
         for scrubber in list(_LIVE):
             cleaned = scrubber.text(cleaned)
         if cleaned != message:
@@ -147,7 +158,13 @@ class SecretLogFilter(logging.Filter):
         return True
 
 
-REDACTED_LOGGERS = ("vcr.stubs.httpx_stubs", "vcr.cassette", "vcr.request", "httpx2")
+REDACTED_LOGGERS = (
+    "vcr.stubs.httpx_stubs", "vcr.cassette", "vcr.request", "httpx2",
+    "httpcore2.connection", "httpcore2.http11", "httpcore2.http2", "httpcore2.proxy", "httpcore2.socks",
+    "openai._base_client", "anthropic._base_client", "google_genai._api_client", "google_genai.models",
+)
+"""Every logger that sees raw requests or responses: vcrpy, httpx2/httpcore2 and the SDKs' DEBUG
+request/response logs (a filter is not inherited by child loggers, so each is listed)."""
 
 
 _installed = False

@@ -20,6 +20,7 @@ import gzip
 import itertools
 import json
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -75,6 +76,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.emulator._answer(self, b"")
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (a timeout test, a cut stream) is no server error."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class EmulatorServer:
     """A loopback provider emulator. Use as a context manager, or `start()` / `stop()`."""
 
@@ -83,7 +94,7 @@ class EmulatorServer:
         self._scripts: dict[str, deque[Reply]] = {}
         self._lock = threading.Lock()
         self._names = itertools.count(1)
-        self._server: ThreadingHTTPServer | None = None
+        self._server: _QuietServer | None = None
         self._thread: threading.Thread | None = None
         self.received: list[ReceivedRequest] = []
         self.connections = 0
@@ -94,8 +105,7 @@ class EmulatorServer:
         if self._server is not None:
             return self
         handler = type("EmulatorHandler", (_Handler,), {"emulator": self})
-        server = ThreadingHTTPServer(self._address, handler)
-        server.daemon_threads = True
+        server = _QuietServer(self._address, handler)
         self._server = server
         self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="xpeval-emulator", daemon=True)
