@@ -162,3 +162,18 @@ def test_without_json_it_writes_the_reports_and_says_where_numbers_come_from(
     assert "not live provider answers" in markdown and "openai-responses" in markdown
     csv = (reports / "schema_acceptance.csv").read_text().splitlines()
     assert csv[0].startswith("adapter,schema,verdict") and len(csv) == 2
+
+
+def test_parallel_workers_give_the_same_lines_as_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = _corpus(tmp_path, {"a": WEATHER, "b": {**WEATHER, "name": "b"}, "c": {**WEATHER, "name": "c.d"}})
+    args = ["--json", "--no-fidelity", "--corpus", str(corpus), "--adapters", "moonshot", "vertex-ai"]
+    _, one, _ = _run(capsys, *args)
+    main(["schemas", "--workers", "2", *args])
+    two = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+    def comparable(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in line.items() if k != "seconds"} for line in lines]
+
+    assert comparable(two) == comparable(one) and len(one) == 6
