@@ -123,3 +123,15 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return "-" if value != value else f"{value:.2f}"
     return str(value)
+
+
+def write_default_report(directory: Path) -> Path | None:
+    """reports/schema_acceptance.{csv,md} for every adapter over the project's own schema set
+    (what `xpeval run` adds to its scorecard). Returns the md path."""
+    from evals.schema_acceptance import default_workers, measure_corpus
+    from evals.schema_scorecard import pairs_frame, write_report
+
+    rows = measure_corpus(DEFAULT_CORPUS, adapter_ids(), examples=DEFAULT_EXAMPLES, seconds=DEFAULT_SECONDS,
+                          fidelity=True, workers=default_workers())
+    paths = write_report(pairs_frame(list(rows)), directory, str(DEFAULT_CORPUS))
+    return Path(paths["md"])
