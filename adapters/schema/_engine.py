@@ -397,6 +397,14 @@ class Engine:
                         return None
                     self.expansions += 1
                     chain = chain | {t_key}
+                    self.loss(
+                        P.join(P.to_str(layer.ptr), "$ref"),
+                        "$ref",
+                        "inlined",
+                        f"{ref} inlined under the node (exact; "
+                        + (_ROOT_INLINE if task.flags & ROOT else rules.inline_reason)
+                        + ")",
+                    )
                     out[i] = layer._replace(skip=layer.skip | {"$ref"})
                     out.append(Layer(t_node, t_ptr, REF, self.child_skip))
             i += 1
@@ -619,8 +627,8 @@ class Engine:
         """Refuse values that no JSON Schema validator would take (the BFCL pseudo-types among
         them), and normalise the two draft-04 forms 2020-12 spells differently."""
         kw = view.kw
-        t = kw.get("type")
-        if t is not None:
+        if "type" in kw:
+            t = kw["type"]
             names = [t] if isinstance(t, str) else t
             if not isinstance(names, list) or not names:
                 raise Refused(f"type at {view.at('type')} must be a type name or a non-empty array of them")
@@ -630,13 +638,10 @@ class Engine:
                         f"type {name!r} at {view.at('type')} is not a JSON Schema type (one of array, boolean, "
                         "integer, null, number, object, string)"
                     )
-        required = kw.get("required")
-        if required is not None and (
-            not isinstance(required, list) or not all(isinstance(r, str) for r in required)
-        ):
+        required = kw.get("required", [])
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
             raise Refused(f"required at {view.at('required')} must be an array of property names")
-        enum = kw.get("enum")
-        if enum is not None and not isinstance(enum, list):
+        if "enum" in kw and not isinstance(kw["enum"], list):
             raise Refused(f"enum at {view.at('enum')} must be an array")
         for bound, inclusive in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
             flag = kw.get(bound)
@@ -660,6 +665,7 @@ class Engine:
         return P.to_str(task.out_ptr)
 
 
+_ROOT_INLINE = "the root must be an object schema, not a reference"
 _MEMBER_DROPS = frozenset({"description", "title", "default", "examples", "$comment"})
 
 

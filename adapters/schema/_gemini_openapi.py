@@ -89,6 +89,7 @@ class GeminiOpenAPIRules(Rules):
     flatten_allof = True
     flatten_root_allof = True
     resolve_root_unions = True
+    inline_reason = "Gemini parameters has no references"
 
     def ref_action(self, e: Engine, task: Task, layers: list[Layer], i: int) -> int:
         return ACT_INLINE

@@ -45,6 +45,7 @@ class MoonshotRules(Rules):
     flatten_allof = True
     flatten_root_allof = True
     resolve_root_unions = True
+    inline_reason = "Moonshot refuses sibling keywords beside $ref"
 
     def ref_action(self, e: Engine, task: Task, layers: list[Layer], i: int) -> int:
         return ACT_INLINE if e.sibling_keywords(layers, i) else ACT_KEEP

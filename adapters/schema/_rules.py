@@ -50,6 +50,7 @@ class Rules:
     flatten_allof = False
     flatten_root_allof = False
     resolve_root_unions = False
+    inline_reason = "the root must be an object schema, not a reference"
 
     def ref_action(self, e: Engine, task: Task, layers: list[Layer], i: int) -> int:
         return ACT_KEEP

@@ -122,6 +122,7 @@ class StrictRules(Rules):
     ref_mode = DEFS_MODE
     refs_must_resolve = True
     resolve_root_unions = True
+    inline_reason = "strict mode takes no assertions beside $ref"
     flatten_root_allof = True
     keep: frozenset[str] = frozenset()
     formats: frozenset[str] = frozenset()

@@ -46,6 +46,11 @@ class Loss(BaseModel):
     action: LossAction
     detail: str = ""
 
+    @property
+    def exact(self) -> bool:
+        """An entry that changed the form, not the meaning (an inlined `$ref`, a renamed tool)."""
+        return self.action in ("inlined", "renamed")
+
 
 class ArgumentMap(BaseModel):
     """How arguments differ between the original schema and the rewritten one (strict modes).

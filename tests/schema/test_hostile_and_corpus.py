@@ -1,0 +1,118 @@
+"""Every dialect over hostile schemas and over the real corpus: an answer, never a crash.
+
+Time per schema is measured in benchmarks/schema_passes.py; here the pytest timeout only keeps
+a regression from hanging CI.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adapters.schema import DIALECTS, PassResult, apply_dialect
+from adapters.schema import safe_json
+from tests._corpus import corpus_files, corpus_path
+
+CORPUS_SCHEMAS = corpus_files("schemas/*/*.json")
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        node = {"type": "object", "properties": {"a": node}}
+    return node
+
+
+def _ref_bomb(levels: int) -> dict[str, Any]:
+    """Each definition references the previous one twice: 2**levels nodes if inlined."""
+    defs: dict[str, Any] = {"D0": {"type": "string"}}
+    for i in range(1, levels + 1):
+        ref = f"#/$defs/D{i - 1}"
+        defs[f"D{i}"] = {"type": "object", "properties": {"l": {"$ref": ref}, "r": {"$ref": ref}}}
+    return {"type": "object", "properties": {"top": {"$ref": f"#/$defs/D{levels}"}}, "$defs": defs}
+
+
+def _bounded(result: PassResult) -> None:
+    """Closed by a budget with the loss reported, or refused with a reason."""
+    if result.refusal is not None:
+        assert "budget" in result.refusal or "nests" in result.refusal or "recursive" in result.refusal
+        return
+    assert result.schema_ is not None
+    json.dumps(result.schema_)  # shallow enough for the standard encoder
+    assert any(loss.action == "closed-by-budget" for loss in result.losses)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_20000_deep_schema_built_in_memory_is_closed_or_refused(dialect: str) -> None:
+    _bounded(apply_dialect(dialect, _deep(20_000)))
+
+
+@pytest.mark.timeout(60)
+def test_a_20000_deep_schema_read_from_a_file_is_closed_or_refused_by_every_dialect(tmp_path: Path) -> None:
+    text = '{"type":"object","properties":{"a":' * 20_000 + '{"type":"string"}' + "}}" * 20_000
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    schema = safe_json.load_path(path)
+    for dialect in DIALECTS:
+        _bounded(apply_dialect(dialect, schema))
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_reference_bomb_comes_back_bounded(dialect: str) -> None:
+    result = apply_dialect(dialect, _ref_bomb(40))
+    if result.schema_ is not None and not any(loss.action == "closed-by-budget" for loss in result.losses):
+        # a dialect that keeps references never expands the bomb: the output stays small
+        assert len(json.dumps(result.schema_)) < 20_000
+    else:
+        _bounded(result)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(
+    "value",
+    [None, [], "object", 3, {"type": "object", "properties": []}, {"type": "object", "required": None},
+     {"type": "object", "properties": {"a": 5}}, {"type": "object", "properties": {"a": {"anyOf": []}}},
+     {"type": "object", "properties": {"a": {"$ref": 7}}}, {"type": "object", "properties": {"a": {"type": []}}}],
+)
+def test_malformed_parameters_are_refused_with_a_reason(dialect: str, value: Any) -> None:
+    result = apply_dialect(dialect, value)
+    assert result.refusal and result.schema_ is None
+
+
+@pytest.mark.corpus
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_every_corpus_schema_gets_an_answer_without_being_modified(dialect: str) -> None:
+    assert len(CORPUS_SCHEMAS) == 172
+    for path in CORPUS_SCHEMAS:
+        schema = json.loads(path.read_text())["parameters"]
+        before = copy.deepcopy(schema)
+        result = apply_dialect(dialect, schema)
+        assert schema == before, path
+        assert (result.schema_ is None) == (result.refusal is not None), path
+        if result.schema_ is not None:
+            assert apply_dialect(dialect, result.schema_).schema_ == result.schema_, path
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_the_raw_bfcl_negative_controls_are_refused_naming_the_pseudo_type(dialect: str) -> None:
+    manifest = corpus_path("schemas", "MANIFEST.jsonl")
+    controls = [
+        json.loads(line)["path"]
+        for line in manifest.read_text().splitlines()
+        if json.loads(line)["kind"] == "negative-control"
+    ]
+    assert controls
+    for relative in controls:
+        schema = json.loads(corpus_path("schemas", relative).read_text())["parameters"]
+        result = apply_dialect(dialect, schema)
+        assert result.refusal is not None, relative
+        assert "is not a JSON Schema type" in result.refusal
+        assert any(f"'{name}'" in result.refusal for name in ("dict", "float", "tuple", "any", "HashMap", "String"))

@@ -1,0 +1,193 @@
+"""Seed 002's Moonshot decision, one rule per test, and Moonshot's other schema rules (§8)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.schema import Budgets, apply_dialect
+
+
+def _moonshot(schema: dict[str, Any], budgets: Budgets | None = None) -> tuple[dict[str, Any], list[Any]]:
+    result = apply_dialect("moonshot", schema, budgets=budgets or Budgets())
+    assert result.refusal is None, result.refusal
+    assert result.schema_ is not None
+    return result.schema_, result.losses
+
+
+def _field(siblings: dict[str, Any], target: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"field": {"$ref": "#/$defs/T", **siblings}},
+        "$defs": {"T": target},
+    }
+
+
+def _walk(node: Any) -> list[dict[str, Any]]:
+    found, stack = [], [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found.append(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def _depth(node: Any) -> int:
+    deepest, stack = 0, [(node, 0)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else []
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def test_a_ref_with_siblings_is_inlined_so_no_node_carries_both() -> None:
+    out, losses = _moonshot(_field({"description": "field-level"}, {"type": "string"}))
+    assert out["properties"]["field"] == {"description": "field-level", "type": "string"}
+    assert not any("$ref" in node and len(node) > 1 for node in _walk(out))
+    assert [loss.action for loss in losses] == ["inlined"]
+
+
+def test_inlining_takes_the_union_of_required() -> None:
+    target = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
+    siblings = {"properties": {"b": {"type": "integer"}}, "required": ["b"]}
+    field = _moonshot(_field(siblings, target))[0]["properties"]["field"]
+    assert sorted(field["required"]) == ["a", "b"]
+
+
+def test_inlining_merges_properties_of_node_and_target() -> None:
+    target = {"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}}
+    siblings = {"properties": {"a": {"description": "from the node"}, "b": {"type": "integer"}}}
+    field = _moonshot(_field(siblings, target))[0]["properties"]["field"]
+    assert set(field["properties"]) == {"a", "b"}
+    assert field["properties"]["a"] == {"description": "from the node", "type": "string", "maxLength": 3}
+
+
+def test_the_nodes_own_value_wins_and_a_looser_one_is_reported_relaxed() -> None:
+    out, losses = _moonshot(_field({"maxLength": 10}, {"type": "string", "maxLength": 5}))
+    assert out["properties"]["field"]["maxLength"] == 10
+    relaxed = [loss for loss in losses if loss.action == "relaxed"]
+    assert [(loss.pointer, loss.keyword) for loss in relaxed] == [("/$defs/T/maxLength", "maxLength")]
+
+
+def test_a_tighter_node_value_wins_without_a_loss() -> None:
+    out, losses = _moonshot(_field({"maxLength": 3, "description": "d"}, {"type": "string", "maxLength": 5}))
+    assert out["properties"]["field"]["maxLength"] == 3
+    assert all(loss.exact for loss in losses)
+
+
+def test_siblings_neither_dropped_nor_overwriting_the_target() -> None:
+    target = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
+    field = _moonshot(_field({"description": "kept", "required": ["b"]}, target))[0]["properties"]["field"]
+    assert field["description"] == "kept"
+    assert "a" in field["required"] and "b" in field["required"]
+
+
+def test_an_unresolvable_ref_stays_bare_and_the_tool_is_refused() -> None:
+    schema = {"type": "object", "properties": {"x": {"$ref": "#/$defs/Missing", "description": "d"}}}
+    result = apply_dialect("moonshot", schema)
+    assert result.refusal is not None
+    assert "#/$defs/Missing" in result.refusal and "bare $ref" in result.refusal
+
+
+def test_a_bare_ref_stays_a_reference_into_root_defs() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"x": {"$ref": "#/definitions/Old"}, "y": {"$ref": "#/properties/x"}},
+        "definitions": {"Old": {"type": "string"}},
+    }
+    out, _ = _moonshot(schema)
+    refs = [node["$ref"] for node in _walk(out) if "$ref" in node]
+    assert refs and all(ref.startswith("#/$defs/") for ref in refs)
+    assert "definitions" not in out
+    for ref in refs:
+        assert ref.removeprefix("#/$defs/") in out["$defs"]
+
+
+def test_every_node_has_a_type_and_none_sits_beside_a_ref() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "anything": {"description": "no type at all"},
+            "choice": {"enum": ["a", "b"]},
+            "number": {"const": 3},
+            "pet": {"$ref": "#/$defs/Pet", "type": "object"},
+        },
+        "$defs": {"Pet": {"type": "object", "properties": {"name": {"type": "string"}}}},
+    }
+    out, _ = _moonshot(schema)
+    for node in _walk(out["properties"]):
+        if "$ref" in node:
+            assert set(node) == {"$ref"}
+        elif "anyOf" in node:
+            assert "type" not in node
+            assert all("type" in member or "$ref" in member for member in node["anyOf"])
+    assert out["properties"]["choice"]["type"] == "string"
+    assert out["properties"]["number"]["type"] == "integer"
+
+
+def test_with_anyof_the_type_moves_into_the_members() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"v": {"type": "string", "anyOf": [{"maxLength": 2}, {"format": "email"}]}},
+    }
+    v = _moonshot(schema)[0]["properties"]["v"]
+    assert "type" not in v
+    assert [member["type"] for member in v["anyOf"]] == ["string", "string"]
+
+
+def test_a_property_named_ref_is_refused() -> None:
+    result = apply_dialect("moonshot", {"type": "object", "properties": {"$ref": {"type": "string"}}})
+    assert result.refusal is not None and "$ref" in result.refusal
+
+
+def test_a_recursive_ref_with_siblings_stays_finite() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"tree": {"$ref": "#/$defs/Node", "description": "root"}},
+        "$defs": {
+            "Node": {"type": "object", "properties": {"child": {"$ref": "#/$defs/Node", "description": "c"}}}
+        },
+    }
+    out, losses = _moonshot(schema)
+    assert out["properties"]["tree"]["description"] == "root"
+    assert out["$defs"]["Node"]["properties"]["child"] == {"$ref": "#/$defs/Node"}
+    assert any(loss.action == "dropped" and loss.keyword == "$ref" for loss in losses)
+
+
+# --- the three budgets, each on its own: removing one guard turns exactly its test red ---------
+
+
+def test_the_depth_budget_closes_a_deep_schema_without_references() -> None:
+    node: dict[str, Any] = {"type": "string"}
+    for _ in range(20_000):
+        node = {"type": "object", "properties": {"a": node}}
+    out, losses = _moonshot(node, Budgets(max_depth=30, max_nodes=10**9, max_expansions=10**9))
+    assert _depth(out) <= 2 * 30 + 8
+    closed = [loss for loss in losses if loss.action == "closed-by-budget"]
+    assert len(closed) == 1 and "depth" in closed[0].detail
+
+
+def test_the_node_budget_closes_a_wide_schema_without_references() -> None:
+    schema = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(500)}}
+    out, losses = _moonshot(schema, Budgets(max_depth=10**6, max_nodes=100, max_expansions=10**9))
+    closed = [loss for loss in losses if loss.action == "closed-by-budget"]
+    assert closed and all("node" in loss.detail for loss in closed)
+    assert len(closed) == 500 - 99
+
+
+def test_the_expansion_budget_closes_inlining_as_a_bare_ref() -> None:
+    schema = {
+        "type": "object",
+        "properties": {f"p{i}": {"$ref": "#/$defs/S", "description": f"p{i}"} for i in range(50)},
+        "$defs": {"S": {"type": "string"}},
+    }
+    out, losses = _moonshot(schema, Budgets(max_depth=10**6, max_nodes=10**9, max_expansions=10))
+    inlined = [p for p in out["properties"].values() if "$ref" not in p]
+    bare = [p for p in out["properties"].values() if p == {"$ref": "#/$defs/S"}]
+    assert (len(inlined), len(bare)) == (10, 40)
+    closed = [loss for loss in losses if loss.action == "closed-by-budget"]
+    assert len(closed) == 40 and all("expansion" in loss.detail for loss in closed)
