@@ -310,21 +310,29 @@ class AnthropicMessagesWire:
             blocks.append({"type": "text", "text": result.text})
         for index, call in enumerate(result.tool_calls):
             blocks.append({"type": "tool_use", "id": call.id or f"toolu_emulated_{index}", "name": call.name,
-                           "input": call.arguments})
+                           "input": call.arguments, "caller": {"type": "direct"}})
         stop = result.raw_finish_reason or ("tool_use" if result.tool_calls else "end_turn")
         usage = result.usage or Usage()
+        usage_fields: JsonObject = {
+            "input_tokens": usage.input_tokens or 0,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+            "output_tokens": usage.output_tokens or 0,
+            "service_tier": "standard",
+            "inference_geo": "not_available",
+        }
         message = {
             "id": result.response_id or "msg_emulated", "type": "message", "role": "assistant", "model": model,
-            "content": blocks, "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": usage.input_tokens or 0, "cache_creation_input_tokens": 0,
-                      "cache_read_input_tokens": 0, "output_tokens": usage.output_tokens or 0,
-                      "service_tier": "standard"},
+            "content": blocks, "stop_reason": stop, "stop_sequence": None, "stop_details": None,
+            "usage": usage_fields,
         }
         if not stream:
             return json_response(200, message)
-        frames = [sse_frame({"type": "message_start",
-                             "message": {**message, "content": [], "stop_reason": None,
-                                         "usage": {**message["usage"], "output_tokens": 1}}}, "message_start")]
+        opening = {**message, "content": [], "stop_reason": None,
+                   "usage": {**usage_fields, "output_tokens": 1}}
+        frames = [sse_frame({"type": "message_start", "message": opening}, "message_start")]
+        frames.append(sse_frame({"type": "ping"}, "ping"))
         for index, block in enumerate(blocks):
             if block["type"] == "text":
                 start: JsonObject = {"type": "text", "text": ""}
@@ -344,8 +352,11 @@ class AnthropicMessagesWire:
             frames.extend(sse_frame({"type": "content_block_delta", "index": index, "delta": d},
                                     "content_block_delta") for d in deltas)
             frames.append(sse_frame({"type": "content_block_stop", "index": index}, "content_block_stop"))
-        frames.append(sse_frame({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                 "usage": {"output_tokens": usage.output_tokens or 0}}, "message_delta"))
+        final_usage = {"input_tokens": usage.input_tokens or 0, "cache_creation_input_tokens": 0,
+                       "cache_read_input_tokens": 0, "output_tokens": usage.output_tokens or 0}
+        frames.append(sse_frame({"type": "message_delta",
+                                 "delta": {"stop_reason": stop, "stop_sequence": None, "stop_details": None},
+                                 "usage": final_usage}, "message_delta"))
         frames.append(sse_frame({"type": "message_stop"}, "message_stop"))
         return sse_response(frames)
 

@@ -339,8 +339,11 @@ class GoogleGenAIWire:
                 part["thoughtSignature"] = call.provider_data["thought_signature"]
             parts.append(part)
         usage = result.usage or Usage()
-        meta = {"promptTokenCount": usage.input_tokens or 0, "candidatesTokenCount": usage.output_tokens or 0,
-                "totalTokenCount": usage.total_tokens or (usage.input_tokens or 0) + (usage.output_tokens or 0)}
+        prompt, output = usage.input_tokens or 0, usage.output_tokens or 0
+        meta = {"promptTokenCount": prompt, "candidatesTokenCount": output,
+                "totalTokenCount": usage.total_tokens or prompt + output,
+                "promptTokensDetails": [{"modality": "TEXT", "tokenCount": prompt}],
+                "serviceTier": "standard"}
         finish = result.raw_finish_reason or "STOP"
         base = {"modelVersion": model, "responseId": result.response_id or "emulated-response"}
 

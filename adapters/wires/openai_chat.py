@@ -299,8 +299,19 @@ class OpenAIChatWire:
 
     def render(self, result: TurnResult, *, model: str, stream: bool) -> RenderedResponse:
         if result.error is not None:
-            return _render_error(result.error, stream=stream)
-        finish = result.raw_finish_reason or ("tool_calls" if result.tool_calls else "stop")
+            streamed_error = stream and (result.error.kind == "stream" or result.error.status in (None, 200))
+            arrived = result.text or result.tool_calls or result.raw_finish_reason is not None
+            if not (streamed_error and arrived):
+                return _render_error(result.error, stream=stream)
+            # Content arrived before the error frame: send it, then the error (no [DONE]).
+            partial = self.render(result.model_copy(update={"error": None}), model=model, stream=True)
+            kept = [f for f in partial.chunks
+                    if not f.startswith(b"data: [DONE]") and b'"choices":[]' not in f]
+            if result.raw_finish_reason is None:
+                kept = [f for f in kept if b'"finish_reason":null' in f]
+            return sse_response([*kept, *_render_error(result.error, stream=True).chunks])
+        default = "tool_calls" if result.tool_calls else "stop"
+        finish = result.raw_finish_reason if result.raw_finish_reason is not None else default
         response_id = result.response_id or "chatcmpl-emulated"
         created = int(time.time())
         usage = _render_usage(result.usage)
@@ -336,8 +347,10 @@ class OpenAIChatWire:
                 "service_tier": "default", "system_fingerprint": None}
 
         def chunk(delta: JsonObject, finish_reason: str | None = None) -> bytes:
+            # Our requests always ask for include_usage, so every delta chunk carries `usage: null`;
+            # `obfuscation` is the padding OpenAI adds to each chunk (its content is random).
             choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
-            return sse_frame({**base, "choices": [choice]})
+            return sse_frame({**base, "choices": [choice], "usage": None, "obfuscation": "emulated"})
 
         frames = [chunk({"role": "assistant", "content": "" if result.text is None and not calls else None,
                          "refusal": None})]

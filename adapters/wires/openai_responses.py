@@ -358,6 +358,9 @@ def _render_response(result: TurnResult, model: str, status: str | None = None) 
         "incomplete_details": {"reason": "max_output_tokens"} if final_status == "incomplete" else None,
         "instructions": None, "max_output_tokens": None, "max_tool_calls": None, "metadata": {},
         "model": model, "output": output, "parallel_tool_calls": True, "previous_response_id": None,
+        "billing": {"payer": "developer"}, "frequency_penalty": 0.0, "presence_penalty": 0.0,
+        "moderation": None, "prompt_cache_key": None, "prompt_cache_retention": None,
+        "safety_identifier": None,
         "reasoning": {"effort": None, "summary": None}, "service_tier": "default", "store": True,
         "temperature": 1.0, "text": {"format": {"type": "text"}, "verbosity": "medium"},
         "tool_choice": "auto", "tools": [], "top_logprobs": 0, "top_p": 1.0, "truncation": "disabled",
@@ -393,7 +396,7 @@ def _render_events(response: JsonObject) -> list[bytes]:
                   "content_index": 0, "part": part})
             for piece in [text[i : i + 16] for i in range(0, len(text), 16)]:
                 emit({"type": "response.output_text.delta", "item_id": item["id"], "output_index": index,
-                      "content_index": 0, "delta": piece, "logprobs": []})
+                      "content_index": 0, "delta": piece, "logprobs": [], "obfuscation": "emulated"})
             emit({"type": "response.output_text.done", "item_id": item["id"], "output_index": index,
                   "content_index": 0, "text": text, "logprobs": []})
             emit({"type": "response.content_part.done", "item_id": item["id"], "output_index": index,
@@ -404,9 +407,9 @@ def _render_events(response: JsonObject) -> list[bytes]:
                   "item": {**item, "status": "in_progress", "arguments": ""}})
             for piece in [arguments[i : i + 16] for i in range(0, len(arguments), 16)]:
                 emit({"type": "response.function_call_arguments.delta", "item_id": item["id"],
-                      "output_index": index, "delta": piece})
+                      "output_index": index, "delta": piece, "obfuscation": "emulated"})
             emit({"type": "response.function_call_arguments.done", "item_id": item["id"],
-                  "output_index": index, "arguments": arguments, "name": item["name"]})
+                  "output_index": index, "arguments": arguments})
         else:
             emit({"type": "response.output_item.added", "output_index": index, "item": item})
         emit({"type": "response.output_item.done", "output_index": index, "item": item})

@@ -28,8 +28,9 @@ SIMPLE = "calc_simple_01"
 
 
 def answer(text: str = "It is 42.2 km.", call_name: str | None = "convert_units") -> TurnResult:
-    calls = [ToolCall(id="call_1", name=call_name, arguments={"value": 26.2, "from_unit": "mi", "to_unit": "km"})]
-    return TurnResult(text=text, tool_calls=calls if call_name else [],
+    arguments = {"value": 26.2, "from_unit": "mi", "to_unit": "km"}
+    calls = [ToolCall(id="call_1", name=call_name, arguments=arguments)] if call_name else []
+    return TurnResult(text=text, tool_calls=calls,
                       usage=Usage(input_tokens=12, output_tokens=7, total_tokens=19))
 
 

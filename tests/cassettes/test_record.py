@@ -11,7 +11,16 @@ import pytest
 from evals.cassettes import CassetteStore, Mode
 from evals.cassettes import cassette as cassette_module
 from evals.cassettes.meta import xpeval_version
-from tests.cassettes._episodes import SIMPLE, answer, builtin_case, play, record, replay, request_for, scripted
+from tests.cassettes._episodes import (
+    SIMPLE,
+    answer,
+    builtin_case,
+    play,
+    record,
+    replay,
+    request_for,
+    scripted,
+)
 
 CASE = builtin_case(SIMPLE)
 
@@ -74,15 +83,17 @@ def test_a_changed_episode_is_rerecorded_without_what_it_no_longer_sends(store: 
 def test_a_recording_from_another_source_is_replaced_not_extended(store: CassetteStore) -> None:
     record(store, "openai-chat", CASE, [request_for(CASE)], answer(text="emulated"))
     upstream = scripted("openai-chat", answer(text="from the local model"))
-    asyncio.run(play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)], upstream=upstream.transport(),
-                     source="local-model"))
+    asyncio.run(play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)],
+                     upstream=upstream.transport(), source="local-model"))
     assert len(upstream.requests) == 1, "the emulated answer must not stand in for the local model's"
     meta = store.meta(store.path("openai-chat", SIMPLE))
     assert meta is not None and meta.source == "local-model"
     assert replay(store, "openai-chat", CASE, [request_for(CASE)]).results[0].text == "from the local model"
 
 
-def test_a_save_that_fails_leaves_the_old_cassette_whole(store: CassetteStore, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_save_that_fails_leaves_the_old_cassette_whole(
+    store: CassetteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     record(store, "openai-chat", CASE, [request_for(CASE)])
     path = store.path("openai-chat", SIMPLE)
     before = path.read_bytes()
@@ -107,7 +118,8 @@ def test_recorded_bodies_are_readable_text_even_when_the_provider_gzips(store: C
     rendered = get_wire("openai-chat").render(answer(text="compressed answer"), model="m", stream=False)
     upstream = httpx2.MockTransport(lambda request: httpx2.Response(
         200, headers={**rendered.headers, "content-encoding": "gzip"}, content=gzip.compress(rendered.body)))
-    played = asyncio.run(play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)], upstream=upstream))
+    played = asyncio.run(play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)],
+                              upstream=upstream))
     assert played.results[0].text == "compressed answer"
     text = store.path("openai-chat", SIMPLE).read_text()
     assert "compressed answer" in text and "!!binary" not in text and "content-encoding" not in text

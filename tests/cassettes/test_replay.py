@@ -118,7 +118,8 @@ def test_episodes_replay_concurrently_each_from_its_own_cassette(store: Cassette
     """vcrpy's global patching cannot do this: every episode's transport is its own."""
     adapters = ["openai-chat", "openai-responses", "anthropic-messages", "google-genai", "azure", "moonshot"]
     for index, adapter_id in enumerate(adapters):
-        record(store, adapter_id, CASE, [request_for(CASE)], answer(text=f"answer from {adapter_id} #{index}"))
+        text = f"answer from {adapter_id} #{index}"
+        record(store, adapter_id, CASE, [request_for(CASE)], answer(text=text))
 
     async def all_at_once() -> list[tuple[str, str | None, list[str]]]:
         async def one(adapter_id: str) -> tuple[str, str | None, list[str]]:

@@ -49,7 +49,7 @@ def test_no_planted_secret_survives_recording(
     env_keys = {name: planted(name.lower()) for name in PROVIDER_KEY_VARIABLES}
     for name, value in env_keys.items():
         monkeypatch.setenv(name, value)
-    prompt_secret, echoed_secret, cookie, query_key = (planted(x) for x in ("prompt", "echo", "cookie", "query"))
+    prompt_secret, echoed_secret, cookie, query_key = map(planted, ("prompt", "echo", "cookie", "query"))
     response_headers = {"set-cookie": f"sid={planted('set-cookie')}; Path=/; HttpOnly",
                         "openai-organization": planted("org"), "openai-project": planted("project"),
                         "anthropic-organization-id": planted("anthropic-org")}
@@ -60,8 +60,8 @@ def test_no_planted_secret_survives_recording(
     reply = Reply(result=answer(text=f"You said {echoed_secret}."), headers=response_headers, gzip=True)
     script = emulator.script([reply, reply])
     store = CassetteStore(tmp_path / "cassettes")
-    request = TurnRequest(model=MODEL, tools=CASE.tools,
-                          messages=[UserMessage(content=f"My token is {prompt_secret}. Convert 26.2 mi to km.")])
+    prompt = UserMessage(content=f"My token is {prompt_secret}. Convert 26.2 mi to km.")
+    request = TurnRequest(model=MODEL, tools=CASE.tools, messages=[prompt])
 
     async def record() -> list[str]:
         episode = open_episode(store, adapter_id, CASE.id, Mode.RECORD, source="emulated", model=MODEL,
@@ -101,8 +101,10 @@ def test_no_planted_secret_survives_recording(
 
     path = store.path(adapter_id, CASE.id)
     cassette_text = path.read_text()
-    decoded = "\n".join(f"{i.uri} {i.request_headers} {i.request_body!r} {i.response_headers} {i.response_body!r}"
-                        for i in load_cassette(path))
+    decoded = "\n".join(
+        f"{i.uri} {i.request_headers} {i.request_body!r} {i.response_headers} {i.response_body!r}"
+        for i in load_cassette(path)
+    )
     assert "!!binary" not in cassette_text, "bodies are stored decompressed, so nothing hides in gzip"
     for where, text in [("cassette", cassette_text), ("decoded cassette", decoded),
                         ("reports", (reports / "problems.txt").read_text()), ("logs", caplog.text)]:

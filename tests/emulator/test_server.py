@@ -32,7 +32,8 @@ def turn(emulator: EmulatorServer, adapter_id: str, *replies: Reply, stream: boo
     script = emulator.script(list(replies))
 
     async def go() -> TurnResult:
-        adapter = create_adapter(adapter_id, AdapterSettings(transport=emulator.transport(script), **settings))
+        settings_ = AdapterSettings(transport=emulator.transport(script), **settings)
+        adapter = create_adapter(adapter_id, settings_)
         try:
             return await asyncio.wait_for(adapter.turn(REQUEST.model_copy(update={"stream": stream})), 20)
         finally:
@@ -76,7 +77,8 @@ def test_stream_frames_arrive_as_separate_flushes(emulator: EmulatorServer) -> N
         arrivals = []
         async with httpx2.AsyncClient(transport=emulator.transport(script)) as client:
             body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
-            async with client.stream("POST", "https://api.openai.com/v1/chat/completions", json=body) as response:
+            url = "https://api.openai.com/v1/chat/completions"
+            async with client.stream("POST", url, json=body) as response:
                 assert response.headers["content-type"].startswith("text/event-stream")
                 async for _ in response.aiter_raw():
                     arrivals.append(time.perf_counter())
@@ -129,11 +131,13 @@ def test_an_unknown_path_and_an_exhausted_script_are_clear_errors(emulator: Emul
 
 
 def test_concurrent_scripts_answer_only_their_own_episode(emulator: EmulatorServer) -> None:
-    scripts = {f"episode-{i}": emulator.script([Reply(result=TurnResult(text=f"answer {i}"))]) for i in range(8)}
+    scripts = {f"episode-{i}": emulator.script([Reply(result=TurnResult(text=f"answer {i}"))])
+               for i in range(8)}
 
     async def all_at_once() -> dict[str, str | None]:
         async def one(name: str, script: str) -> tuple[str, str | None]:
-            adapter = create_adapter("anthropic-messages", AdapterSettings(transport=emulator.transport(script)))
+            settings = AdapterSettings(transport=emulator.transport(script))
+            adapter = create_adapter("anthropic-messages", settings)
             try:
                 return name, (await adapter.turn(REQUEST)).text
             finally:
