@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+pytest_plugins = ("evals.cassettes.pytest_plugin",)  # --cassette-mode replay|record|live, `cassette_episode`
+
 # Tests never talk to real providers: make sure no ambient key leaks into a request or cassette.
 for _name in (
     "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AZURE_OPENAI_API_KEY",

@@ -1,0 +1,57 @@
+"""The cassette modes in pytest: one flag, the same three modes as the CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from tests.cassettes._episodes import SIMPLE
+
+TEST_FILE = textwrap.dedent(f'''
+    import asyncio
+
+    from adapters.adapter import AdapterSettings
+    from adapters.contract import TurnResult
+    from adapters.registry import create_adapter
+    from adapters.wires import get_wire
+    from evals.cases import load_cases
+    from evals.emulator import Reply, ScriptedTransport
+
+    CASE = next(i.case for i in load_cases() if i.case.id == "{SIMPLE}")
+
+
+    def test_weather(cassette_episode, cassette_mode):
+        upstream = ScriptedTransport(get_wire("openai-chat"), [Reply(result=TurnResult(text="42.2 km"))])
+        episode = cassette_episode("openai-chat", CASE.id, model="m", source="emulated",
+                                   upstream=upstream.transport())
+
+        async def go():
+            adapter = create_adapter("openai-chat", AdapterSettings(model="m", transport=episode.transport))
+            return await adapter.turn(CASE.turn_request("m"))
+
+        assert asyncio.run(go()).text == "42.2 km"
+''')
+
+
+def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "XPEVAL_CASSETTE_MODE"}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "evals.cassettes.pytest_plugin",
+               "-p", "no:cacheprovider", "--rootdir", str(folder),
+               "--cassette-dir", str(folder / "cassettes"), *args, str(folder / "test_it.py")]
+    return subprocess.run(command, capture_output=True, text=True, cwd=folder, env=env, timeout=120)
+
+
+def test_replay_is_the_default_and_a_record_run_makes_it_pass(tmp_path: Path) -> None:
+    (tmp_path / "test_it.py").write_text(TEST_FILE)
+    missing = run(tmp_path)
+    assert missing.returncode == 1
+    assert f"no cassette for adapter openai-chat and case {SIMPLE}" in missing.stdout
+    assert f"xpeval run --mode record --adapters openai-chat --cases {SIMPLE}" in missing.stdout
+    recorded = run(tmp_path, "--cassette-mode", "record")
+    assert recorded.returncode == 0, recorded.stdout
+    assert (tmp_path / "cassettes" / "openai-chat" / f"{SIMPLE}.yaml").exists()
+    replayed = run(tmp_path)
+    assert replayed.returncode == 0, replayed.stdout
