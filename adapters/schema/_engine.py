@@ -24,7 +24,15 @@ from adapters.schema import _pointer as P
 from adapters.schema._merge import both_apply, node_wins
 from adapters.schema._types import ArgumentMap, Loss, LossAction, PassResult
 from adapters.schema._values import json_equal, literal_depth_exceeds
-from adapters.schema._vocab import DEFS, JSON_TYPES, LIST_SCHEMA, MAP_SCHEMA, META, SINGLE_SCHEMA
+from adapters.schema._vocab import (
+    DEFS,
+    JSON_TYPES,
+    LIST_SCHEMA,
+    MAP_SCHEMA,
+    META,
+    SCHEMA_POSITIONS,
+    SINGLE_SCHEMA,
+)
 
 if TYPE_CHECKING:
     from adapters.schema._rules import Rules
@@ -128,6 +136,7 @@ class Engine:
         self.root = root
         self.budgets = budgets
         self.nodes = 0
+        self.deepest = 0
         self.expansions = 0
         self.losses: list[Loss] = []
         self.stack: list[Task] = []
@@ -179,7 +188,7 @@ class Engine:
 
     def _argument_map(self) -> ArgumentMap:
         if not (self.made_nullable or self.made_required or self.closed):
-            return ArgumentMap()
+            return _NO_ARGUMENT_CHANGES
         return ArgumentMap(
             made_nullable={k: tuple(v) for k, v in self.made_nullable.items() if v},
             made_required={k: tuple(v) for k, v in self.made_required.items() if v},
@@ -202,6 +211,8 @@ class Engine:
             self.close(task, "node", budgets.max_nodes)
             return
         self.nodes += 1
+        if task.depth > self.deepest:
+            self.deepest = task.depth
         layers = task.layers
         if len(layers) == 1 and type(layers[0].node) is dict:
             node = layers[0].node
@@ -481,7 +492,7 @@ class Engine:
         for key, value in node.items():
             if skip and key in skip:
                 continue
-            if key in SINGLE_SCHEMA or key in MAP_SCHEMA or key in LIST_SCHEMA:
+            if key in SCHEMA_POSITIONS:
                 if key in DEFS and self.rules.ref_mode != KEEP:
                     continue
                 if key == "items" and isinstance(value, list):
@@ -505,7 +516,8 @@ class Engine:
         if key in MAP_SCHEMA:
             if type(value) is not dict:
                 raise Refused(
-                    f"{source_key} at {P.to_str(layer.ptr) or '/'} must be an object mapping names to schemas, "
+                    f"{source_key} at {P.to_str(layer.ptr) or '/'} must be an object mapping names to "
+                    "schemas, "
                     f"got {type(value).__name__}"
                 )
             return {name: (Layer(sub, (base, name), kind, skip),) for name, sub in value.items()}
@@ -627,32 +639,33 @@ class Engine:
         """Refuse values that no JSON Schema validator would take (the BFCL pseudo-types among
         them), and normalise the two draft-04 forms 2020-12 spells differently."""
         kw = view.kw
-        if "type" in kw:
-            t = kw["type"]
+        t = kw.get("type", _MISSING)
+        if t is not _MISSING and not (type(t) is str and t in JSON_TYPES):
             names = [t] if isinstance(t, str) else t
             if not isinstance(names, list) or not names:
                 raise Refused(f"type at {view.at('type')} must be a type name or a non-empty array of them")
             for name in names:
                 if not isinstance(name, str) or name not in JSON_TYPES:
                     raise Refused(
-                        f"type {name!r} at {view.at('type')} is not a JSON Schema type (one of array, boolean, "
-                        "integer, null, number, object, string)"
+                        f"type {name!r} at {view.at('type')} is not a JSON Schema type "
+                        "(one of array, boolean, integer, null, number, object, string)"
                     )
         required = kw.get("required", [])
         if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
             raise Refused(f"required at {view.at('required')} must be an array of property names")
         if "enum" in kw and not isinstance(kw["enum"], list):
             raise Refused(f"enum at {view.at('enum')} must be an array")
-        for bound, inclusive in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        for bound, inclusive in _DRAFT4_BOUNDS:
             flag = kw.get(bound)
-            if isinstance(flag, bool):
+            if flag is True or flag is False:
                 # draft-04: a boolean modifier of minimum/maximum; 2020-12 spells it as a number
                 del kw[bound]
                 if flag and inclusive in kw:
                     kw[bound] = kw.pop(inclusive)
         literal_limit = self.budgets.max_literal_depth
-        for key in ("enum", "const", "default", "examples"):
-            if key in kw and literal_depth_exceeds(kw[key], literal_limit):
+        for key in _LITERALS:
+            value = kw.get(key)
+            if type(value) in (list, dict) and literal_depth_exceeds(value, literal_limit):
                 del kw[key]
                 self.loss(
                     view.at(key),
@@ -665,6 +678,10 @@ class Engine:
         return P.to_str(task.out_ptr)
 
 
+_NO_ARGUMENT_CHANGES = ArgumentMap()
+_MISSING: Any = object()
+_DRAFT4_BOUNDS = (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum"))
+_LITERALS = ("enum", "const", "default", "examples")
 _ROOT_INLINE = "the root must be an object schema, not a reference"
 _MEMBER_DROPS = frozenset({"description", "title", "default", "examples", "$comment"})
 

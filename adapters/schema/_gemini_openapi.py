@@ -96,7 +96,8 @@ class GeminiOpenAPIRules(Rules):
 
     def on_cycle(self, e: Engine, task: Task, layers: list[Layer], i: int, ref: str) -> bool:
         raise Refused(
-            f"the schema is recursive ($ref {ref!r} at {P.to_str(layers[i].ptr) or '/'} refers back to itself); "
+            f"the schema is recursive ($ref {ref!r} at {P.to_str(layers[i].ptr) or '/'} refers back to "
+            "itself); "
             f"{self.label} has no references, so it cannot be written"
         )
 
@@ -107,7 +108,8 @@ class GeminiOpenAPIRules(Rules):
         raise Refused(f"{self.label} cannot express the boolean schema at {P.to_str(layers[0].ptr) or '/'}")
 
     def make_nullable(self, e: Engine, task: Task, out: Any) -> Any:
-        if isinstance(out, dict):
+        # a union got the flag on its members already (see `shape`)
+        if isinstance(out, dict) and "anyOf" not in out:
             out["nullable"] = True
         return out
 
@@ -127,11 +129,12 @@ class GeminiOpenAPIRules(Rules):
         if "oneOf" in kw:
             one_of_as_any_of(e, view)
         notes: dict[str, Any] = {}
-        nullable = kw.get("nullable") is True
+        nullable = kw.get("nullable") is True or bool(task.flags & NULLABLE)
         if "const" in kw:
             value = kw.pop("const")
             if isinstance(value, str) or value is None:
                 kw["enum"] = [value] if "enum" not in kw or value in kw["enum"] else []
+                e.loss(view.at("const"), "const", "renamed", "sent as a one-value enum (exact)")
             else:
                 notes["const"] = value
                 e.loss(view.at("const"), "const", "moved-to-description", f"{self.label} has no const")
@@ -143,6 +146,7 @@ class GeminiOpenAPIRules(Rules):
             if any(v is None for v in values):
                 nullable = True
                 values = [v for v in values if v is not None]
+                e.loss(view.at("enum"), "enum", "renamed", "null member sent as nullable: true (exact)")
             if values and all(isinstance(v, str) for v in values) and (types is None or "string" in types):
                 kw["enum"] = values
                 types = frozenset(("string",))
@@ -171,7 +175,8 @@ class GeminiOpenAPIRules(Rules):
             families = families_used(kw)
             if len(families) != 1:
                 raise Refused(
-                    f"the schema at {P.to_str(view.ptr) or '/'} accepts any value; {self.label} needs a type on "
+                    f"the schema at {P.to_str(view.ptr) or '/'} accepts any value; {self.label} needs a "
+                    "type on "
                     "every node"
                 )
             family = families.pop()
@@ -180,7 +185,8 @@ class GeminiOpenAPIRules(Rules):
                 P.to_str(view.ptr),
                 "type",
                 "narrowed",
-                f"untyped schema with only {family} keywords sent as type {family!r}: values of other types are "
+                f"untyped schema with only {family} keywords sent as type {family!r}: values of other "
+                "types are "
                 "refused now",
             )
         if types is not None:
@@ -234,12 +240,14 @@ class GeminiOpenAPIRules(Rules):
                     view.at("additionalProperties"),
                     "additionalProperties",
                     "dropped",
-                    f"{self.label} has no additionalProperties: undeclared keys are no longer refused or typed",
+                    f"{self.label} has no additionalProperties: undeclared keys are no longer refused or "
+                    "typed",
                 )
             if not kw.get("properties"):
                 if not task.flags & ROOT:
                     raise Refused(
-                        f"the object at {where} declares no properties (a free-form object); {self.label} needs "
+                        f"the object at {where} declares no properties (a free-form object); {self.label} "
+                        "needs "
                         "non-empty properties on every object (§6)"
                     )
                 kw["properties"] = {}
@@ -260,11 +268,17 @@ class GeminiOpenAPIRules(Rules):
             value = kw.pop(exclusive)
             if single == "integer" and isinstance(value, (int, float)) and not isinstance(value, bool):
                 # for integers `> x` is exactly `>= floor(x) + 1` (and `< x` is `<= ceil(x) - 1`)
-                bound = math.floor(value) + 1 if step > 0 else math.ceil(value) - 1
+                bound: float = math.floor(value) + 1 if step > 0 else math.ceil(value) - 1
                 current = kw.get(inclusive)
                 if isinstance(current, (int, float)) and not isinstance(current, bool):
                     bound = max(bound, current) if step > 0 else min(bound, current)
                 kw[inclusive] = bound
+                e.loss(
+                    view.at(exclusive),
+                    exclusive,
+                    "renamed",
+                    f"sent as {inclusive}: {bound} (exact for integers)",
+                )
             else:
                 notes[exclusive] = value
                 e.loss(

@@ -28,11 +28,22 @@ def tokens_of(ptr: Ptr) -> list[str | int]:
 
 
 def escape(token: str | int) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
+    text = str(token)
+    if "~" in text or "/" in text:
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
 
 
 def to_str(ptr: Ptr) -> str:
-    return "".join("/" + escape(t) for t in tokens_of(ptr))
+    parts: list[str] = []
+    while ptr is not None:
+        ptr, token = ptr
+        parts.append(escape(token))
+    if not parts:
+        return ""
+    parts.append("")
+    parts.reverse()
+    return "/".join(parts)
 
 
 def join(pointer: str, *tokens: str | int) -> str:

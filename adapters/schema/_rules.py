@@ -108,8 +108,8 @@ def copy_node(
     (`only`: just that keyword; `out_ptr`: where `out` sits when it is not the task's node)."""
     if out_ptr is None:
         out_ptr = task.out_ptr
-    items = view.kw.items() if only is None else ((only, view.kw[only]),)
-    for key, value in items:
+    pairs = view.kw.items() if only is None else ((only, view.kw[only]),)
+    for key, value in pairs:
         if key in drop:
             continue
         if key in SINGLE_SCHEMA:
@@ -136,12 +136,18 @@ def drop_inapplicable(view: View, types: frozenset[str] | None) -> None:
     """Drop keywords of instance types the node's `type` excludes: they constrain nothing (no loss)."""
     if types is None:
         return
+    inapplicable = _INAPPLICABLE.get(types)
+    if inapplicable is None:
+        applicable: set[str] = set()
+        for t in types:
+            applicable |= TYPED_KEYWORDS.get(t, frozenset())
+        inapplicable = _INAPPLICABLE[types] = ALL_TYPED_KEYWORDS - applicable
     kw = view.kw
-    applicable: set[str] = set()
-    for t in types:
-        applicable |= TYPED_KEYWORDS.get(t, frozenset())
-    for key in [k for k in kw if k in ALL_TYPED_KEYWORDS and k not in applicable]:
+    for key in [k for k in kw if k in inapplicable]:
         del kw[key]
+
+
+_INAPPLICABLE: dict[frozenset[str], frozenset[str]] = {}
 
 
 def push_child(e: Engine, task: Task, out: dict[str, Any], key: str, layers: Layers, flags: int = 0) -> None:
@@ -223,7 +229,9 @@ def one_of_as_any_of(e: Engine, view: View) -> None:
         e.loss(view.at("oneOf"), "oneOf", "dropped", "oneOf beside anyOf cannot be expressed: oneOf dropped")
         return
     kw["anyOf"] = members
-    if not _disjoint(e, members):
+    if _disjoint(e, members):
+        e.loss(view.at("oneOf"), "oneOf", "renamed", "sent as anyOf (exact: the members cannot overlap)")
+    else:
         e.loss(
             view.at("oneOf"),
             "oneOf",

@@ -163,7 +163,8 @@ class StrictRules(Rules):
             self._check_object(e, view, task)
         if types is not None and "array" in types and "items" not in kw:
             raise Refused(
-                f"the array at {P.to_str(view.ptr) or '/'} has no items schema; {self.label} needs the element type"
+                f"the array at {P.to_str(view.ptr) or '/'} has no items schema; {self.label} needs the "
+                "element type"
             )
         drop_inapplicable(view, types)
         notes: dict[str, Any] = {}
@@ -247,7 +248,8 @@ class StrictRules(Rules):
             )
             return
         raise Refused(
-            f"the schema at {P.to_str(view.ptr) or '/'} accepts any value; {self.label} needs a type on every "
+            f"the schema at {P.to_str(view.ptr) or '/'} accepts any value; {self.label} needs a type on "
+            "every "
             "node (an unconstrained value cannot be expressed)"
         )
 
@@ -258,13 +260,15 @@ class StrictRules(Rules):
         if state in ("open", "schema") or "patternProperties" in kw:
             what = "patternProperties" if "patternProperties" in kw else f"additionalProperties ({state})"
             raise Refused(
-                f"the object at {where} is free-form ({what}); {self.label} closes every object, so it cannot be "
+                f"the object at {where} is free-form ({what}); {self.label} closes every object, so it "
+                "cannot be "
                 "expressed (§13.5)"
             )
         props = kw.get("properties")
         if not props and not task.flags & ROOT and state != "closed":
             raise Refused(
-                f"the object at {where} declares no properties (a free-form object); {self.label} closes every "
+                f"the object at {where} declares no properties (a free-form object); {self.label} closes "
+                "every "
                 "object, so it cannot be expressed (§13.5)"
             )
         if state == "absent":
@@ -273,7 +277,8 @@ class StrictRules(Rules):
                 P.join(P.to_str(view.ptr), "additionalProperties"),
                 "additionalProperties",
                 "narrowed",
-                f"open object closed ({self.label} requires additionalProperties: false): undeclared keys can "
+                f"open object closed ({self.label} requires additionalProperties: false): undeclared keys "
+                "can "
                 "no longer be sent",
             )
 
@@ -334,12 +339,23 @@ class OpenAIStrictRules(StrictRules):
             )
 
     def after_shape(self, e: Engine, view: View, out: dict[str, Any]) -> None:
+        # what the size limits count, gathered while building (no second walk of the output)
+        state = e.state
+        props = out.get("properties")
+        if props:
+            state["properties"] = state.get("properties", 0) + len(props)
+            state["chars"] = state.get("chars", 0) + sum(len(name) for name in props)
         if "enum" in out:
-            e.state.setdefault("enums", []).append((out, view.at("enum")))
+            state.setdefault("enums", []).append((out, view.at("enum")))
+        if "const" in out:
+            state["chars"] = state.get("chars", 0) + len(str(out["const"]))
+        if "anyOf" in out:
+            state.setdefault("unions", []).append(out["anyOf"])
 
     def make_nullable(self, e: Engine, task: Task, out: Any) -> Any:
         """An optional property becomes required and nullable; a null the model sends for it
         means "omitted" (restored by `restore_arguments`)."""
+        assert task.out_ptr is not None and task.out_ptr[0] is not None
         parent, key = task.out_ptr[0][0], task.key
         if accepts_null(out):
             e.loss(
@@ -424,7 +440,7 @@ def _find_cycle(edges: set[tuple[str | None, str]]) -> list[str] | None:
                 stack.append((node, index + 1))
                 nxt = children[index]
                 if state.get(nxt) == 1:
-                    cycle = [*path[path.index(nxt):], nxt]
+                    cycle = [*path[path.index(nxt) :], nxt]
                     return [c or "root" for c in cycle]
                 if not state.get(nxt):
                     stack.append((nxt, 0))
@@ -436,33 +452,13 @@ def _find_cycle(edges: set[tuple[str | None, str]]) -> list[str] | None:
 
 def _check_openai_limits(e: Engine, out: dict[str, Any]) -> None:
     """Current documented limits (§2): refuse what cannot fit, drop the largest enums first."""
+    state = e.state
     defs = out.get("$defs", {})
-    total_props = 0
-    chars = 0
-    anyof_nodes: list[list[Any]] = []
-    stack: list[Any] = [out]
-    while stack:
-        node = stack.pop()
-        if not isinstance(node, dict):
-            continue
-        props = node.get("properties")
-        if isinstance(props, dict):
-            total_props += len(props)
-            chars += sum(len(name) for name in props)
-            stack.extend(props.values())
-        for key in ("items", "additionalProperties"):
-            if isinstance(node.get(key), dict):
-                stack.append(node[key])
-        if isinstance(node.get("anyOf"), list):
-            anyof_nodes.append(node["anyOf"])
-            stack.extend(node["anyOf"])
-        if "const" in node:
-            chars += len(str(node["const"]))
-        if node is out and isinstance(defs, dict):
-            stack.extend(defs.values())
+    total_props = state.get("properties", 0)
     if total_props > 5000:
         raise Refused(f"the schema has {total_props} properties; OpenAI strict mode allows at most 5,000")
-    enums: list[tuple[dict[str, Any], str]] = e.state.get("enums", [])
+    chars = state.get("chars", 0)
+    enums: list[tuple[dict[str, Any], str]] = state.get("enums", [])
     total_values = 0
     for node, pointer in enums:
         values = node.get("enum", [])
@@ -486,29 +482,32 @@ def _check_openai_limits(e: Engine, out: dict[str, Any]) -> None:
         raise Refused(
             f"property names and enum values add up to {chars} characters; OpenAI strict mode allows 120,000"
         )
-    depth = _nesting_depth(out, defs if isinstance(defs, dict) else {})
-    if depth > 10:
-        raise Refused(f"the schema nests {depth} levels deep; OpenAI strict mode allows 10")
-    for members in anyof_nodes:
-        firsts: list[str] = []
-        for member in members:
-            target = member
-            if isinstance(member, dict) and "$ref" in member and isinstance(defs, dict):
-                target = defs.get(
-                    str(member["$ref"]).rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+    # nesting cannot exceed the walk's own depth unless references lead into $defs
+    if defs or e.deepest > 10:
+        depth = _nesting_depth(out, defs if isinstance(defs, dict) else {})
+        if depth > 10:
+            raise Refused(f"the schema nests {depth} levels deep; OpenAI strict mode allows 10")
+    for members in state.get("unions", []):
+        _check_first_keys(members, defs if isinstance(defs, dict) else {})
+
+
+def _check_first_keys(members: list[Any], defs: dict[str, Any]) -> None:
+    """'Objects provided via anyOf must not share identical first keys.'"""
+    firsts: list[str] = []
+    for member in members:
+        target = member
+        if isinstance(member, dict) and isinstance(member.get("$ref"), str):
+            name = member["$ref"].rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+            target = defs.get(name)
+        properties = target.get("properties") if isinstance(target, dict) else None
+        if isinstance(properties, dict) and properties:
+            first = next(iter(properties))
+            if first in firsts:
+                raise Refused(
+                    f"two object members of one anyOf start with the same key {first!r}; OpenAI strict mode "
+                    "refuses that ('Objects provided via anyOf must not share identical first keys')"
                 )
-            if (
-                isinstance(target, dict)
-                and isinstance(target.get("properties"), dict)
-                and target["properties"]
-            ):
-                first = next(iter(target["properties"]))
-                if first in firsts:
-                    raise Refused(
-                        f"two object members of one anyOf start with the same key {first!r}; OpenAI strict mode "
-                        "refuses that ('Objects provided via anyOf must not share identical first keys')"
-                    )
-                firsts.append(first)
+            firsts.append(first)
 
 
 def _drop_enum(e: Engine, node: dict[str, Any], pointer: str, why: str) -> None:

@@ -65,7 +65,8 @@ ARRAY_KEYWORDS = frozenset(
         "additionalItems",
     }
 )
-STRING_KEYWORDS = frozenset({"minLength", "maxLength", "pattern", "format"})
+STRING_KEYWORDS = frozenset({"minLength", "maxLength", "pattern"})
+"""(`format` is not here: providers read it on numbers too, OpenAPI's int32 / int64 / float / double.)"""
 NUMBER_KEYWORDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
 TYPED_KEYWORDS: dict[str, frozenset[str]] = {
     "object": OBJECT_KEYWORDS,
@@ -77,7 +78,9 @@ TYPED_KEYWORDS: dict[str, frozenset[str]] = {
 ALL_TYPED_KEYWORDS = OBJECT_KEYWORDS | ARRAY_KEYWORDS | STRING_KEYWORDS | NUMBER_KEYWORDS
 
 ASSERTIONS = (
-    frozenset({"type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "not", "if", "then", "else"})
+    frozenset(
+        {"type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "format"}
+    )
     | ALL_TYPED_KEYWORDS
 )
 """Keywords that change which instances are valid (`format` counted: providers may enforce it)."""

@@ -102,8 +102,15 @@ def _extend(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 
 _ARRAY_BOUNDS = st.sampled_from([{}, {"minItems": 1}, {"maxItems": 3}, {"minItems": 2, "uniqueItems": True}])
-_EXTRA = st.sampled_from([{}, {"additionalProperties": False}, {"additionalProperties": True},
-                          {"additionalProperties": {"type": "string"}}, {"description": "an object"}])
+_EXTRA = st.sampled_from(
+    [
+        {},
+        {"additionalProperties": False},
+        {"additionalProperties": True},
+        {"additionalProperties": {"type": "string"}},
+        {"description": "an object"},
+    ]
+)
 
 
 @st.composite

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.schema import apply_dialect
+from adapters.schema import Dialect, apply_dialect
 from adapters.schema.openapi import as_json_schema
 
 
-def _ok(dialect: str, schema: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+def _ok(dialect: Dialect, schema: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
     result = apply_dialect(dialect, schema)
     assert result.refusal is None, result.refusal
     assert result.schema_ is not None
@@ -20,7 +20,9 @@ def _objects(node: Any) -> list[dict[str, Any]]:
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
-            if item.get("type") == "object" or (isinstance(item.get("type"), list) and "object" in item["type"]):
+            if item.get("type") == "object" or (
+                isinstance(item.get("type"), list) and "object" in item["type"]
+            ):
                 found.append(item)
             stack.extend(item.values())
         elif isinstance(item, list):
@@ -52,7 +54,9 @@ def test_openai_gives_every_object_properties_and_every_array_items() -> None:
 
 
 def test_openai_refuses_a_root_that_is_not_an_object() -> None:
-    assert "root schema must describe an object" in (apply_dialect("openai", {"type": "string"}).refusal or "")
+    assert "root schema must describe an object" in (
+        apply_dialect("openai", {"type": "string"}).refusal or ""
+    )
 
 
 def test_openai_keeps_a_schema_it_accepts_unchanged() -> None:
@@ -101,8 +105,12 @@ def test_openai_strict_refuses_a_free_form_object() -> None:
 
 
 def test_openai_strict_refuses_a_root_union_of_objects() -> None:
-    schema = {"anyOf": [{"type": "object", "properties": {"a": {"type": "string"}}},
-                        {"type": "object", "properties": {"b": {"type": "string"}}}]}
+    schema = {
+        "anyOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}},
+            {"type": "object", "properties": {"b": {"type": "string"}}},
+        ]
+    }
     assert "union" in (apply_dialect("openai-strict", schema).refusal or "")
 
 
@@ -126,23 +134,40 @@ def test_openai_strict_drops_enums_past_1000_values_with_a_loss() -> None:
 
 
 def test_openai_strict_moves_lookaround_patterns_and_unsupported_bounds_to_the_description() -> None:
-    schema = {"type": "object", "properties": {"p": {"type": "string", "pattern": "(?<=a)b", "maxLength": 4}},
-              "required": ["p"], "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"p": {"type": "string", "pattern": "(?<=a)b", "maxLength": 4}},
+        "required": ["p"],
+        "additionalProperties": False,
+    }
     out, losses = _ok("openai-strict", schema)
     p = out["properties"]["p"]
     assert "pattern" not in p and "maxLength" not in p
     assert "(?<=a)b" in p["description"] and "maxLength: 4" in p["description"]
-    assert {loss.keyword for loss in losses if loss.action == "moved-to-description"} == {"pattern", "maxLength"}
+    assert {loss.keyword for loss in losses if loss.action == "moved-to-description"} == {
+        "pattern",
+        "maxLength",
+    }
 
 
 def test_openai_strict_turns_oneof_into_anyof_exactly_when_members_cannot_overlap() -> None:
-    disjoint = {"type": "object", "properties": {"v": {"oneOf": [{"type": "string"}, {"type": "integer"}]}},
-                "required": ["v"], "additionalProperties": False}
+    disjoint = {
+        "type": "object",
+        "properties": {"v": {"oneOf": [{"type": "string"}, {"type": "integer"}]}},
+        "required": ["v"],
+        "additionalProperties": False,
+    }
     out, losses = _ok("openai-strict", disjoint)
-    assert "anyOf" in out["properties"]["v"] and losses == []
-    overlapping = {"type": "object", "properties": {"v": {"oneOf": [{"type": "number"}, {"type": "integer"}]}},
-                   "required": ["v"], "additionalProperties": False}
-    assert any(loss.keyword == "oneOf" and loss.action == "relaxed" for loss in _ok("openai-strict", overlapping)[1])
+    assert "anyOf" in out["properties"]["v"] and [loss.action for loss in losses] == ["renamed"]
+    overlapping = {
+        "type": "object",
+        "properties": {"v": {"oneOf": [{"type": "number"}, {"type": "integer"}]}},
+        "required": ["v"],
+        "additionalProperties": False,
+    }
+    assert any(
+        loss.keyword == "oneOf" and loss.action == "relaxed" for loss in _ok("openai-strict", overlapping)[1]
+    )
 
 
 # --- anthropic -----------------------------------------------------------------------------------
@@ -151,7 +176,10 @@ def test_openai_strict_turns_oneof_into_anyof_exactly_when_members_cannot_overla
 def test_anthropic_merges_a_root_allof_and_keeps_nested_refs_with_siblings() -> None:
     schema = {
         "allOf": [{"$ref": "#/$defs/Base"}, {"properties": {"b": {"$ref": "#/$defs/S", "description": "d"}}}],
-        "$defs": {"Base": {"type": "object", "properties": {"a": {"type": "string"}}}, "S": {"type": "string"}},
+        "$defs": {
+            "Base": {"type": "object", "properties": {"a": {"type": "string"}}},
+            "S": {"type": "string"},
+        },
     }
     out, losses = _ok("anthropic", schema)
     assert "allOf" not in out and set(out["properties"]) == {"a", "b"}
@@ -160,8 +188,12 @@ def test_anthropic_merges_a_root_allof_and_keeps_nested_refs_with_siblings() -> 
 
 
 def test_anthropic_strict_states_numeric_bounds_in_the_description() -> None:
-    schema = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 5}},
-              "required": ["n"], "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 5}},
+        "required": ["n"],
+        "additionalProperties": False,
+    }
     out, losses = _ok("anthropic-strict", schema)
     n = out["properties"]["n"]
     assert "minimum" not in n and "minimum: 1" in n["description"] and "maximum: 5" in n["description"]
@@ -169,9 +201,14 @@ def test_anthropic_strict_states_numeric_bounds_in_the_description() -> None:
 
 
 def test_anthropic_strict_refuses_a_recursive_schema() -> None:
-    schema = {"type": "object", "properties": {"n": {"$ref": "#/$defs/N"}}, "additionalProperties": False,
-              "$defs": {"N": {"type": "object", "properties": {"n": {"$ref": "#/$defs/N"}},
-                              "additionalProperties": False}}}
+    schema = {
+        "type": "object",
+        "properties": {"n": {"$ref": "#/$defs/N"}},
+        "additionalProperties": False,
+        "$defs": {
+            "N": {"type": "object", "properties": {"n": {"$ref": "#/$defs/N"}}, "additionalProperties": False}
+        },
+    }
     assert "recursive" in (apply_dialect("anthropic-strict", schema).refusal or "")
 
 
@@ -181,8 +218,11 @@ def test_anthropic_strict_refuses_a_recursive_schema() -> None:
 def test_gemini_openapi_inlines_references_and_writes_null_as_nullable() -> None:
     schema = {
         "type": "object",
-        "properties": {"a": {"$ref": "#/$defs/S"}, "b": {"type": ["string", "null"]},
-                       "c": {"anyOf": [{"type": "integer"}, {"type": "null"}]}},
+        "properties": {
+            "a": {"$ref": "#/$defs/S"},
+            "b": {"type": ["string", "null"]},
+            "c": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+        },
         "$defs": {"S": {"type": "string", "format": "date-time"}},
     }
     out, _ = _ok("gemini-openapi", schema)
@@ -194,7 +234,10 @@ def test_gemini_openapi_inlines_references_and_writes_null_as_nullable() -> None
 
 
 def test_gemini_openapi_keeps_string_enums_and_states_others_in_the_description() -> None:
-    schema = {"type": "object", "properties": {"s": {"enum": ["x", "y"]}, "n": {"type": "integer", "enum": [1, 2]}}}
+    schema = {
+        "type": "object",
+        "properties": {"s": {"enum": ["x", "y"]}, "n": {"type": "integer", "enum": [1, 2]}},
+    }
     out, losses = _ok("gemini-openapi", schema)
     assert out["properties"]["s"] == {"type": "string", "enum": ["x", "y"]}
     assert "enum" not in out["properties"]["n"] and "[1, 2]" in out["properties"]["n"]["description"]
@@ -202,16 +245,20 @@ def test_gemini_openapi_keeps_string_enums_and_states_others_in_the_description(
 
 
 def test_gemini_openapi_reports_dropping_additional_properties_false() -> None:
-    out, losses = _ok("gemini-openapi", {"type": "object", "properties": {"a": {"type": "string"}},
-                                         "additionalProperties": False})
+    out, losses = _ok(
+        "gemini-openapi",
+        {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False},
+    )
     assert "additionalProperties" not in out
     assert [(loss.keyword, loss.action) for loss in losses] == [("additionalProperties", "dropped")]
 
 
 def test_gemini_openapi_writes_an_integer_exclusive_minimum_as_an_exact_minimum() -> None:
-    out, losses = _ok("gemini-openapi", {"type": "object", "properties": {"n": {"type": "integer",
-                                                                               "exclusiveMinimum": 0}}})
-    assert out["properties"]["n"] == {"type": "integer", "minimum": 1} and losses == []
+    out, losses = _ok(
+        "gemini-openapi", {"type": "object", "properties": {"n": {"type": "integer", "exclusiveMinimum": 0}}}
+    )
+    assert out["properties"]["n"] == {"type": "integer", "minimum": 1}
+    assert all(loss.exact for loss in losses)
 
 
 def test_gemini_openapi_refuses_recursion_and_free_form_objects() -> None:
@@ -222,8 +269,11 @@ def test_gemini_openapi_refuses_recursion_and_free_form_objects() -> None:
 
 
 def test_gemini_json_schema_moves_disallowed_ref_siblings_under_allof() -> None:
-    schema = {"type": "object", "properties": {"a": {"$ref": "#/$defs/S", "description": "d", "minLength": 2}},
-              "$defs": {"S": {"type": "string"}}}
+    schema = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/S", "description": "d", "minLength": 2}},
+        "$defs": {"S": {"type": "string"}},
+    }
     out, losses = _ok("gemini-json-schema", schema)
     assert out["properties"]["a"] == {"description": "d", "minLength": 2, "allOf": [{"$ref": "#/$defs/S"}]}
     assert losses == []
@@ -232,3 +282,9 @@ def test_gemini_json_schema_moves_disallowed_ref_siblings_under_allof() -> None:
 def test_gemini_json_schema_refuses_a_reference_that_does_not_resolve() -> None:
     schema = {"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}}
     assert "does not resolve" in (apply_dialect("gemini-json-schema", schema).refusal or "")
+
+
+def test_a_format_on_a_number_is_kept_where_the_provider_reads_it() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "format": "int32"}}}
+    assert _ok("gemini-openapi", schema)[0]["properties"]["n"] == {"type": "integer", "format": "int32"}
+    assert _ok("moonshot", schema)[0]["properties"]["n"] == {"type": "integer", "format": "int32"}

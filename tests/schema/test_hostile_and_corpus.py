@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from adapters.schema import DIALECTS, PassResult, apply_dialect
-from adapters.schema import safe_json
+from adapters.schema import DIALECTS, Dialect, PassResult, apply_dialect, safe_json
+from adapters.schema.audit import dropped_constraints
 from tests._corpus import corpus_files, corpus_path
 
 CORPUS_SCHEMAS = corpus_files("schemas/*/*.json")
@@ -48,7 +48,7 @@ def _bounded(result: PassResult) -> None:
 
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_a_20000_deep_schema_built_in_memory_is_closed_or_refused(dialect: str) -> None:
+def test_a_20000_deep_schema_built_in_memory_is_closed_or_refused(dialect: Dialect) -> None:
     _bounded(apply_dialect(dialect, _deep(20_000)))
 
 
@@ -64,7 +64,7 @@ def test_a_20000_deep_schema_read_from_a_file_is_closed_or_refused_by_every_dial
 
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_a_reference_bomb_comes_back_bounded(dialect: str) -> None:
+def test_a_reference_bomb_comes_back_bounded(dialect: Dialect) -> None:
     result = apply_dialect(dialect, _ref_bomb(40))
     if result.schema_ is not None and not any(loss.action == "closed-by-budget" for loss in result.losses):
         # a dialect that keeps references never expands the bomb: the output stays small
@@ -76,11 +76,20 @@ def test_a_reference_bomb_comes_back_bounded(dialect: str) -> None:
 @pytest.mark.parametrize("dialect", DIALECTS)
 @pytest.mark.parametrize(
     "value",
-    [None, [], "object", 3, {"type": "object", "properties": []}, {"type": "object", "required": None},
-     {"type": "object", "properties": {"a": 5}}, {"type": "object", "properties": {"a": {"anyOf": []}}},
-     {"type": "object", "properties": {"a": {"$ref": 7}}}, {"type": "object", "properties": {"a": {"type": []}}}],
+    [
+        None,
+        [],
+        "object",
+        3,
+        {"type": "object", "properties": []},
+        {"type": "object", "required": None},
+        {"type": "object", "properties": {"a": 5}},
+        {"type": "object", "properties": {"a": {"anyOf": []}}},
+        {"type": "object", "properties": {"a": {"$ref": 7}}},
+        {"type": "object", "properties": {"a": {"type": []}}},
+    ],
 )
-def test_malformed_parameters_are_refused_with_a_reason(dialect: str, value: Any) -> None:
+def test_malformed_parameters_are_refused_with_a_reason(dialect: Dialect, value: Any) -> None:
     result = apply_dialect(dialect, value)
     assert result.refusal and result.schema_ is None
 
@@ -88,7 +97,7 @@ def test_malformed_parameters_are_refused_with_a_reason(dialect: str, value: Any
 @pytest.mark.corpus
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_every_corpus_schema_gets_an_answer_without_being_modified(dialect: str) -> None:
+def test_every_corpus_schema_gets_an_answer_without_being_modified(dialect: Dialect) -> None:
     assert len(CORPUS_SCHEMAS) == 172
     for path in CORPUS_SCHEMAS:
         schema = json.loads(path.read_text())["parameters"]
@@ -102,7 +111,7 @@ def test_every_corpus_schema_gets_an_answer_without_being_modified(dialect: str)
 
 @pytest.mark.corpus
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_the_raw_bfcl_negative_controls_are_refused_naming_the_pseudo_type(dialect: str) -> None:
+def test_the_raw_bfcl_negative_controls_are_refused_naming_the_pseudo_type(dialect: Dialect) -> None:
     manifest = corpus_path("schemas", "MANIFEST.jsonl")
     controls = [
         json.loads(line)["path"]
@@ -115,4 +124,21 @@ def test_the_raw_bfcl_negative_controls_are_refused_naming_the_pseudo_type(diale
         result = apply_dialect(dialect, schema)
         assert result.refusal is not None, relative
         assert "is not a JSON Schema type" in result.refusal
-        assert any(f"'{name}'" in result.refusal for name in ("dict", "float", "tuple", "any", "HashMap", "String"))
+        assert any(
+            f"'{name}'" in result.refusal for name in ("dict", "float", "tuple", "any", "HashMap", "String")
+        )
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_no_corpus_constraint_disappears_without_a_reported_loss(dialect: Dialect) -> None:
+    silent = {}
+    for path in CORPUS_SCHEMAS:
+        schema = json.loads(path.read_text())["parameters"]
+        result = apply_dialect(dialect, schema)
+        if result.schema_ is None:
+            continue
+        missing = dropped_constraints(schema, result.schema_) - {loss.keyword for loss in result.losses}
+        if missing:
+            silent[path.name] = sorted(missing)
+    assert silent == {}

@@ -173,7 +173,7 @@ def test_the_depth_budget_closes_a_deep_schema_without_references() -> None:
 
 def test_the_node_budget_closes_a_wide_schema_without_references() -> None:
     schema = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(500)}}
-    out, losses = _moonshot(schema, Budgets(max_depth=10**6, max_nodes=100, max_expansions=10**9))
+    _, losses = _moonshot(schema, Budgets(max_depth=10**6, max_nodes=100, max_expansions=10**9))
     closed = [loss for loss in losses if loss.action == "closed-by-budget"]
     assert closed and all("node" in loss.detail for loss in closed)
     assert len(closed) == 500 - 99

@@ -22,7 +22,7 @@ from hypothesis_jsonschema._canonicalise import HypothesisRefResolutionError
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from adapters.schema import DIALECTS, PassResult, apply_dialect
+from adapters.schema import DIALECTS, Dialect, PassResult, apply_dialect
 from adapters.schema.openapi import as_json_schema
 from tests.schema.strategies import lean_tool_schemas, tool_schemas
 
@@ -30,14 +30,16 @@ _FAST = settings(max_examples=120, deadline=None, suppress_health_check=list(Hea
 _FIDELITY = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 
 
-def _meaning(dialect: str, schema: dict[str, Any]) -> dict[str, Any]:
+def _meaning(dialect: Dialect, schema: dict[str, Any]) -> dict[str, Any]:
     return as_json_schema(schema) if dialect == "gemini-openapi" else schema
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 @_FAST
 @given(schema=tool_schemas())
-def test_a_pass_never_raises_never_mutates_and_is_idempotent(dialect: str, schema: dict[str, Any]) -> None:
+def test_a_pass_never_raises_never_mutates_and_is_idempotent(
+    dialect: Dialect, schema: dict[str, Any]
+) -> None:
     before = copy.deepcopy(schema)
     first = apply_dialect(dialect, schema)
     assert schema == before
@@ -51,7 +53,14 @@ def test_a_pass_never_raises_never_mutates_and_is_idempotent(dialect: str, schem
     assert second.schema_ == first.schema_
 
 
-_CANNOT_GENERATE = (InvalidArgument, HypothesisRefResolutionError, RecursionError, ValueError, TypeError, KeyError)
+_CANNOT_GENERATE = (
+    InvalidArgument,
+    HypothesisRefResolutionError,
+    RecursionError,
+    ValueError,
+    TypeError,
+    KeyError,
+)
 
 
 def _instances(data: Any, schema: dict[str, Any], label: str) -> Any:
@@ -72,7 +81,7 @@ def _instances(data: Any, schema: dict[str, Any], label: str) -> Any:
 @_FIDELITY
 @given(schema=lean_tool_schemas(), data=st.data())
 def test_a_rewrite_that_reports_no_loss_keeps_every_valid_call_and_admits_no_new_one(
-    dialect: str, schema: dict[str, Any], data: Any
+    dialect: Dialect, schema: dict[str, Any], data: Any
 ) -> None:
     result = apply_dialect(dialect, schema)
     assume(result.schema_ is not None)

@@ -9,18 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.contract import ToolCall, ToolSpec
-from adapters.schema import DIALECTS, map_names, prepare_tools
+from adapters.schema import DIALECTS, Dialect, map_names, prepare_tools
 from adapters.schema.names import NAME_RULES
 
-NAMES = st.text(
-    alphabet=st.sampled_from("ab1._-:/ é€" + "x" * 3), min_size=0, max_size=90
-)
+NAMES = st.text(alphabet=st.sampled_from("ab1._-:/ é€" + "x" * 3), min_size=0, max_size=90)
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 @settings(max_examples=60, deadline=None)
 @given(names=st.lists(NAMES, max_size=8))
-def test_mapped_names_fit_the_provider_are_distinct_and_stable(dialect: str, names: list[str]) -> None:
+def test_mapped_names_fit_the_provider_are_distinct_and_stable(dialect: Dialect, names: list[str]) -> None:
     mapping = map_names(dialect, names)
     rule = NAME_RULES[dialect]
     sent = list(mapping.wire.values())
@@ -50,7 +48,9 @@ def test_two_names_that_map_alike_stay_distinct() -> None:
 
 
 def test_a_renamed_tool_is_reported_and_its_calls_come_back_under_the_original_name() -> None:
-    tools = prepare_tools("openai", [ToolSpec(name="fs.read", parameters={"type": "object", "properties": {}})])
+    tools = prepare_tools(
+        "openai", [ToolSpec(name="fs.read", parameters={"type": "object", "properties": {}})]
+    )
     sent_name = tools.wire_name("fs.read")
     assert re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", sent_name)
     assert tools.tools[0].losses[0].action == "renamed"
@@ -63,7 +63,11 @@ def test_restore_turns_strict_nulls_back_into_omitted_fields_only_where_the_pass
         name="search",
         parameters={
             "type": "object",
-            "properties": {"q": {"type": "string"}, "limit": {"type": "integer"}, "cursor": {"type": ["string", "null"]}},
+            "properties": {
+                "q": {"type": "string"},
+                "limit": {"type": "integer"},
+                "cursor": {"type": ["string", "null"]},
+            },
             "required": ["q"],
         },
     )
@@ -87,8 +91,9 @@ def test_tools_past_the_providers_cap_are_refused() -> None:
 def test_anthropic_strict_refuses_tools_past_the_optional_property_ceiling() -> None:
     def tool(i: int) -> ToolSpec:
         props = {f"p{j}": {"type": "string"} for j in range(10)}
-        return ToolSpec(name=f"t{i}", parameters={"type": "object", "properties": props,
-                                                  "additionalProperties": False})
+        return ToolSpec(
+            name=f"t{i}", parameters={"type": "object", "properties": props, "additionalProperties": False}
+        )
 
     tools = prepare_tools("anthropic-strict", [tool(i) for i in range(3)])
     assert [t.refusal is None for t in tools.tools] == [True, True, False]

@@ -27,7 +27,8 @@ def test_the_iterative_parser_reads_what_json_reads(value: Any, indent: int | No
 
 
 @pytest.mark.parametrize(
-    "text", ['{"a":1,}', "[1,]", '{"a" 1}', "[1 2]", "{1:2}", "[", '{"a":1}}', '{"a":1} x', "", "01", '{"a":}']
+    "text",
+    ['{"a":1,}', "[1,]", '{"a" 1}', "[1 2]", "{1:2}", "[", '{"a":1}}', '{"a":1} x', "", "01", '{"a":}'],
 )
 def test_invalid_json_is_a_decode_error(text: str) -> None:
     with pytest.raises(json.JSONDecodeError):
