@@ -49,7 +49,7 @@ from adapters.schema._rules import (
     split_by_type,
     type_into_members,
 )
-from adapters.schema._vocab import TYPE_ORDER, type_set
+from adapters.schema._vocab import TYPE_ORDER, TYPED_KEYWORDS, type_set
 
 _ALLOWED = frozenset(
     {
@@ -78,6 +78,12 @@ _ALLOWED = frozenset(
     }
 )
 _FORMATS = {"string": {"enum", "date-time"}, "number": {"float", "double"}, "integer": {"int32", "int64"}}
+_LEAF_KEYWORDS = {
+    t: frozenset({"type", "description", "title", "default", "example"})
+    | (TYPED_KEYWORDS[t] & _ALLOWED) - {"format"}
+    for t in ("string", "integer", "number")
+}
+_LEAF_KEYWORDS["boolean"] = frozenset({"type", "description", "title", "default", "example"})
 _PROPERTY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
@@ -115,9 +121,15 @@ class GeminiOpenAPIRules(Rules):
 
     def shape(self, e: Engine, view: View, task: Task) -> Any:
         e.check_common(view)
+        kw = view.kw
+        t = kw.get("type")
+        leaf_ok = _LEAF_KEYWORDS.get(t) if type(t) is str else None
+        if leaf_ok is not None and kw.keys() <= leaf_ok and not task.flags & NULLABLE:
+            # the common case: a scalar whose every keyword the subset has as it is
+            return dict(kw)
         if task.flags & ROOT:
             root_object(e, view)
-        kw = view.kw
+            kw = view.kw
         props = kw.get("properties")
         if isinstance(props, dict):
             for name in props:
@@ -232,7 +244,6 @@ class GeminiOpenAPIRules(Rules):
 
     def _object_and_array(self, e: Engine, view: View, task: Task, single: str) -> None:
         kw = view.kw
-        where = P.to_str(view.ptr) or "/"
         if single == "object":
             extra = kw.pop("additionalProperties", None)
             if extra is not None and not all(layer.node is True or layer.node == {} for layer in extra):
@@ -246,15 +257,14 @@ class GeminiOpenAPIRules(Rules):
             if not kw.get("properties"):
                 if not task.flags & ROOT:
                     raise Refused(
-                        f"the object at {where} declares no properties (a free-form object); {self.label} "
-                        "needs "
-                        "non-empty properties on every object (§6)"
+                        f"the object at {P.to_str(view.ptr) or '/'} declares no properties (a free-form "
+                        f"object); {self.label} needs non-empty properties on every object (§6)"
                     )
                 kw["properties"] = {}
         if single == "array" and "items" not in kw:
             raise Refused(
-                f"the array at {where} has no items schema; {self.label} needs the element type (an array of "
-                "any value cannot be written)"
+                f"the array at {P.to_str(view.ptr) or '/'} has no items schema; {self.label} needs the "
+                "element type (an array of any value cannot be written)"
             )
 
     def _bounds(self, e: Engine, view: View, single: str, notes: dict[str, Any]) -> None:

@@ -127,6 +127,7 @@ class StrictRules(Rules):
     keep: frozenset[str] = frozenset()
     formats: frozenset[str] = frozenset()
     all_required = False
+    _leaf_keywords: dict[str, frozenset[str]] = {}
 
     def ref_action(self, e: Engine, task: Task, layers: list[Layer], i: int) -> int:
         siblings = e.sibling_keywords(layers, i)
@@ -147,9 +148,17 @@ class StrictRules(Rules):
 
     def shape(self, e: Engine, view: View, task: Task) -> Any:
         e.check_common(view)
+        kw = view.kw
+        t = kw.get("type")
+        leaf_ok = self._leaf_keywords.get(t) if type(t) is str else None
+        if leaf_ok is not None and kw.keys() <= leaf_ok:
+            # the common case: a scalar whose every keyword this mode keeps as it is
+            leaf = dict(kw)
+            self.after_shape(e, view, leaf)
+            return leaf
         if task.flags & ROOT:
             root_object(e, view)
-        kw = view.kw
+            kw = view.kw
         ref = kw.pop("$ref", None)
         if ref is not None and not kw:
             return {"$ref": e.ref_out(ref, task)}
@@ -255,21 +264,18 @@ class StrictRules(Rules):
 
     def _check_object(self, e: Engine, view: View, task: Task) -> None:
         kw = view.kw
-        where = P.to_str(view.ptr) or "/"
         state = _ap_state(kw.get("additionalProperties"))
         if state in ("open", "schema") or "patternProperties" in kw:
             what = "patternProperties" if "patternProperties" in kw else f"additionalProperties ({state})"
             raise Refused(
-                f"the object at {where} is free-form ({what}); {self.label} closes every object, so it "
-                "cannot be "
-                "expressed (§13.5)"
+                f"the object at {P.to_str(view.ptr) or '/'} is free-form ({what}); {self.label} closes "
+                "every object, so it cannot be expressed (§13.5)"
             )
         props = kw.get("properties")
         if not props and not task.flags & ROOT and state != "closed":
             raise Refused(
-                f"the object at {where} declares no properties (a free-form object); {self.label} closes "
-                "every "
-                "object, so it cannot be expressed (§13.5)"
+                f"the object at {P.to_str(view.ptr) or '/'} declares no properties (a free-form object); "
+                f"{self.label} closes every object, so it cannot be expressed (§13.5)"
             )
         if state == "absent":
             e.closed.append(P.to_str(task.out_ptr))
@@ -313,11 +319,23 @@ class StrictRules(Rules):
         """Keywords a dialect supports only with some values."""
 
 
+def _leaf_keywords(keep: frozenset[str]) -> dict[str, frozenset[str]]:
+    """Per scalar type: the keywords a node may have to be copied unchanged (the fast path)."""
+    from adapters.schema._vocab import TYPED_KEYWORDS
+
+    general = frozenset({"type", "description", "title", "enum"}) & keep
+    return {
+        t: general | (TYPED_KEYWORDS.get(t, frozenset()) & keep) - {"format", "pattern"}
+        for t in ("string", "integer", "number", "boolean", "null")
+    }
+
+
 class OpenAIStrictRules(StrictRules):
     name = "openai-strict"
     label = "OpenAI strict mode"
     keep = _OPENAI_KEEP
     formats = _OPENAI_FORMATS
+    _leaf_keywords = _leaf_keywords(_OPENAI_KEEP)
     all_required = True
     flatten_allof = True
 
@@ -389,6 +407,8 @@ class AnthropicStrictRules(StrictRules):
     label = "Anthropic strict tool use"
     keep = _ANTHROPIC_KEEP
     formats = _ANTHROPIC_FORMATS
+    # (enum members must be primitive here, which the full path checks)
+    _leaf_keywords = _leaf_keywords(_ANTHROPIC_KEEP - {"enum"})
 
     def ref_action(self, e: Engine, task: Task, layers: list[Layer], i: int) -> int:
         action = super().ref_action(e, task, layers, i)
