@@ -103,7 +103,4 @@ def is_our_server(record: ServerRecord) -> bool:
     cmdline = process_cmdline(record.pid)
     if not cmdline or record.binary not in cmdline:
         return False
-    return any(
-        arg == "--port" and value == str(record.port)
-        for arg, value in itertools.pairwise(cmdline)
-    )
+    return any(arg == "--port" and value == str(record.port) for arg, value in itertools.pairwise(cmdline))
