@@ -152,6 +152,7 @@ class Engine:
         self.made_nullable: dict[str, list[str]] = {}
         self.made_required: dict[str, list[str]] = {}
         self.closed: list[str] = []
+        self._out_pointers: dict[P.Ptr, str] = {}
         self.state: dict[str, Any] = {}
         """Scratch space a dialect may use for one pass (counters for its limits)."""
         if rules.ref_mode == DEFS_MODE and isinstance(root, dict):
@@ -650,8 +651,12 @@ class Engine:
                         f"type {name!r} at {view.at('type')} is not a JSON Schema type "
                         "(one of array, boolean, integer, null, number, object, string)"
                     )
-        required = kw.get("required", [])
-        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        if _CHECKED.isdisjoint(kw):
+            return
+        required = kw.get("required", ())
+        if required != () and (
+            not isinstance(required, list) or not all(isinstance(r, str) for r in required)
+        ):
             raise Refused(f"required at {view.at('required')} must be an array of property names")
         if "enum" in kw and not isinstance(kw["enum"], list):
             raise Refused(f"enum at {view.at('enum')} must be an array")
@@ -674,14 +679,19 @@ class Engine:
                     f"literal nests deeper than {literal_limit} levels: dropped",
                 )
 
-    def ptr_str(self, task: Task) -> str:
-        return P.to_str(task.out_ptr)
+    def out_pointer(self, ptr: P.Ptr) -> str:
+        """The string of an output pointer, computed once per node (several records use it)."""
+        cached = self._out_pointers.get(ptr)
+        if cached is None:
+            cached = self._out_pointers[ptr] = P.to_str(ptr)
+        return cached
 
 
 _NO_ARGUMENT_CHANGES = ArgumentMap()
 _MISSING: Any = object()
 _DRAFT4_BOUNDS = (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum"))
 _LITERALS = ("enum", "const", "default", "examples")
+_CHECKED = frozenset({"required", "enum", "exclusiveMinimum", "exclusiveMaximum", *_LITERALS})
 _ROOT_INLINE = "the root must be an object schema, not a reference"
 _MEMBER_DROPS = frozenset({"description", "title", "default", "examples", "$comment"})
 

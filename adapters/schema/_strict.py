@@ -222,7 +222,7 @@ class StrictRules(Rules):
             if self.all_required or "required" in out or required_keys:
                 out["required"] = required_keys
             out["additionalProperties"] = False
-            pointer = P.to_str(task.out_ptr)
+            pointer = e.out_pointer(task.out_ptr)
             if self.all_required and optional:
                 e.made_required[pointer] = optional
         if notes:
@@ -278,7 +278,7 @@ class StrictRules(Rules):
                 f"{self.label} closes every object, so it cannot be expressed (§13.5)"
             )
         if state == "absent":
-            e.closed.append(P.to_str(task.out_ptr))
+            e.closed.append(e.out_pointer(task.out_ptr))
             e.loss(
                 P.join(P.to_str(view.ptr), "additionalProperties"),
                 "additionalProperties",
@@ -384,7 +384,7 @@ class OpenAIStrictRules(StrictRules):
                 "sends null to omit it and an explicit null can no longer be told from an omission",
             )
             return out
-        e.made_nullable.setdefault(P.to_str(parent), []).append(key)
+        e.made_nullable.setdefault(e.out_pointer(parent), []).append(key)
         if isinstance(out, dict):
             simple = not ({"anyOf", "$ref", "const", "allOf"} & out.keys())
             types = type_set(out.get("type"))
