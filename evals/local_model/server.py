@@ -68,7 +68,8 @@ def port_is_open(port: int, host: str = config.HOST) -> bool:
 def health(port: int, timeout: float = 2.0) -> int | None:
     """The HTTP status of `/health` (200 ready, 503 loading), or None when nothing answers."""
     try:
-        return httpx2.get(f"{config.base_url(port)}/health", timeout=timeout).status_code
+        # trust_env=False: a proxy configured for the outside world must not see loopback calls.
+        return httpx2.get(f"{config.base_url(port)}/health", timeout=timeout, trust_env=False).status_code
     except httpx2.HTTPError:
         return None
 
