@@ -78,6 +78,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 256
+    """The listen backlog: a whole run's episodes connect at once (the default 5 refuses some)."""
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hung up (a timeout test, a cut stream) is no server error."""
