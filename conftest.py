@@ -8,8 +8,15 @@ pytest_plugins = ("evals.cassettes.pytest_plugin",)  # --cassette-mode replay|re
 
 # Tests never talk to real providers: make sure no ambient key leaks into a request or cassette.
 for _name in (
-    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AZURE_OPENAI_API_KEY",
-    "MOONSHOT_API_KEY", "MIMO_API_KEY", "OPENAI_COMPATIBLE_API_KEY", "VERTEX_API_KEY",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "AZURE_OPENAI_API_KEY",
+    "MOONSHOT_API_KEY",
+    "MIMO_API_KEY",
+    "OPENAI_COMPATIBLE_API_KEY",
+    "VERTEX_API_KEY",
 ):
     if os.environ.get(_name) and not os.environ.get("XPEVAL_LIVE"):
         os.environ.pop(_name)

@@ -98,8 +98,22 @@ class Usage(_Model):
 
 
 _RETRYABLE_STREAM_TYPES = frozenset(
-    {"overloaded_error", "api_error", "rate_limit_error", "server_error", "internal_server_error",
-     "resource_exhausted", "unavailable", "internal", "429", "500", "502", "503", "504", "529"}
+    {
+        "overloaded_error",
+        "api_error",
+        "rate_limit_error",
+        "server_error",
+        "internal_server_error",
+        "resource_exhausted",
+        "unavailable",
+        "internal",
+        "429",
+        "500",
+        "502",
+        "503",
+        "504",
+        "529",
+    }
 )
 
 

@@ -169,7 +169,9 @@ def validate_registry(registry: Mapping[str, RegistryEntry]) -> None:
         if isinstance(entry, DirectEntry) and entry.wire not in WIRE_NAMES:
             raise RegistryError(f"Adapter {adapter_id} names an unknown wire: {entry.wire}")
         if entry.schema_dialect is not None and entry.schema_dialect not in DIALECTS:
-            raise RegistryError(f"Adapter {adapter_id} names an unknown schema dialect: {entry.schema_dialect}")
+            raise RegistryError(
+                f"Adapter {adapter_id} names an unknown schema dialect: {entry.schema_dialect}"
+            )
         if not callable(entry.factory):
             raise RegistryError(f"Adapter {adapter_id} has no factory")
         effective_contract(adapter_id, registry)

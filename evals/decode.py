@@ -9,7 +9,7 @@ from typing import Any
 
 from adapters.adapter import AdapterSettings
 from adapters.contract import WIRE_NAMES, TurnResult, WireName
-from adapters.registry import direct_adapter_for_wire, create_adapter
+from adapters.registry import create_adapter, direct_adapter_for_wire
 from evals.cassettes.format import Interaction
 from evals.cassettes.transport import InOrderReplay
 from evals.errors import UserError

@@ -17,7 +17,14 @@ from pydantic import RootModel, model_validator
 from adapters.contract import Message, ProviderError, ToolCall, TurnResult, Usage
 from evals.cases import Case
 from evals.cases.scripted import scripted_handler
-from evals.runtime import AgentLoop, ApprovalDecision, ApprovalRequest, ToolDefinition, ToolRegistry, ToolRouter
+from evals.runtime import (
+    AgentLoop,
+    ApprovalDecision,
+    ApprovalRequest,
+    ToolDefinition,
+    ToolRegistry,
+    ToolRouter,
+)
 from evals.runtime.loop import TurnTaker
 
 MULTI_STEP_CATEGORIES = frozenset({"multi_turn", "approval"})
@@ -95,7 +102,9 @@ def simulated_human(case: Case) -> Callable[[ApprovalRequest], ApprovalDecision]
     decisions = dict(case.approvals)
 
     def decide(request: ApprovalRequest) -> ApprovalDecision:
-        return ApprovalDecision(approved=decisions.get(request.call.name) == "approve", approver="case-script")
+        return ApprovalDecision(
+            approved=decisions.get(request.call.name) == "approve", approver="case-script"
+        )
 
     return decide
 
@@ -116,8 +125,15 @@ async def play_case(
         return outcome
 
     registry, router = case_tools(case)
-    loop = AgentLoop(adapter, registry, router, model=model, max_steps=max_steps, stream=stream,
-                     approval_policy=simulated_human(case))
+    loop = AgentLoop(
+        adapter,
+        registry,
+        router,
+        model=model,
+        max_steps=max_steps,
+        stream=stream,
+        approval_policy=simulated_human(case),
+    )
     conversation: list[Message] = []
     for turn in case.turns:
         conversation = [*conversation, *turn.messages]

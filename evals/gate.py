@@ -9,7 +9,6 @@ tolerance. Rising error and malformed rates count as drops.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,31 +66,49 @@ def read_baseline(path: Path) -> dict[str, Any]:
         raise UserError(f"baseline {path} does not exist (create it with --update-baseline)") from None
     except ValueError as exc:
         raise UserError(f"baseline {path} is not valid JSON: {exc}") from exc
-    if not isinstance(document, dict) or document.get("version") != BASELINE_VERSION or "rows" not in document:
+    if (
+        not isinstance(document, dict)
+        or document.get("version") != BASELINE_VERSION
+        or "rows" not in document
+    ):
         raise UserError(f"baseline {path} is not an xpeval baseline (version {BASELINE_VERSION})")
     return document
 
 
-def evaluate(frame: pd.DataFrame, card: pd.DataFrame, baseline: dict[str, Any] | None,
-             tolerance: float = 0.0) -> GateReport:
+def evaluate(
+    frame: pd.DataFrame, card: pd.DataFrame, baseline: dict[str, Any] | None, tolerance: float = 0.0
+) -> GateReport:
     """Every check the gate makes, passed or not."""
     report = GateReport()
     broken = frame[frame["error_kind"].isin(CONFORMANCE_KINDS)] if not frame.empty else frame
     for _, r in broken.iterrows():
-        report.findings.append(Finding(
-            key=row_key(r["source"], r["adapter"], r["model"]), metric=f"conformance:{r['case_id']}", ok=False,
-            message=f"{r['adapter']} / {r['case_id']}: {r['reason']}",
-        ))
+        report.findings.append(
+            Finding(
+                key=row_key(r["source"], r["adapter"], r["model"]),
+                metric=f"conformance:{r['case_id']}",
+                ok=False,
+                message=f"{r['adapter']} / {r['case_id']}: {r['reason']}",
+            )
+        )
     if not len(broken):
-        report.findings.append(Finding(key="*", metric="conformance", ok=True,
-                                       message=f"{len(frame)} episodes, no conformance failure"))
+        report.findings.append(
+            Finding(
+                key="*",
+                metric="conformance",
+                ok=True,
+                message=f"{len(frame)} episodes, no conformance failure",
+            )
+        )
     if baseline is None:
         return report
     current = baseline_from(card)["rows"]
     for key, metrics in baseline["rows"].items():
         if key not in current:
-            report.findings.append(Finding(key=key, metric="present", ok=False,
-                                           message=f"{key}: in the baseline but not in this run"))
+            report.findings.append(
+                Finding(
+                    key=key, metric="present", ok=False, message=f"{key}: in the baseline but not in this run"
+                )
+            )
             continue
         for rate, base in metrics.items():
             now = current[key].get(rate)
@@ -112,8 +129,10 @@ def _compare(key: str, rate: str, base: dict[str, int], now: dict[str, int], tol
     separated = (lo1 > hi0) if rate in LOWER_IS_BETTER else (hi1 < lo0)
     beyond_tolerance = tolerance > 0 and drop > tolerance
     ok = not (worse and (separated or beyond_tolerance))
-    message = (f"{key} {rate}: {p0:.1%} ({base['k']}/{base['n']}) -> {p1:.1%} ({now['k']}/{now['n']})"
-               f"{'' if ok else ' — worse beyond noise'}")
+    message = (
+        f"{key} {rate}: {p0:.1%} ({base['k']}/{base['n']}) -> {p1:.1%} ({now['k']}/{now['n']})"
+        f"{'' if ok else ' — worse beyond noise'}"
+    )
     return Finding(key, rate, ok, message)
 
 
@@ -142,15 +161,17 @@ def step_summary(report: GateReport) -> str:
 
 
 def junit_xml(report: GateReport) -> str:
-    suite = ElementTree.Element("testsuite", name="xpeval-gate", tests=str(len(report.findings)),
-                                failures=str(len(report.failures)), errors="0")
+    suite = ElementTree.Element(
+        "testsuite",
+        name="xpeval-gate",
+        tests=str(len(report.findings)),
+        failures=str(len(report.failures)),
+        errors="0",
+    )
     for finding in report.findings:
         case = ElementTree.SubElement(suite, "testcase", classname=finding.key, name=finding.metric)
         if not finding.ok:
             failure = ElementTree.SubElement(case, "failure", message=finding.message[:500])
             failure.text = finding.message
-    return ElementTree.tostring(ElementTree.ElementTree(suite).getroot(), encoding="unicode", xml_declaration=True)
+    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True)
 
-
-def _is_nan(value: float) -> bool:
-    return isinstance(value, float) and math.isnan(value)

@@ -55,7 +55,9 @@ def parse_models(specs: Sequence[str], adapters: Sequence[str]) -> dict[str, lis
                 adapter_id, model = (x.strip() for x in item.split("=", 1))
                 get_entry(adapter_id)
                 if adapter_id not in chosen:
-                    raise UserError(f"--models {item}: adapter {adapter_id} is not among the selected adapters")
+                    raise UserError(
+                        f"--models {item}: adapter {adapter_id} is not among the selected adapters"
+                    )
                 chosen[adapter_id].append(model)
             else:
                 for adapter_id in chosen:
@@ -66,7 +68,8 @@ def parse_models(specs: Sequence[str], adapters: Sequence[str]) -> dict[str, lis
 def select_cases(cases: Sequence[Case], patterns: Sequence[str], categories: Sequence[str]) -> list[Case]:
     """Cases whose id matches any pattern (glob) and whose category is listed (empty: all)."""
     selected = [
-        case for case in cases
+        case
+        for case in cases
         if (not patterns or any(fnmatch.fnmatchcase(case.id, p) for p in patterns))
         and (not categories or case.category in categories)
     ]

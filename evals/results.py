@@ -161,7 +161,11 @@ class ResultsFile:
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists():
             existing = cls.read(path)
-            if existing.header is not None and existing.header.fingerprint == header.fingerprint and not existing.complete:
+            if (
+                existing.header is not None
+                and existing.header.fingerprint == header.fingerprint
+                and not existing.complete
+            ):
                 _, intact = _parse_lines(path)
                 with path.open("r+b") as handle:  # drop a torn tail before appending
                     handle.truncate(intact)

@@ -9,6 +9,7 @@ result row appended as it arrives, so an interrupted run resumes where it stoppe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -17,7 +18,7 @@ from typing import Protocol
 
 from aiolimiter import AsyncLimiter
 
-from adapters.contract import ProviderError
+from adapters.contract import ProviderError, TurnRequest, TurnResult
 from evals.cases import Case
 from evals.episode import EpisodeOutcome, play_case
 from evals.plan import PlannedEpisode
@@ -70,13 +71,29 @@ class Progress(Protocol):
     def advance(self, row: ResultRow) -> None: ...
 
 
-def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: int, final: bool,
-         outcome: EpisodeOutcome | None, error: ProviderError | None, problems: list[str],
-         latency: float, started: str, runner_error: str | None = None) -> ResultRow:
+def _row(
+    run: str,
+    planned: PlannedEpisode,
+    episode: OpenEpisode,
+    attempt: int,
+    final: bool,
+    outcome: EpisodeOutcome | None,
+    error: ProviderError | None,
+    problems: list[str],
+    latency: float,
+    started: str,
+    runner_error: str | None = None,
+) -> ResultRow:
     case = planned.case
     calls = outcome.calls_per_turn if outcome else []
-    verdict = score(case, calls if case.category in ("multi_turn", "approval") else (calls[0] if calls else []))
+    verdict = score(
+        case, calls if case.category in ("multi_turn", "approval") else (calls[0] if calls else [])
+    )
     failed = error is not None or bool(problems) or runner_error is not None
+    kind: str | None
+    etype: str | None
+    status: int | None
+    message: str | None
     if problems:
         kind, etype, status, message = "cassette", None, None, "; ".join(problems)
     elif runner_error is not None:
@@ -84,34 +101,57 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: int, 
     elif error is not None:
         kind, etype, status, message = error.kind, error.type, error.status, error.message
     else:
-        kind = etype = status = message = None
+        kind, etype, status, message = None, None, None, None
     return ResultRow(
-        run=run, case_id=case.id, category=case.category, adapter=episode.adapter_id, wire=episode.wire,
-        model=episode.model, attempt=attempt, final=final, source=episode.source,
-        recorded_at=episode.recorded_at, recorded_model=episode.recorded_model,
+        run=run,
+        case_id=case.id,
+        category=case.category,
+        adapter=episode.adapter_id,
+        wire=episode.wire,
+        model=episode.model,
+        attempt=attempt,
+        final=final,
+        source=episode.source,
+        recorded_at=episode.recorded_at,
+        recorded_model=episode.recorded_model,
         correct=verdict.correct and not failed,
         tool_selection_correct=verdict.tool_selection_correct and not failed,
         arguments_correct=None if failed else verdict.arguments_correct,
-        irrelevance=verdict.irrelevance, malformed=verdict.malformed,
+        irrelevance=verdict.irrelevance,
+        malformed=verdict.malformed,
         reason=message if failed else verdict.reason,
-        calls=[CallRecord(turn=t, id=c.id, name=c.name, arguments=c.arguments, parse_error=c.parse_error)
-               for t, turn_calls in enumerate(calls) for c in turn_calls],
-        error_kind=kind, error_type=etype, error_status=status, error_message=message,
+        calls=[
+            CallRecord(turn=t, id=c.id, name=c.name, arguments=c.arguments, parse_error=c.parse_error)
+            for t, turn_calls in enumerate(calls)
+            for c in turn_calls
+        ],
+        error_kind=kind,
+        error_type=etype,
+        error_status=status,
+        error_message=message,
         latency_s=round(latency, 4),
         input_tokens=outcome.usage.input_tokens if outcome else None,
         output_tokens=outcome.usage.output_tokens if outcome else None,
-        steps=outcome.steps if outcome else 0, started_at=started,
+        steps=outcome.steps if outcome else 0,
+        started_at=started,
     )
 
 
 class Runner:
-    def __init__(self, backend: EpisodeBackend, results: ResultsFile, settings: RunSettings,
-                 progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        backend: EpisodeBackend,
+        results: ResultsFile,
+        settings: RunSettings,
+        progress: Progress | None = None,
+    ) -> None:
         self.backend = backend
         self.results = results
         self.settings = settings
         self.progress = progress
-        self._slots: dict[str, asyncio.Semaphore] = defaultdict(lambda: asyncio.Semaphore(settings.concurrency))
+        self._slots: dict[str, asyncio.Semaphore] = defaultdict(
+            lambda: asyncio.Semaphore(settings.concurrency)
+        )
         self._limiters: dict[str, AsyncLimiter] = {}
         self._write_lock = asyncio.Lock()
 
@@ -121,9 +161,13 @@ class Runner:
         finals = self.results.final_rows()
         any_model = {(case_id, adapter) for case_id, adapter, _ in finals}
         return [
-            planned for planned in episodes
-            if not ((planned.case.id, planned.adapter_id, planned.model) in finals if planned.model
-                    else (planned.case.id, planned.adapter_id) in any_model)
+            planned
+            for planned in episodes
+            if not (
+                (planned.case.id, planned.adapter_id, planned.model) in finals
+                if planned.model
+                else (planned.case.id, planned.adapter_id) in any_model
+            )
         ]
 
     async def run(self, episodes: Sequence[PlannedEpisode]) -> None:
@@ -152,11 +196,29 @@ class Runner:
         try:
             episode = self.backend.open(planned)
         except Exception as exc:  # a backend that cannot even start is a recorded failure
-            placeholder = OpenEpisode(adapter=_NoAdapter(), adapter_id=planned.adapter_id, wire="?",
-                                      model=planned.model or "?", source="emulated")
+            placeholder = OpenEpisode(
+                adapter=_NoAdapter(),
+                adapter_id=planned.adapter_id,
+                wire="?",
+                model=planned.model or "?",
+                source="emulated",
+            )
             message = f"{type(exc).__name__}: {exc}"
-            await self._write(_row(self.results.run_id, planned, placeholder, 1, True, None, None, [], 0.0,
-                                   started, runner_error=message))
+            await self._write(
+                _row(
+                    self.results.run_id,
+                    planned,
+                    placeholder,
+                    1,
+                    True,
+                    None,
+                    None,
+                    [],
+                    0.0,
+                    started,
+                    runner_error=message,
+                )
+            )
             return
         key = (planned.case.id, planned.adapter_id, episode.model)
         attempt = self.results.attempts(key)
@@ -175,25 +237,58 @@ class Runner:
                 )
                 error = outcome.error
             except TimeoutError:
-                error = ProviderError(kind="timeout", message=f"episode exceeded {self.settings.episode_timeout:g}s")
+                error = ProviderError(
+                    kind="timeout", message=f"episode exceeded {self.settings.episode_timeout:g}s"
+                )
             except Exception as exc:  # our bug must cost one row, never the run
                 runner_error = f"{type(exc).__name__}: {exc}"
             latency = time.monotonic() - clock
             problems = episode.problems()
-            retry = (error is not None and error.retryable and not problems and runner_error is None
-                     and attempt < self.settings.max_attempts)
+            retry = (
+                error is not None
+                and error.retryable
+                and not problems
+                and runner_error is None
+                and attempt < self.settings.max_attempts
+            )
             if not retry:
                 # A recording keeps every deterministic outcome, the provider's refusals and the
                 # adapter's own included (replay must reproduce them); never a transient fault.
                 succeeded = runner_error is None and not problems and (error is None or not error.retryable)
                 problems = _unique([*problems, *episode.finish(succeeded)])
-            await self._write(_row(self.results.run_id, planned, episode, attempt, not retry, outcome, error,
-                                   problems, latency, started, runner_error))
+            await self._write(
+                _row(
+                    self.results.run_id,
+                    planned,
+                    episode,
+                    attempt,
+                    not retry,
+                    outcome,
+                    error,
+                    problems,
+                    latency,
+                    started,
+                    runner_error,
+                )
+            )
             if not retry:
+                await _close(episode.adapter)
                 return
             if episode.sleeps:
-                await asyncio.sleep(backoff_delay(attempt, error, base=self.settings.backoff_base,
-                                                  cap=self.settings.backoff_cap))
+                await asyncio.sleep(
+                    backoff_delay(
+                        attempt, error, base=self.settings.backoff_base, cap=self.settings.backoff_cap
+                    )
+                )
+
+
+async def _close(adapter: object) -> None:
+    """Release the adapter's client (in record mode this closes the upstream connection)."""
+    close = getattr(adapter, "aclose", None)
+    if close is None:
+        return
+    with contextlib.suppress(Exception):  # closing is best effort: the row is already written
+        await close()
 
 
 def _unique(items: list[str]) -> list[str]:
@@ -201,7 +296,9 @@ def _unique(items: list[str]) -> list[str]:
 
 
 class _NoAdapter:
-    async def turn(self, request):  # type: ignore[no-untyped-def]
+    """Stands in for an adapter that could not be built (its row records why)."""
+
+    async def turn(self, request: TurnRequest) -> TurnResult:
         raise RuntimeError("no adapter")
 
 

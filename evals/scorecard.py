@@ -46,18 +46,56 @@ def results_frame(rows: Iterable[ResultRow]) -> pd.DataFrame:
     """Final attempts as a tidy table (one row per episode)."""
     records = []
     for row in final_results(rows):
-        records.append({
-            "run": row.run, "case_id": row.case_id, "category": row.category, "adapter": row.adapter,
-            "wire": row.wire, "model": row.model, "source": row.source, "recorded_at": row.recorded_at,
-            "attempts": row.attempt, "correct": row.correct, "tool_selection_correct": row.tool_selection_correct,
-            "arguments_correct": row.arguments_correct, "irrelevance": row.irrelevance, "malformed": row.malformed,
-            "error": row.error_kind is not None, "error_kind": row.error_kind, "error_type": row.error_type,
-            "reason": row.reason, "latency_s": row.latency_s, "input_tokens": row.input_tokens,
-            "output_tokens": row.output_tokens, "steps": row.steps,
-        })
-    columns = ["run", "case_id", "category", "adapter", "wire", "model", "source", "recorded_at", "attempts",
-               "correct", "tool_selection_correct", "arguments_correct", "irrelevance", "malformed", "error",
-               "error_kind", "error_type", "reason", "latency_s", "input_tokens", "output_tokens", "steps"]
+        records.append(
+            {
+                "run": row.run,
+                "case_id": row.case_id,
+                "category": row.category,
+                "adapter": row.adapter,
+                "wire": row.wire,
+                "model": row.model,
+                "source": row.source,
+                "recorded_at": row.recorded_at,
+                "attempts": row.attempt,
+                "correct": row.correct,
+                "tool_selection_correct": row.tool_selection_correct,
+                "arguments_correct": row.arguments_correct,
+                "irrelevance": row.irrelevance,
+                "malformed": row.malformed,
+                "error": row.error_kind is not None,
+                "error_kind": row.error_kind,
+                "error_type": row.error_type,
+                "reason": row.reason,
+                "latency_s": row.latency_s,
+                "input_tokens": row.input_tokens,
+                "output_tokens": row.output_tokens,
+                "steps": row.steps,
+            }
+        )
+    columns = [
+        "run",
+        "case_id",
+        "category",
+        "adapter",
+        "wire",
+        "model",
+        "source",
+        "recorded_at",
+        "attempts",
+        "correct",
+        "tool_selection_correct",
+        "arguments_correct",
+        "irrelevance",
+        "malformed",
+        "error",
+        "error_kind",
+        "error_type",
+        "reason",
+        "latency_s",
+        "input_tokens",
+        "output_tokens",
+        "steps",
+    ]
     return pd.DataFrame.from_records(records, columns=columns)
 
 
@@ -85,8 +123,12 @@ def _summary(group: pd.DataFrame) -> dict[str, object]:
     latency = group["latency_s"].dropna()
     out["latency_p50_s"] = float(latency.quantile(0.5)) if len(latency) else math.nan
     out["latency_p95_s"] = float(latency.quantile(0.95)) if len(latency) else math.nan
-    out["input_tokens_mean"] = float(group["input_tokens"].dropna().mean()) if group["input_tokens"].notna().any() else math.nan
-    out["output_tokens_mean"] = float(group["output_tokens"].dropna().mean()) if group["output_tokens"].notna().any() else math.nan
+    out["input_tokens_mean"] = (
+        float(group["input_tokens"].dropna().mean()) if group["input_tokens"].notna().any() else math.nan
+    )
+    out["output_tokens_mean"] = (
+        float(group["output_tokens"].dropna().mean()) if group["output_tokens"].notna().any() else math.nan
+    )
     recorded = group["recorded_at"].dropna()
     out["recorded"] = f"{min(recorded)[:10]}..{max(recorded)[:10]}" if len(recorded) else ""
     return out
@@ -95,8 +137,10 @@ def _summary(group: pd.DataFrame) -> dict[str, object]:
 def _grouped(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     if frame.empty:
         return pd.DataFrame(columns=[*keys, "n"])
-    rows = [{**dict(zip(keys, name if isinstance(name, tuple) else (name,), strict=True)), **_summary(group)}
-            for name, group in frame.groupby(keys, sort=False, dropna=False)]
+    rows = [
+        {**dict(zip(keys, name if isinstance(name, tuple) else (name,), strict=True)), **_summary(group)}
+        for name, group in frame.groupby(keys, sort=False, dropna=False)
+    ]
     table = pd.DataFrame(rows)
     table["source"] = pd.Categorical(table["source"], categories=SOURCE_ORDER, ordered=True)
     table["note"] = table["source"].map(SOURCE_NOTES).astype(str)
@@ -120,33 +164,53 @@ def _pct(value: object, low: object, high: object) -> str:
 
 
 def to_markdown(card: pd.DataFrame, categories: pd.DataFrame) -> str:
-    lines = ["# Tool-calling scorecard", "",
-             "Rates with Wilson 95 % intervals. Every row names its source; read each section's note before "
-             "comparing numbers across sections.", ""]
+    lines = [
+        "# Tool-calling scorecard",
+        "",
+        "Rates with Wilson 95 % intervals. Every row names its source; read each section's note before "
+        "comparing numbers across sections.",
+        "",
+    ]
     for source in SOURCE_ORDER:
         part = card[card["source"] == source]
         if part.empty:
             continue
-        lines += [f"## {source}", "", f"> {SOURCE_NOTES[source]}", "",
-                  "| source | adapter | model | n | accuracy | tool selection | arguments | irrelevance | "
-                  "malformed | errors | p50 s | p95 s | tokens in/out | recorded |",
-                  "|---|---|---|---:|---|---|---|---|---|---|---:|---:|---|---|"]
+        lines += [
+            f"## {source}",
+            "",
+            f"> {SOURCE_NOTES[source]}",
+            "",
+            "| source | adapter | model | n | accuracy | tool selection | arguments | irrelevance | "
+            "malformed | errors | p50 s | p95 s | tokens in/out | recorded |",
+            "|---|---|---|---:|---|---|---|---|---|---|---:|---:|---|---|",
+        ]
         for _, r in part.iterrows():
             label = "EMULATED (pipeline only)" if source == "emulated" else source
-            tokens = "-" if math.isnan(r["input_tokens_mean"]) else f"{r['input_tokens_mean']:.0f}/{r['output_tokens_mean']:.0f}"
+            tokens = (
+                "-"
+                if math.isnan(r["input_tokens_mean"])
+                else f"{r['input_tokens_mean']:.0f}/{r['output_tokens_mean']:.0f}"
+            )
             lines.append(
                 f"| {label} | {r['adapter']} | {r['model']} | {r['n']} | "
                 + " | ".join(_pct(r[m], r[f"{m}_lo"], r[f"{m}_hi"]) for m in RATES)
-                + f" | {r['latency_p50_s']:.3f} | {r['latency_p95_s']:.3f} | {tokens} | {r['recorded'] or '-'} |"
+                + f" | {r['latency_p50_s']:.3f} | {r['latency_p95_s']:.3f} | {tokens}"
+                + f" | {r['recorded'] or '-'} |"
             )
         lines.append("")
     if not categories.empty:
-        lines += ["## Per category", "", "| source | adapter | model | category | n | accuracy |",
-                  "|---|---|---|---|---:|---|"]
+        lines += [
+            "## Per category",
+            "",
+            "| source | adapter | model | category | n | accuracy |",
+            "|---|---|---|---|---:|---|",
+        ]
         for _, r in categories.iterrows():
             label = "EMULATED (pipeline only)" if r["source"] == "emulated" else r["source"]
-            lines.append(f"| {label} | {r['adapter']} | {r['model']} | {r['category']} | {r['n']} | "
-                         f"{_pct(r['accuracy'], r['accuracy_lo'], r['accuracy_hi'])} |")
+            lines.append(
+                f"| {label} | {r['adapter']} | {r['model']} | {r['category']} | {r['n']} | "
+                f"{_pct(r['accuracy'], r['accuracy_lo'], r['accuracy_hi'])} |"
+            )
         lines.append("")
     return "\n".join(lines)
 

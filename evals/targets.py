@@ -25,7 +25,11 @@ from evals.runner import OpenEpisode
 
 TargetKind = Literal["provider", "local-model", "emulator"]
 TargetChoice = Literal["auto", "provider", "local-model", "emulator"]
-SOURCE_OF: dict[TargetKind, Source] = {"provider": "live", "local-model": "local-model", "emulator": "emulated"}
+SOURCE_OF: dict[TargetKind, Source] = {
+    "provider": "live",
+    "local-model": "local-model",
+    "emulator": "emulated",
+}
 KIND_OF: dict[Source, TargetKind] = {source: kind for kind, source in SOURCE_OF.items()}
 StreamPolicy = Literal["never", "always", "alternate"]
 
@@ -115,15 +119,24 @@ class EpisodeFactory:
             if self.emulator is None:
                 raise RuntimeError("the emulator target needs a running emulator")
             upstream = self.emulator.upstream_for(case, adapter_id)
-        episode = open_episode(self.store, adapter_id, case.id, self.mode, source=SOURCE_OF[kind], model=model,
-                               secrets=self.secrets, upstream=upstream)
+        episode = open_episode(
+            self.store,
+            adapter_id,
+            case.id,
+            self.mode,
+            source=SOURCE_OF[kind],
+            model=model,
+            secrets=self.secrets,
+            upstream=upstream,
+        )
         transport = episode.transport
         if self.mode is Mode.LIVE and kind == "emulator":
             if self.emulator is None:
                 raise RuntimeError("the emulator target needs a running emulator")
             transport = self.emulator.upstream_for(case, adapter_id)
-        adapter = build_adapter(adapter_id, kind, AdapterSettings(model=model, transport=transport,
-                                                                  timeout=self.timeout))
+        adapter = build_adapter(
+            adapter_id, kind, AdapterSettings(model=model, transport=transport, timeout=self.timeout)
+        )
         return OpenEpisode(
             adapter=adapter,
             adapter_id=adapter_id,
@@ -134,8 +147,7 @@ class EpisodeFactory:
             recorded_model=recorded.model if recorded else None,
             stream=streams(case.id, self.stream_policy),
             sleeps=self.mode is not Mode.REPLAY,
-            problems=lambda: [f"{episode.cassette_path}: a request had no recorded response"]
-            if episode.has_misses else [],
+            problems=lambda: episode.unmatched_problems() if episode.has_misses else [],
             finish=lambda succeeded: episode.finish(succeeded=succeeded),
         )
 

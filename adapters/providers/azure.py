@@ -7,7 +7,6 @@ Two ways Azure is reached, two adapters: the deployments path with an `api-versi
 
 from __future__ import annotations
 
-
 from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import sdk_client_kwargs
 
@@ -17,7 +16,9 @@ DEFAULT_DEPLOYMENT = "gpt-4.1-mini"
 
 
 def _endpoint(settings: AdapterSettings) -> str:
-    return (settings.base_url_or_env("AZURE_OPENAI_ENDPOINT", DEFAULT_ENDPOINT) or DEFAULT_ENDPOINT).rstrip("/")
+    return (settings.base_url_or_env("AZURE_OPENAI_ENDPOINT", DEFAULT_ENDPOINT) or DEFAULT_ENDPOINT).rstrip(
+        "/"
+    )
 
 
 def create_deployment(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:

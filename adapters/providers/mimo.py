@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import sdk_client_kwargs
 

@@ -5,7 +5,6 @@ Without a configured base URL it points at the local model server (`xpeval local
 
 from __future__ import annotations
 
-
 from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import sdk_client_kwargs
 

@@ -63,15 +63,20 @@ def _usage(usage: Any) -> Usage | None:
         return None
     inp = getattr(usage, "input_tokens", None)
     out = getattr(usage, "output_tokens", None)
-    return Usage(input_tokens=inp, output_tokens=out,
-                 total_tokens=(inp or 0) + (out or 0) if inp is not None or out is not None else None)
+    return Usage(
+        input_tokens=inp,
+        output_tokens=out,
+        total_tokens=(inp or 0) + (out or 0) if inp is not None or out is not None else None,
+    )
 
 
 def _block_dict(block: Any) -> JsonObject:
     return block if isinstance(block, dict) else block.model_dump(mode="json", exclude_none=True)
 
 
-def _decode_blocks(blocks: list[Any], raw_inputs: dict[int, str] | None = None) -> tuple[str, str, list[ToolCall], list[JsonObject]]:
+def _decode_blocks(
+    blocks: list[Any], raw_inputs: dict[int, str] | None = None
+) -> tuple[str, str, list[ToolCall], list[JsonObject]]:
     text, reasoning, calls, thinking = [], [], [], []
     for index, block in enumerate(blocks):
         kind = getattr(block, "type", None)
@@ -88,14 +93,30 @@ def _decode_blocks(blocks: list[Any], raw_inputs: dict[int, str] | None = None) 
                     arguments = block.input if isinstance(block.input, dict) else {}
             else:
                 value = block.input
-                arguments, error = (value, None) if isinstance(value, dict) else ({}, "tool input is not an object")
-            calls.append(ToolCall(id=block.id or None, name=block.name, arguments=arguments,
-                                  raw_arguments=raw, parse_error=error))
+                arguments, error = (
+                    (value, None) if isinstance(value, dict) else ({}, "tool input is not an object")
+                )
+            calls.append(
+                ToolCall(
+                    id=block.id or None,
+                    name=block.name,
+                    arguments=arguments,
+                    raw_arguments=raw,
+                    parse_error=error,
+                )
+            )
     return "".join(text), "".join(reasoning), calls, thinking
 
 
-def _result(message_id: Any, model: Any, blocks: list[Any], stop_reason: str | None, usage: Usage | None,
-            raw_inputs: dict[int, str] | None = None, error: ProviderError | None = None) -> TurnResult:
+def _result(
+    message_id: Any,
+    model: Any,
+    blocks: list[Any],
+    stop_reason: str | None,
+    usage: Usage | None,
+    raw_inputs: dict[int, str] | None = None,
+    error: ProviderError | None = None,
+) -> TurnResult:
     text, reasoning, calls, thinking = _decode_blocks(blocks, raw_inputs)
     return TurnResult(
         text=none_if_empty(text),
@@ -161,7 +182,9 @@ class AnthropicStreamAccumulator:
             block = self.blocks[index]
             kind = getattr(block, "type", None)
             if kind == "text":
-                block = block.model_copy(update={"text": (block.text or "") + "".join(self.text.get(index, []))})
+                block = block.model_copy(
+                    update={"text": (block.text or "") + "".join(self.text.get(index, []))}
+                )
             elif kind == "thinking":
                 update: JsonObject = {"thinking": (block.thinking or "") + "".join(self.text.get(index, []))}
                 if index in self.signatures:
@@ -174,8 +197,11 @@ class AnthropicStreamAccumulator:
                 raw_inputs[position] = "".join(self.json[index])
         usage = None
         if self.input_tokens is not None or self.output_tokens is not None:
-            usage = Usage(input_tokens=self.input_tokens, output_tokens=self.output_tokens,
-                          total_tokens=(self.input_tokens or 0) + (self.output_tokens or 0))
+            usage = Usage(
+                input_tokens=self.input_tokens,
+                output_tokens=self.output_tokens,
+                total_tokens=(self.input_tokens or 0) + (self.output_tokens or 0),
+            )
         return _result(self.message_id, self.model, blocks, self.stop_reason, usage, raw_inputs, error)
 
 
@@ -191,9 +217,9 @@ def _encode_messages(request: TurnRequest, tools: PreparedTools) -> tuple[str | 
     def user_blocks() -> list[JsonObject]:
         # Anthropic wants every tool_result of a turn in the one user message after it.
         if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list):
-            return out[-1]["content"]  # type: ignore[no-any-return]
+            return out[-1]["content"]  # type: ignore[no-any-return,unused-ignore]
         out.append({"role": "user", "content": []})
-        return out[-1]["content"]  # type: ignore[no-any-return]
+        return out[-1]["content"]  # type: ignore[no-any-return,unused-ignore]
 
     for m_index, message in enumerate(request.messages):
         if isinstance(message, SystemMessage):
@@ -208,11 +234,21 @@ def _encode_messages(request: TurnRequest, tools: PreparedTools) -> tuple[str | 
             if message.content:
                 blocks.append({"type": "text", "text": message.content})
             for c_index, call in enumerate(message.tool_calls):
-                blocks.append({"type": "tool_use", "id": ids[(m_index, c_index)],
-                               "name": tools.wire_name(call.name), "input": _tool_input(call)})
+                blocks.append(
+                    {
+                        "type": "tool_use",
+                        "id": ids[(m_index, c_index)],
+                        "name": tools.wire_name(call.name),
+                        "input": _tool_input(call),
+                    }
+                )
             out.append({"role": "assistant", "content": blocks or [{"type": "text", "text": ""}]})
         elif isinstance(message, ToolResultMessage):
-            block: JsonObject = {"type": "tool_result", "tool_use_id": ids[(m_index, -1)], "content": message.content}
+            block: JsonObject = {
+                "type": "tool_result",
+                "tool_use_id": ids[(m_index, -1)],
+                "content": message.content,
+            }
             if message.is_error:
                 block["is_error"] = True
             user_blocks().append(block)
@@ -244,8 +280,11 @@ class AnthropicMessagesWire:
         if sent:
             encoded = []
             for tool in sent:
-                entry: JsonObject = {"name": tool.name, "description": tool.description,
-                                     "input_schema": tool.parameters}
+                entry: JsonObject = {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "input_schema": tool.parameters,
+                }
                 if tools.strict:
                     entry["strict"] = True
                 encoded.append(entry)
@@ -281,8 +320,13 @@ class AnthropicMessagesWire:
         return accumulator.result()
 
     def decode(self, response: Any) -> TurnResult:
-        return _result(response.id, response.model, list(response.content or []), response.stop_reason,
-                       _usage(response.usage))
+        return _result(
+            response.id,
+            response.model,
+            list(response.content or []),
+            response.stop_reason,
+            _usage(response.usage),
+        )
 
     def decode_stream(self, events: list[Any]) -> TurnResult:
         accumulator = AnthropicStreamAccumulator()
@@ -309,8 +353,15 @@ class AnthropicMessagesWire:
         if result.text is not None:
             blocks.append({"type": "text", "text": result.text})
         for index, call in enumerate(result.tool_calls):
-            blocks.append({"type": "tool_use", "id": call.id or f"toolu_emulated_{index}", "name": call.name,
-                           "input": call.arguments, "caller": {"type": "direct"}})
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": call.id or f"toolu_emulated_{index}",
+                    "name": call.name,
+                    "input": call.arguments,
+                    "caller": {"type": "direct"},
+                }
+            )
         stop = result.raw_finish_reason or ("tool_use" if result.tool_calls else "end_turn")
         usage = result.usage or Usage()
         usage_fields: JsonObject = {
@@ -323,14 +374,24 @@ class AnthropicMessagesWire:
             "inference_geo": "not_available",
         }
         message = {
-            "id": result.response_id or "msg_emulated", "type": "message", "role": "assistant", "model": model,
-            "content": blocks, "stop_reason": stop, "stop_sequence": None, "stop_details": None,
+            "id": result.response_id or "msg_emulated",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": blocks,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "stop_details": None,
             "usage": usage_fields,
         }
         if not stream:
             return json_response(200, message)
-        opening = {**message, "content": [], "stop_reason": None,
-                   "usage": {**usage_fields, "output_tokens": 1}}
+        opening = {
+            **message,
+            "content": [],
+            "stop_reason": None,
+            "usage": {**usage_fields, "output_tokens": 1},
+        }
         frames = [sse_frame({"type": "message_start", "message": opening}, "message_start")]
         frames.append(sse_frame({"type": "ping"}, "ping"))
         for index, block in enumerate(blocks):
@@ -343,20 +404,39 @@ class AnthropicMessagesWire:
                 deltas = [{"type": "input_json_delta", "partial_json": p} for p in _pieces(raw)]
             elif block["type"] == "thinking":
                 start = {"type": "thinking", "thinking": "", "signature": ""}
-                deltas = [{"type": "thinking_delta", "thinking": p} for p in _pieces(block.get("thinking", ""))]
+                deltas = [
+                    {"type": "thinking_delta", "thinking": p} for p in _pieces(block.get("thinking", ""))
+                ]
                 deltas.append({"type": "signature_delta", "signature": block.get("signature", "")})
             else:
                 start, deltas = block, []
-            frames.append(sse_frame({"type": "content_block_start", "index": index, "content_block": start},
-                                    "content_block_start"))
-            frames.extend(sse_frame({"type": "content_block_delta", "index": index, "delta": d},
-                                    "content_block_delta") for d in deltas)
+            frames.append(
+                sse_frame(
+                    {"type": "content_block_start", "index": index, "content_block": start},
+                    "content_block_start",
+                )
+            )
+            frames.extend(
+                sse_frame({"type": "content_block_delta", "index": index, "delta": d}, "content_block_delta")
+                for d in deltas
+            )
             frames.append(sse_frame({"type": "content_block_stop", "index": index}, "content_block_stop"))
-        final_usage = {"input_tokens": usage.input_tokens or 0, "cache_creation_input_tokens": 0,
-                       "cache_read_input_tokens": 0, "output_tokens": usage.output_tokens or 0}
-        frames.append(sse_frame({"type": "message_delta",
-                                 "delta": {"stop_reason": stop, "stop_sequence": None, "stop_details": None},
-                                 "usage": final_usage}, "message_delta"))
+        final_usage = {
+            "input_tokens": usage.input_tokens or 0,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "output_tokens": usage.output_tokens or 0,
+        }
+        frames.append(
+            sse_frame(
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop, "stop_sequence": None, "stop_details": None},
+                    "usage": final_usage,
+                },
+                "message_delta",
+            )
+        )
         frames.append(sse_frame({"type": "message_stop"}, "message_stop"))
         return sse_response(frames)
 

@@ -129,10 +129,15 @@ class GeminiAccumulator:
             arguments = args if isinstance(args, dict) else {}
             error = None if args is None or isinstance(args, dict) else "function call args are not an object"
             signature = _signature(part)
-            self.calls.append(ToolCall(
-                id=call.id or None, name=call.name or "", arguments=arguments, parse_error=error,
-                provider_data={"thought_signature": signature} if signature else {},
-            ))
+            self.calls.append(
+                ToolCall(
+                    id=call.id or None,
+                    name=call.name or "",
+                    arguments=arguments,
+                    parse_error=error,
+                    provider_data={"thought_signature": signature} if signature else {},
+                )
+            )
             return
         text = getattr(part, "text", None)
         if text is None:
@@ -156,8 +161,12 @@ class GeminiAccumulator:
             text=none_if_empty("".join(self.text)),
             reasoning=none_if_empty("".join(self.reasoning)),
             tool_calls=list(self.calls),
-            finish_reason="error" if error else (
-                "content_filter" if self.finish is None and self.prompt_block else normalize_finish(finish, bool(self.calls))
+            finish_reason="error"
+            if error
+            else (
+                "content_filter"
+                if self.finish is None and self.prompt_block
+                else normalize_finish(finish, bool(self.calls))
             ),
             raw_finish_reason=finish,
             usage=self.usage,
@@ -191,7 +200,9 @@ def _encode_contents(request: TurnRequest, tools: PreparedTools) -> tuple[str | 
             parts: list[JsonObject] = []
             if message.content:
                 part: JsonObject = {"text": message.content}
-                signature = _decode_signature((message.provider_data.get(WIRE_NAME) or {}).get("text_thought_signature"))
+                signature = _decode_signature(
+                    (message.provider_data.get(WIRE_NAME) or {}).get("text_thought_signature")
+                )
                 if signature:
                     part["thought_signature"] = signature
                 parts.append(part)
@@ -210,12 +221,18 @@ def _encode_contents(request: TurnRequest, tools: PreparedTools) -> tuple[str | 
             contents.append({"role": "model", "parts": parts or [{"text": ""}]})
         elif isinstance(message, ToolResultMessage):
             name = call_names.get(message.tool_call_id or "", tools.wire_name(message.name))
-            response: JsonObject = {"name": name,
-                                    "response": {"error" if message.is_error else "result": message.content}}
+            response: JsonObject = {
+                "name": name,
+                "response": {"error" if message.is_error else "result": message.content},
+            }
             if message.tool_call_id:
                 response["id"] = message.tool_call_id
             part = {"function_response": response}
-            if contents and contents[-1]["role"] == "user" and all("function_response" in p for p in contents[-1]["parts"]):
+            if (
+                contents
+                and contents[-1]["role"] == "user"
+                and all("function_response" in p for p in contents[-1]["parts"])
+            ):
                 contents[-1]["parts"].append(part)
             else:
                 contents.append({"role": "user", "parts": [part]})
@@ -250,7 +267,10 @@ class GoogleGenAIWire:
             config["tools"] = [{"function_declarations": declarations}]
             choice = request.tool_choice
             if isinstance(choice, ForceTool):
-                calling: JsonObject = {"mode": "ANY", "allowed_function_names": [tools.wire_name(choice.name)]}
+                calling: JsonObject = {
+                    "mode": "ANY",
+                    "allowed_function_names": [tools.wire_name(choice.name)],
+                }
             else:
                 calling = {"mode": {"auto": "AUTO", "none": "NONE", "required": "ANY"}[choice]}
             config["tool_config"] = {"function_calling_config": calling}
@@ -306,9 +326,16 @@ class GoogleGenAIWire:
         retry = retry_after_seconds(headers) or _retry_delay(exc.details)
         if http_status == 200:
             # An {"error": ...} chunk inside a 200 stream.
-            return ProviderError(type=exc.status, message=exc.message or str(exc), retry_after=retry, kind="stream")
-        return ProviderError(status=http_status or exc.code, type=exc.status, message=exc.message or str(exc),
-                             retry_after=retry, kind="http")
+            return ProviderError(
+                type=exc.status, message=exc.message or str(exc), retry_after=retry, kind="stream"
+            )
+        return ProviderError(
+            status=http_status or exc.code,
+            type=exc.status,
+            message=exc.message or str(exc),
+            retry_after=retry,
+            kind="http",
+        )
 
     def request_path(self, model: str, *, stream: bool) -> str:
         method = "streamGenerateContent" if stream else "generateContent"
@@ -318,7 +345,11 @@ class GoogleGenAIWire:
         return ":streamGenerateContent" in url
 
     def minimal_request(self, model: str) -> JsonObject:
-        return {"model": model, "contents": "replay", "config": {"automatic_function_calling": {"disable": True}}}
+        return {
+            "model": model,
+            "contents": "replay",
+            "config": {"automatic_function_calling": {"disable": True}},
+        }
 
     def render(self, result: TurnResult, *, model: str, stream: bool) -> RenderedResponse:
         if result.error is not None:
@@ -340,10 +371,13 @@ class GoogleGenAIWire:
             parts.append(part)
         usage = result.usage or Usage()
         prompt, output = usage.input_tokens or 0, usage.output_tokens or 0
-        meta = {"promptTokenCount": prompt, "candidatesTokenCount": output,
-                "totalTokenCount": usage.total_tokens or prompt + output,
-                "promptTokensDetails": [{"modality": "TEXT", "tokenCount": prompt}],
-                "serviceTier": "standard"}
+        meta = {
+            "promptTokenCount": prompt,
+            "candidatesTokenCount": output,
+            "totalTokenCount": usage.total_tokens or prompt + output,
+            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": prompt}],
+            "serviceTier": "standard",
+        }
         finish = result.raw_finish_reason or "STOP"
         base = {"modelVersion": model, "responseId": result.response_id or "emulated-response"}
 
@@ -391,13 +425,27 @@ def _retry_delay(details: Any) -> float | None:
     return None
 
 
-_STATUS_CODES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
-                 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
+_STATUS_CODES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
 
 
 def _render_error(error: ProviderError, *, stream: bool) -> RenderedResponse:
     code = error.status or 500
-    body = {"error": {"code": code, "message": error.message, "status": error.type or _STATUS_CODES.get(code, "UNKNOWN")}}
+    body = {
+        "error": {
+            "code": code,
+            "message": error.message,
+            "status": error.type or _STATUS_CODES.get(code, "UNKNOWN"),
+        }
+    }
     if error.kind == "stream":
         return sse_response([_sse(body)])
     headers = {"retry-after": str(int(error.retry_after))} if error.retry_after is not None else {}

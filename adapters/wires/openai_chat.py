@@ -158,7 +158,9 @@ class ChatStreamAccumulator:
         )
 
 
-def _encode_message(message: Any, m_index: int, ids: dict[tuple[int, int], str], tools: PreparedTools) -> JsonObject:
+def _encode_message(
+    message: Any, m_index: int, ids: dict[tuple[int, int], str], tools: PreparedTools
+) -> JsonObject:
     if isinstance(message, SystemMessage):
         return {"role": "system", "content": message.content}
     if isinstance(message, UserMessage):
@@ -255,7 +257,9 @@ class OpenAIChatWire:
             if extra.get("error"):
                 error = stainless_error(_BodyError(extra["error"]))
                 return TurnResult(error=error.model_copy(update={"status": 200, "kind": "http"}), status=200)
-            return TurnResult(response_id=getattr(response, "id", None), status=200, usage=_usage(response.usage))
+            return TurnResult(
+                response_id=getattr(response, "id", None), status=200, usage=_usage(response.usage)
+            )
         choice = choices[0]
         message = choice.message
         calls = [
@@ -305,8 +309,9 @@ class OpenAIChatWire:
                 return _render_error(result.error, stream=stream)
             # Content arrived before the error frame: send it, then the error (no [DONE]).
             partial = self.render(result.model_copy(update={"error": None}), model=model, stream=True)
-            kept = [f for f in partial.chunks
-                    if not f.startswith(b"data: [DONE]") and b'"choices":[]' not in f]
+            kept = [
+                f for f in partial.chunks if not f.startswith(b"data: [DONE]") and b'"choices":[]' not in f
+            ]
             if result.raw_finish_reason is None:
                 kept = [f for f in kept if b'"finish_reason":null' in f]
             return sse_response([*kept, *_render_error(result.error, stream=True).chunks])
@@ -315,7 +320,7 @@ class OpenAIChatWire:
         response_id = result.response_id or "chatcmpl-emulated"
         created = int(time.time())
         usage = _render_usage(result.usage)
-        calls = [
+        calls: list[JsonObject] = [
             {
                 "id": call.id or "",
                 "type": "function",
@@ -343,8 +348,14 @@ class OpenAIChatWire:
                 "system_fingerprint": None,
             }
             return json_response(200, body)
-        base = {"id": response_id, "object": "chat.completion.chunk", "created": created, "model": model,
-                "service_tier": "default", "system_fingerprint": None}
+        base = {
+            "id": response_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "service_tier": "default",
+            "system_fingerprint": None,
+        }
 
         def chunk(delta: JsonObject, finish_reason: str | None = None) -> bytes:
             # Our requests always ask for include_usage, so every delta chunk carries `usage: null`;
@@ -352,14 +363,33 @@ class OpenAIChatWire:
             choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
             return sse_frame({**base, "choices": [choice], "usage": None, "obfuscation": "emulated"})
 
-        frames = [chunk({"role": "assistant", "content": "" if result.text is None and not calls else None,
-                         "refusal": None})]
+        frames = [
+            chunk(
+                {
+                    "role": "assistant",
+                    "content": "" if result.text is None and not calls else None,
+                    "refusal": None,
+                }
+            )
+        ]
         if result.text:
             frames.extend(chunk({"content": piece}) for piece in _pieces(result.text))
         for index, call in enumerate(calls):
             arguments = call["function"]["arguments"]
-            frames.append(chunk({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
-                                                 "function": {"name": call["function"]["name"], "arguments": ""}}]}))
+            frames.append(
+                chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": index,
+                                "id": call["id"],
+                                "type": "function",
+                                "function": {"name": call["function"]["name"], "arguments": ""},
+                            }
+                        ]
+                    }
+                )
+            )
             frames.extend(
                 chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
                 for piece in _pieces(arguments)
@@ -395,8 +425,12 @@ def _render_usage(usage: Usage | None) -> JsonObject:
         "completion_tokens": completion,
         "total_tokens": total,
         "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
-                                      "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
     }
 
 

@@ -46,7 +46,9 @@ def _dump(item: Any) -> JsonObject:
     return item.model_dump(mode="json", exclude_none=True, by_alias=True)
 
 
-def normalize_finish(status: str | None, incomplete_reason: str | None, has_calls: bool) -> FinishReason | None:
+def normalize_finish(
+    status: str | None, incomplete_reason: str | None, has_calls: bool
+) -> FinishReason | None:
     if status is None:
         return "tool_calls" if has_calls else None
     if status == "completed":
@@ -120,8 +122,11 @@ def _error_of(response: Any) -> ProviderError | None:
     if error is None:
         return None
     code = getattr(error, "code", None)
-    return ProviderError(type=str(code) if code else None, message=getattr(error, "message", "") or "response failed",
-                         kind="stream")
+    return ProviderError(
+        type=str(code) if code else None,
+        message=getattr(error, "message", "") or "response failed",
+        kind="stream",
+    )
 
 
 def _result_from_response(response: Any, *, error: ProviderError | None = None) -> TurnResult:
@@ -133,9 +138,9 @@ def _result_from_response(response: Any, *, error: ProviderError | None = None) 
         text=none_if_empty(text),
         reasoning=none_if_empty(reasoning),
         tool_calls=calls,
-        finish_reason="error" if error else normalize_finish(
-            status, getattr(incomplete, "reason", None), bool(calls)
-        ),
+        finish_reason="error"
+        if error
+        else normalize_finish(status, getattr(incomplete, "reason", None), bool(calls)),
         raw_finish_reason=status,
         usage=_usage(getattr(response, "usage", None)),
         response_id=getattr(response, "id", None) or None,
@@ -176,8 +181,11 @@ class ResponsesStreamAccumulator:
             self.reasoning.append(event.delta)
         elif kind == "error":
             code = getattr(event, "code", None)
-            self.error = ProviderError(type=str(code) if code else None,
-                                       message=getattr(event, "message", "") or "stream error", kind="stream")
+            self.error = ProviderError(
+                type=str(code) if code else None,
+                message=getattr(event, "message", "") or "stream error",
+                kind="stream",
+            )
 
     def result(self, error: ProviderError | None = None) -> TurnResult:
         error = error or self.error
@@ -190,7 +198,7 @@ class ResponsesStreamAccumulator:
         for index in sorted(set(self.items) | set(self.text)):
             item = self.items.get(index)
             kind = getattr(item, "type", None)
-            if kind == "function_call":
+            if kind == "function_call" and item is not None:
                 if index in self.arguments:
                     item = item.model_copy(update={"arguments": "".join(self.arguments[index])})
                 calls.append(_call_from_item(item))
@@ -235,7 +243,9 @@ def _encode_input(request: TurnRequest, tools: PreparedTools) -> list[JsonObject
                     "type": "function_call",
                     "call_id": ids[(m_index, c_index)],
                     "name": tools.wire_name(call.name),
-                    "arguments": call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments),
+                    "arguments": call.raw_arguments
+                    if call.raw_arguments is not None
+                    else json.dumps(call.arguments),
                 }
                 if call.provider_data.get("item_id") and own.get("reasoning"):
                     # Reasoning items must be followed by the items they produced, by id.
@@ -260,8 +270,11 @@ class OpenAIResponsesWire:
     name: WireName = WIRE_NAME
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
-        kwargs: JsonObject = {"model": request.model, "input": _encode_input(request, tools),
-                              "stream": request.stream}
+        kwargs: JsonObject = {
+            "model": request.model,
+            "input": _encode_input(request, tools),
+            "stream": request.stream,
+        }
         sent = tools.sent
         if sent:
             kwargs["tools"] = [
@@ -277,7 +290,9 @@ class OpenAIResponsesWire:
             ]
             choice = request.tool_choice
             kwargs["tool_choice"] = (
-                {"type": "function", "name": tools.wire_name(choice.name)} if isinstance(choice, ForceTool) else choice
+                {"type": "function", "name": tools.wire_name(choice.name)}
+                if isinstance(choice, ForceTool)
+                else choice
             )
         if request.max_output_tokens is not None:
             kwargs["max_output_tokens"] = request.max_output_tokens
@@ -338,35 +353,69 @@ def _render_response(result: TurnResult, model: str, status: str | None = None) 
     now = int(time.time())
     output: list[JsonObject] = list((result.provider_data.get(WIRE_NAME) or {}).get("reasoning", []))
     if result.text is not None:
-        output.append({
-            "id": "msg_emulated_0", "type": "message", "status": "completed", "role": "assistant",
-            "content": [{"type": "output_text", "text": result.text, "annotations": [], "logprobs": []}],
-        })
+        output.append(
+            {
+                "id": "msg_emulated_0",
+                "type": "message",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": result.text, "annotations": [], "logprobs": []}],
+            }
+        )
     for index, call in enumerate(result.tool_calls):
-        output.append({
-            "id": call.provider_data.get("item_id") or f"fc_emulated_{index}",
-            "type": "function_call", "status": "completed",
-            "call_id": call.id or f"call_emulated_{index}", "name": call.name,
-            "arguments": call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments),
-        })
+        output.append(
+            {
+                "id": call.provider_data.get("item_id") or f"fc_emulated_{index}",
+                "type": "function_call",
+                "status": "completed",
+                "call_id": call.id or f"call_emulated_{index}",
+                "name": call.name,
+                "arguments": call.raw_arguments
+                if call.raw_arguments is not None
+                else json.dumps(call.arguments),
+            }
+        )
     usage = result.usage or Usage()
     final_status = status or result.raw_finish_reason or "completed"
     return {
-        "id": result.response_id or "resp_emulated", "object": "response", "created_at": now,
-        "status": final_status, "background": False, "completed_at": now if final_status == "completed" else None,
+        "id": result.response_id or "resp_emulated",
+        "object": "response",
+        "created_at": now,
+        "status": final_status,
+        "background": False,
+        "completed_at": now if final_status == "completed" else None,
         "error": None,
         "incomplete_details": {"reason": "max_output_tokens"} if final_status == "incomplete" else None,
-        "instructions": None, "max_output_tokens": None, "max_tool_calls": None, "metadata": {},
-        "model": model, "output": output, "parallel_tool_calls": True, "previous_response_id": None,
-        "billing": {"payer": "developer"}, "frequency_penalty": 0.0, "presence_penalty": 0.0,
-        "moderation": None, "prompt_cache_key": None, "prompt_cache_retention": None,
+        "instructions": None,
+        "max_output_tokens": None,
+        "max_tool_calls": None,
+        "metadata": {},
+        "model": model,
+        "output": output,
+        "parallel_tool_calls": True,
+        "previous_response_id": None,
+        "billing": {"payer": "developer"},
+        "frequency_penalty": 0.0,
+        "presence_penalty": 0.0,
+        "moderation": None,
+        "prompt_cache_key": None,
+        "prompt_cache_retention": None,
         "safety_identifier": None,
-        "reasoning": {"effort": None, "summary": None}, "service_tier": "default", "store": True,
-        "temperature": 1.0, "text": {"format": {"type": "text"}, "verbosity": "medium"},
-        "tool_choice": "auto", "tools": [], "top_logprobs": 0, "top_p": 1.0, "truncation": "disabled",
+        "reasoning": {"effort": None, "summary": None},
+        "service_tier": "default",
+        "store": True,
+        "temperature": 1.0,
+        "text": {"format": {"type": "text"}, "verbosity": "medium"},
+        "tool_choice": "auto",
+        "tools": [],
+        "top_logprobs": 0,
+        "top_p": 1.0,
+        "truncation": "disabled",
         "usage": {
-            "input_tokens": usage.input_tokens or 0, "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens": usage.output_tokens or 0, "output_tokens_details": {"reasoning_tokens": 0},
+            "input_tokens": usage.input_tokens or 0,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": usage.output_tokens or 0,
+            "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": usage.total_tokens or (usage.input_tokens or 0) + (usage.output_tokens or 0),
         },
         "user": None,
@@ -389,27 +438,81 @@ def _render_events(response: JsonObject) -> list[bytes]:
     for index, item in enumerate(response["output"]):
         if item["type"] == "message":
             text = item["content"][0]["text"]
-            emit({"type": "response.output_item.added", "output_index": index,
-                  "item": {**item, "status": "in_progress", "content": []}})
+            emit(
+                {
+                    "type": "response.output_item.added",
+                    "output_index": index,
+                    "item": {**item, "status": "in_progress", "content": []},
+                }
+            )
             part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
-            emit({"type": "response.content_part.added", "item_id": item["id"], "output_index": index,
-                  "content_index": 0, "part": part})
+            emit(
+                {
+                    "type": "response.content_part.added",
+                    "item_id": item["id"],
+                    "output_index": index,
+                    "content_index": 0,
+                    "part": part,
+                }
+            )
             for piece in [text[i : i + 16] for i in range(0, len(text), 16)]:
-                emit({"type": "response.output_text.delta", "item_id": item["id"], "output_index": index,
-                      "content_index": 0, "delta": piece, "logprobs": [], "obfuscation": "emulated"})
-            emit({"type": "response.output_text.done", "item_id": item["id"], "output_index": index,
-                  "content_index": 0, "text": text, "logprobs": []})
-            emit({"type": "response.content_part.done", "item_id": item["id"], "output_index": index,
-                  "content_index": 0, "part": {**part, "text": text}})
+                emit(
+                    {
+                        "type": "response.output_text.delta",
+                        "item_id": item["id"],
+                        "output_index": index,
+                        "content_index": 0,
+                        "delta": piece,
+                        "logprobs": [],
+                        "obfuscation": "emulated",
+                    }
+                )
+            emit(
+                {
+                    "type": "response.output_text.done",
+                    "item_id": item["id"],
+                    "output_index": index,
+                    "content_index": 0,
+                    "text": text,
+                    "logprobs": [],
+                }
+            )
+            emit(
+                {
+                    "type": "response.content_part.done",
+                    "item_id": item["id"],
+                    "output_index": index,
+                    "content_index": 0,
+                    "part": {**part, "text": text},
+                }
+            )
         elif item["type"] == "function_call":
             arguments = item["arguments"]
-            emit({"type": "response.output_item.added", "output_index": index,
-                  "item": {**item, "status": "in_progress", "arguments": ""}})
+            emit(
+                {
+                    "type": "response.output_item.added",
+                    "output_index": index,
+                    "item": {**item, "status": "in_progress", "arguments": ""},
+                }
+            )
             for piece in [arguments[i : i + 16] for i in range(0, len(arguments), 16)]:
-                emit({"type": "response.function_call_arguments.delta", "item_id": item["id"],
-                      "output_index": index, "delta": piece, "obfuscation": "emulated"})
-            emit({"type": "response.function_call_arguments.done", "item_id": item["id"],
-                  "output_index": index, "arguments": arguments})
+                emit(
+                    {
+                        "type": "response.function_call_arguments.delta",
+                        "item_id": item["id"],
+                        "output_index": index,
+                        "delta": piece,
+                        "obfuscation": "emulated",
+                    }
+                )
+            emit(
+                {
+                    "type": "response.function_call_arguments.done",
+                    "item_id": item["id"],
+                    "output_index": index,
+                    "arguments": arguments,
+                }
+            )
         else:
             emit({"type": "response.output_item.added", "output_index": index, "item": item})
         emit({"type": "response.output_item.done", "output_index": index, "item": item})
@@ -422,8 +525,20 @@ def _render_events(response: JsonObject) -> list[bytes]:
 
 def _render_error(error: ProviderError, *, stream: bool, model: str) -> RenderedResponse:
     if error.kind == "stream" or (stream and error.status in (None, 200)):
-        return sse_response([sse_frame({"type": "error", "code": error.type, "message": error.message,
-                                         "param": None, "sequence_number": 0}, "error")])
+        return sse_response(
+            [
+                sse_frame(
+                    {
+                        "type": "error",
+                        "code": error.type,
+                        "message": error.message,
+                        "param": None,
+                        "sequence_number": 0,
+                    },
+                    "error",
+                )
+            ]
+        )
     body = {"error": {"message": error.message, "type": error.type, "param": None, "code": None}}
     headers = {"retry-after": str(int(error.retry_after))} if error.retry_after is not None else {}
     return json_response(error.status or 500, body, headers)

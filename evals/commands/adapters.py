@@ -44,7 +44,13 @@ def run(args: argparse.Namespace) -> int:
     for row in rows:
         contract = effective_contract(row["id"])
         entry = ADAPTER_REGISTRY[row["id"]]
-        table.add_row(row["id"], row["kind"], row["wire"], row["contract_parent"] or "-",
-                      contract.schema_dialect, entry.description)
+        table.add_row(
+            row["id"],
+            row["kind"],
+            row["wire"],
+            row["contract_parent"] or "-",
+            contract.schema_dialect,
+            entry.description,
+        )
     Console().print(table)
     return 0

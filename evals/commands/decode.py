@@ -33,10 +33,17 @@ def run(args: argparse.Namespace) -> int:
 
     table = Table("#", "status", "tool calls", "text", "finish", "error")
     for row in rows:
-        calls = "\n".join(f"{c['name']}({json.dumps(c['arguments'], ensure_ascii=False)})" for c in row["tool_calls"])
+        calls = "\n".join(
+            f"{c['name']}({json.dumps(c['arguments'], ensure_ascii=False)})" for c in row["tool_calls"]
+        )
         text = row["text"] or ""
-        table.add_row(str(row["interaction"]), str(row["status"]), calls or "-",
-                      text if len(text) <= 80 else text[:77] + "...", str(row["finish_reason"]),
-                      row["error_type"] or "-")
+        table.add_row(
+            str(row["interaction"]),
+            str(row["status"]),
+            calls or "-",
+            text if len(text) <= 80 else text[:77] + "...",
+            str(row["finish_reason"]),
+            row["error_type"] or "-",
+        )
     Console().print(table)
     return 0

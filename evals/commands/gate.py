@@ -15,11 +15,19 @@ from evals.commands.run import DEFAULT_BASELINE, DEFAULT_RESULTS
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("gate", help="fail on conformance failures and drops against a baseline")
     parser.add_argument("--baseline", type=Path, default=DEFAULT_BASELINE, help="baseline JSON")
-    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="results file of the run to judge")
+    parser.add_argument(
+        "--results", type=Path, default=DEFAULT_RESULTS, help="results file of the run to judge"
+    )
     parser.add_argument("--junit", type=Path, help="write JUnit XML here")
-    parser.add_argument("--tolerance", type=float, default=0.0,
-                        help="also fail when a rate drops by more than this (0-1; default: intervals only)")
-    parser.add_argument("--update-baseline", action="store_true", help="write the baseline from these results")
+    parser.add_argument(
+        "--tolerance",
+        type=float,
+        default=0.0,
+        help="also fail when a rate drops by more than this (0-1; default: intervals only)",
+    )
+    parser.add_argument(
+        "--update-baseline", action="store_true", help="write the baseline from these results"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -36,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
     card = scorecard(frame)
     if args.update_baseline:
         args.baseline.parent.mkdir(parents=True, exist_ok=True)
-        args.baseline.write_text(json.dumps(baseline_from(card), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        args.baseline.write_text(
+            json.dumps(baseline_from(card), indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        )
         print(f"xpeval: wrote baseline {args.baseline} ({len(card)} rows)", file=sys.stderr)
         return 0
     report = evaluate(frame, card, read_baseline(args.baseline), tolerance=args.tolerance)

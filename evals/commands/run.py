@@ -26,20 +26,38 @@ def _csv(values: list[str] | None) -> list[str]:
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("run", help="run cases through adapters and score them")
-    parser.add_argument("--mode", choices=["replay", "record", "live"], default="replay",
-                        help="replay cassettes (default, offline), record them, or talk live without cassettes")
+    parser.add_argument(
+        "--mode",
+        choices=["replay", "record", "live"],
+        default="replay",
+        help="replay cassettes (default, offline), record them, or talk live without cassettes",
+    )
     parser.add_argument("--adapters", action="append", help="adapter ids, comma separated (default: all)")
-    parser.add_argument("--models", action="append", default=[],
-                        help="MODEL for every adapter or ADAPTER=MODEL (default: recorded or adapter default)")
+    parser.add_argument(
+        "--models",
+        action="append",
+        default=[],
+        help="MODEL for every adapter or ADAPTER=MODEL (default: recorded or adapter default)",
+    )
     parser.add_argument("--cases", action="append", help="case ids or globs, comma separated (default: all)")
     parser.add_argument("--categories", action="append", help=f"categories: {', '.join(CATEGORIES)}")
-    parser.add_argument("--case-dir", type=Path, help="load cases from this folder instead of the built-in set")
+    parser.add_argument(
+        "--case-dir", type=Path, help="load cases from this folder instead of the built-in set"
+    )
     parser.add_argument("--shard", help="run shard i of N, as i/N")
-    parser.add_argument("--target", choices=["auto", "provider", "local-model", "emulator"], default="auto",
-                        help="record/live: where requests go (auto: provider with a key, else the local "
-                             "model where it serves the adapter and is running, else the emulator)")
-    parser.add_argument("--stream", choices=["alternate", "always", "never"], default="alternate",
-                        help="which episodes ask for streamed responses (default: half the cases, by id)")
+    parser.add_argument(
+        "--target",
+        choices=["auto", "provider", "local-model", "emulator"],
+        default="auto",
+        help="record/live: where requests go (auto: provider with a key, else the local "
+        "model where it serves the adapter and is running, else the emulator)",
+    )
+    parser.add_argument(
+        "--stream",
+        choices=["alternate", "always", "never"],
+        default="alternate",
+        help="which episodes ask for streamed responses (default: half the cases, by id)",
+    )
     parser.add_argument("--concurrency", type=int, default=4, help="episodes in flight per adapter")
     parser.add_argument("--rate", type=float, help="requests per second per adapter (default: unlimited)")
     parser.add_argument("--retries", type=int, default=2, help="retries of a retryable provider failure")
@@ -47,8 +65,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder")
     parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="results file (JSON lines)")
     parser.add_argument("--reports", type=Path, default=Path("reports"), help="where scorecards go")
-    parser.add_argument("--baseline", type=Path, default=DEFAULT_BASELINE,
-                        help="gate against this baseline when it exists")
+    parser.add_argument(
+        "--baseline", type=Path, default=DEFAULT_BASELINE, help="gate against this baseline when it exists"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
 
@@ -68,18 +87,33 @@ def run(args: argparse.Namespace) -> int:
     adapters = _csv(args.adapters) or list(ADAPTER_REGISTRY)
     for adapter_id in adapters:
         get_entry(adapter_id)
-    cases = select_cases([loaded.case for loaded in load_cases(args.case_dir or BUILTIN_DIR)],
-                         _csv(args.cases), _csv(args.categories))
+    cases = select_cases(
+        [loaded.case for loaded in load_cases(args.case_dir or BUILTIN_DIR)],
+        _csv(args.cases),
+        _csv(args.categories),
+    )
     models = parse_models(args.models, adapters)
     shard = Shard.parse(args.shard) if args.shard else None
     episodes = plan(cases, adapters, models, shard)
     mode = Mode(args.mode)
 
-    config = {"mode": mode.value, "adapters": adapters, "models": models, "cases": [c.id for c in cases],
-              "shard": args.shard, "target": args.target, "stream": args.stream, "cassettes": str(args.cassettes)}
+    config = {
+        "mode": mode.value,
+        "adapters": adapters,
+        "models": models,
+        "cases": [c.id for c in cases],
+        "shard": args.shard,
+        "target": args.target,
+        "stream": args.stream,
+        "cassettes": str(args.cassettes),
+    }
     run_fingerprint = fingerprint(config)
-    header = RunHeader(run=f"{now_iso()}-{run_fingerprint[:8]}", fingerprint=run_fingerprint,
-                       started_at=now_iso(), config=config)
+    header = RunHeader(
+        run=f"{now_iso()}-{run_fingerprint[:8]}",
+        fingerprint=run_fingerprint,
+        started_at=now_iso(),
+        config=config,
+    )
     results = ResultsFile.open_for(args.results, header)
 
     server = None
@@ -91,16 +125,28 @@ def run(args: argparse.Namespace) -> int:
         server = EmulatorServer().start()
         emulator = CaseEmulator(server)
     picker = TargetPicker(choice=args.target, local_model_up=_local_model_up)
-    factory = EpisodeFactory(mode=mode, store=CassetteStore(args.cassettes), picker=picker, emulator=emulator,
-                             stream_policy=args.stream, timeout=args.timeout)
-    settings = RunSettings(concurrency=max(1, args.concurrency), rate=args.rate, max_attempts=args.retries + 1,
-                           episode_timeout=args.timeout * 8)
+    factory = EpisodeFactory(
+        mode=mode,
+        store=CassetteStore(args.cassettes),
+        picker=picker,
+        emulator=emulator,
+        stream_policy=args.stream,
+        timeout=args.timeout,
+    )
+    settings = RunSettings(
+        concurrency=max(1, args.concurrency),
+        rate=args.rate,
+        max_attempts=args.retries + 1,
+        episode_timeout=args.timeout * 8,
+    )
     runner = Runner(factory, results, settings)
     todo = runner.pending(episodes)
     resumed = len(episodes) - len(todo)
     if resumed:
-        print(f"xpeval: resuming {results.path}: {resumed} of {len(episodes)} episodes already done",
-              file=sys.stderr)
+        print(
+            f"xpeval: resuming {results.path}: {resumed} of {len(episodes)} episodes already done",
+            file=sys.stderr,
+        )
     show = not args.no_progress and (sys.stderr.isatty() or os.environ.get("XPEVAL_PROGRESS") == "1")
     try:
         with RichProgress(total=len(todo), enabled=show) as progress:

@@ -25,7 +25,8 @@ def replies_for(case: Case) -> list[TurnResult]:
     """
     replies: list[TurnResult] = []
     for turn in case.turns:
-        usage = Usage(input_tokens=10 * (turn.index + 1), output_tokens=5, total_tokens=10 * (turn.index + 1) + 5)
+        prompt_tokens = 10 * (turn.index + 1)
+        usage = Usage(input_tokens=prompt_tokens, output_tokens=5, total_tokens=prompt_tokens + 5)
         if turn.expected.no_call:
             replies.append(TurnResult(text=NO_TOOL_TEXT, usage=usage))
             continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 from adapters.adapter import Adapter, AdapterSettings
 from adapters.contract import (
     ForceTool,
+    SystemMessage,
     ToolCall,
     ToolChoice,
     ToolResultMessage,
@@ -13,7 +14,6 @@ from adapters.contract import (
     TurnResult,
     Usage,
     UserMessage,
-    SystemMessage,
 )
 from adapters.registry import create_adapter, effective_contract
 from adapters.wires import Wire, get_wire
@@ -45,7 +45,9 @@ TIME = ToolSpec(
 TOOL_CHOICES: list[ToolChoice] = ["auto", "none", "required", ForceTool(name="get_time")]
 
 
-def request(*, stream: bool = False, tool_choice: ToolChoice = "auto", messages: list | None = None) -> TurnRequest:
+def request(
+    *, stream: bool = False, tool_choice: ToolChoice = "auto", messages: list | None = None
+) -> TurnRequest:
     return TurnRequest(
         model="test-model",
         messages=messages

@@ -63,7 +63,9 @@ def test_request_validation_rejects_what_the_sdk_types_reject(adapter_id: str) -
 
 
 @pytest.mark.parametrize("tool_choice", TOOL_CHOICES, ids=["auto", "none", "required", "named"])
-def test_sent_request_offers_every_tool_and_the_chosen_tool_choice(adapter_id: str, tool_choice: ToolChoice) -> None:
+def test_sent_request_offers_every_tool_and_the_chosen_tool_choice(
+    adapter_id: str, tool_choice: ToolChoice
+) -> None:
     adapter, script = scripted(adapter_id, Reply(result=TurnResult(text="ok")))
     run(adapter.turn(request(tool_choice=tool_choice)))
     body = json.dumps(script.request_json(0))
@@ -73,7 +75,9 @@ def test_sent_request_offers_every_tool_and_the_chosen_tool_choice(adapter_id: s
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
-def test_reply_with_text_and_two_calls_decodes_to_the_same_calls_in_order(adapter_id: str, stream: bool) -> None:
+def test_reply_with_text_and_two_calls_decodes_to_the_same_calls_in_order(
+    adapter_id: str, stream: bool
+) -> None:
     canned = two_calls()
     adapter, _ = scripted(adapter_id, Reply(result=canned))
     result = run(adapter.turn(request(stream=stream)))
@@ -91,7 +95,12 @@ def test_reply_with_text_and_two_calls_decodes_to_the_same_calls_in_order(adapte
 def test_text_only_reply_has_no_calls_and_stops(adapter_id: str, stream: bool) -> None:
     adapter, _ = scripted(adapter_id, Reply(result=TurnResult(text="It is sunny.")))
     result = run(adapter.turn(request(stream=stream)))
-    assert (result.text, result.tool_calls, result.finish_reason, result.error) == ("It is sunny.", [], "stop", None)
+    assert (result.text, result.tool_calls, result.finish_reason, result.error) == (
+        "It is sunny.",
+        [],
+        "stop",
+        None,
+    )
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
@@ -132,8 +141,10 @@ def test_broken_json_arguments_become_a_parse_error_not_an_exception(adapter_id:
 def test_stream_cut_off_mid_call_is_a_value_never_an_exception(adapter_id: str) -> None:
     wire = wire_of(adapter_id)
     full = wire.render(two_calls(), model="m", stream=True)
-    cut = RenderedResponse(status=200, headers=full.headers, chunks=full.chunks[: max(1, len(full.chunks) // 2)])
-    cut = RenderedResponse(status=200, headers=cut.headers, chunks=[*cut.chunks, b"data: {\"trunc"])
+    cut = RenderedResponse(
+        status=200, headers=full.headers, chunks=full.chunks[: max(1, len(full.chunks) // 2)]
+    )
+    cut = RenderedResponse(status=200, headers=cut.headers, chunks=[*cut.chunks, b'data: {"trunc'])
     adapter, _ = scripted(adapter_id, Reply(raw=cut))
     result = run(adapter.turn(request(stream=True)))
     assert isinstance(result, TurnResult)
@@ -154,7 +165,9 @@ def test_server_error_is_retryable_and_bad_request_is_not(adapter_id: str) -> No
     adapter, _ = scripted(
         adapter_id,
         Reply(result=TurnResult(error=ProviderError(status=503, type="overloaded", message="busy"))),
-        Reply(result=TurnResult(error=ProviderError(status=400, type="invalid_request_error", message="bad"))),
+        Reply(
+            result=TurnResult(error=ProviderError(status=400, type="invalid_request_error", message="bad"))
+        ),
     )
     busy, bad = run(adapter.turn(request())), run(adapter.turn(request()))
     assert busy.error is not None and busy.error.retryable
@@ -171,7 +184,7 @@ def test_error_inside_a_200_stream_is_a_provider_error(adapter_id: str) -> None:
     assert result.finish_reason == "error"
 
 
-@pytest.mark.parametrize("body", [b"<html>bad gateway</html>", b"", b"{\"unexpected\": true"])
+@pytest.mark.parametrize("body", [b"<html>bad gateway</html>", b"", b'{"unexpected": true'])
 def test_undecodable_body_is_a_provider_error(adapter_id: str, body: bytes) -> None:
     raw = RenderedResponse(status=200, headers={"content-type": "application/json"}, chunks=[body])
     adapter, _ = scripted(adapter_id, Reply(raw=raw))

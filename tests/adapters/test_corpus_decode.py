@@ -64,10 +64,17 @@ def expected_chat(body: bytes, stream: bool) -> dict[str, Any]:
     if not stream:
         doc = json.loads(body)
         message = doc["choices"][0]["message"]
-        calls = [(c.get("id") or None, c["function"]["name"], args_of(c["function"]["arguments"]))
-                 for c in message.get("tool_calls") or []]
+        calls = [
+            (c.get("id") or None, c["function"]["name"], args_of(c["function"]["arguments"]))
+            for c in message.get("tool_calls") or []
+        ]
         text = (message.get("content") or "") + (message.get("refusal") or "")
-        return {"calls": calls, "text": text or None, "finish": doc["choices"][0]["finish_reason"], "error": None}
+        return {
+            "calls": calls,
+            "text": text or None,
+            "finish": doc["choices"][0]["finish_reason"],
+            "error": None,
+        }
     calls: dict[int, list[Any]] = {}
     text, finish, error = "", None, None
     for _event, data in sse_events(body):
@@ -87,14 +94,21 @@ def expected_chat(body: bytes, stream: bool) -> dict[str, Any]:
                 slot[1] = slot[1] or function.get("name") or ""
                 slot[2] += function.get("arguments") or ""
             finish = choice.get("finish_reason") or finish
-    return {"calls": [(i, n, args_of(a)) for i, n, a in calls.values()], "text": text or None,
-            "finish": finish, "error": error}
+    return {
+        "calls": [(i, n, args_of(a)) for i, n, a in calls.values()],
+        "text": text or None,
+        "finish": finish,
+        "error": error,
+    }
 
 
 def expected_responses(body: bytes, stream: bool) -> dict[str, Any]:
     if stream:
-        finals = [json.loads(d)["response"] for e, d in sse_events(body)
-                  if e in ("response.completed", "response.incomplete", "response.failed")]
+        finals = [
+            json.loads(d)["response"]
+            for e, d in sse_events(body)
+            if e in ("response.completed", "response.incomplete", "response.failed")
+        ]
         doc = finals[-1]
     else:
         doc = json.loads(body)
@@ -153,8 +167,12 @@ def expected_gemini(body: bytes, stream: bool) -> dict[str, Any]:
     return {"calls": calls, "text": text or None, "finish": finish, "error": None}
 
 
-_EXPECTED = {"openai-chat": expected_chat, "openai-responses": expected_responses,
-             "anthropic-messages": expected_anthropic, "google-genai": expected_gemini}
+_EXPECTED = {
+    "openai-chat": expected_chat,
+    "openai-responses": expected_responses,
+    "anthropic-messages": expected_anthropic,
+    "google-genai": expected_gemini,
+}
 
 
 def expected_row(interaction: Interaction) -> dict[str, Any]:
@@ -163,7 +181,9 @@ def expected_row(interaction: Interaction) -> dict[str, Any]:
     if interaction.status >= 400:
         return {"calls": [], "text": None, "finish": None, "error": error_type_of(json.loads(body))}
     request = interaction.request_json() or {}
-    stream = ":streamGenerateContent" in interaction.uri if wire == "google-genai" else bool(request.get("stream"))
+    stream = (
+        ":streamGenerateContent" in interaction.uri if wire == "google-genai" else bool(request.get("stream"))
+    )
     return _EXPECTED[wire](body, stream)
 
 
@@ -207,7 +227,9 @@ def test_empty_string_arguments_decode_to_an_empty_object() -> None:
 
 
 def test_tool_call_under_finish_reason_stop_keeps_the_raw_reason() -> None:
-    rows = _decoded("openai-chat", "mirascope__test_structured_output_resume_stream__tool__openai_gpt_4o_completions.yaml")
+    rows = _decoded(
+        "openai-chat", "mirascope__test_structured_output_resume_stream__tool__openai_gpt_4o_completions.yaml"
+    )
     assert rows[0]["finish_reason"] == "stop" and len(rows[0]["tool_calls"]) == 1
 
 
@@ -218,8 +240,14 @@ def test_snowflake_empty_legacy_fields_are_not_calls() -> None:
 
 
 def test_errors_inside_a_200_stream_are_reported_with_their_type() -> None:
-    groq = _decoded("openai-chat", "pydantic-ai__test_groq__test_tool_use_failed_error_streaming_with_text.yaml")
-    assert (groq[0]["status"], groq[0]["error_type"], groq[0]["text"]) == (200, "invalid_request_error", "maybe")
+    groq = _decoded(
+        "openai-chat", "pydantic-ai__test_groq__test_tool_use_failed_error_streaming_with_text.yaml"
+    )
+    assert (groq[0]["status"], groq[0]["error_type"], groq[0]["text"]) == (
+        200,
+        "invalid_request_error",
+        "maybe",
+    )
     openrouter = _decoded("openai-chat", "pydantic-ai__test_openrouter_stream_error.yaml")
     assert (openrouter[0]["finish_reason"], openrouter[0]["error_type"]) == ("length", "400")
 
@@ -232,7 +260,10 @@ def test_error_without_a_type_reports_its_code() -> None:
 def test_reasoning_and_thoughts_are_not_text() -> None:
     gemini = _decoded("google-generate-content", "llm-gemini__test_tools.yaml")
     assert gemini[0]["text"] is None and gemini[0]["tool_calls"]
-    claude = _decoded("anthropic-messages", "llm-anthropic__test_fixed_version_tool_chain_with_thinking_display_regression.yaml")
+    claude = _decoded(
+        "anthropic-messages",
+        "llm-anthropic__test_fixed_version_tool_chain_with_thinking_display_regression.yaml",
+    )
     assert claude[0]["text"] is None and claude[0]["tool_calls"][0]["name"] == "fixed_version"
 
 
@@ -242,7 +273,9 @@ def test_anthropic_empty_input_json_delta_is_an_empty_object() -> None:
 
 
 def test_responses_call_id_not_item_id_is_the_call_id() -> None:
-    rows = _decoded("openai-responses", "pydantic-ai__test_tool_choice_matrix[required-openai_responses].yaml")
+    rows = _decoded(
+        "openai-responses", "pydantic-ai__test_tool_choice_matrix[required-openai_responses].yaml"
+    )
     assert rows[0]["tool_calls"][0]["id"].startswith("call_")
 
 
@@ -252,9 +285,17 @@ def test_gemini_json_array_stream_decodes() -> None:
 
 
 def test_decode_cli_prints_one_json_line_per_interaction() -> None:
-    path = corpus_path("cassettes", "anthropic-messages", "mirascope__test_call_with_tools__anthropic_claude_sonnet_4_0__stream.yaml")
-    out = subprocess.run([sys.executable, "-m", "evals.cli", "decode", "--json", str(path)],
-                         capture_output=True, text=True, check=True).stdout
+    path = corpus_path(
+        "cassettes",
+        "anthropic-messages",
+        "mirascope__test_call_with_tools__anthropic_claude_sonnet_4_0__stream.yaml",
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "evals.cli", "decode", "--json", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     rows = [json.loads(line) for line in out.splitlines()]
     assert [r["interaction"] for r in rows] == [0, 1]
     assert set(rows[0]) == {"interaction", "status", "tool_calls", "text", "finish_reason", "error_type"}

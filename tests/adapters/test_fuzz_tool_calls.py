@@ -18,12 +18,18 @@ from evals.emulator import Reply
 from tests.adapters._fixtures import request, scripted
 
 NAMES = st.from_regex(r"[a-zA-Z][a-zA-Z0-9_]{0,40}", fullmatch=True)
-SCALARS = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=30) | st.floats(
-    allow_nan=False, allow_infinity=False, width=32
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53), 2**53)
+    | st.text(max_size=30)
+    | st.floats(allow_nan=False, allow_infinity=False, width=32)
 )
 JSON: st.SearchStrategy[Any] = st.recursive(
     SCALARS,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(min_size=1, max_size=12), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(min_size=1, max_size=12), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 ARGUMENTS = st.dictionaries(st.text(min_size=1, max_size=12), JSON, max_size=5)
@@ -42,7 +48,9 @@ def test_any_calls_the_provider_returns_decode_exactly(
 ) -> None:
     canned = TurnResult(
         text=text,
-        tool_calls=[ToolCall(id=f"call_{i}", name=name, arguments=args) for i, (name, args) in enumerate(calls)],
+        tool_calls=[
+            ToolCall(id=f"call_{i}", name=name, arguments=args) for i, (name, args) in enumerate(calls)
+        ],
     )
     adapter, _ = scripted(adapter_id, Reply(result=canned))
     result = run(adapter.turn(request(stream=stream)))
@@ -54,9 +62,13 @@ def test_any_calls_the_provider_returns_decode_exactly(
 
 
 @FUZZ
-@given(raw=st.text(max_size=60) | st.binary(max_size=40).map(lambda b: b.decode("latin-1")), stream=st.booleans())
+@given(
+    raw=st.text(max_size=60) | st.binary(max_size=40).map(lambda b: b.decode("latin-1")), stream=st.booleans()
+)
 def test_any_argument_text_decodes_without_raising(adapter_id: str, raw: str, stream: bool) -> None:
-    canned = TurnResult(tool_calls=[ToolCall(id="call_0", name="get_weather", arguments={}, raw_arguments=raw)])
+    canned = TurnResult(
+        tool_calls=[ToolCall(id="call_0", name="get_weather", arguments={}, raw_arguments=raw)]
+    )
     adapter, _ = scripted(adapter_id, Reply(result=canned))
     result = run(adapter.turn(request(stream=stream)))
     assert isinstance(result, TurnResult)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests._corpus import REPO_ROOT
 
-PLUGIN = '''
+PLUGIN = """
 from adapters.providers import anthropic
 from adapters.registry import WrapperEntry, register_adapter
 
@@ -18,15 +18,28 @@ register_adapter(
     "example-claude-proxy",
     WrapperEntry(contract_parent="anthropic-messages", factory=anthropic.create),
 )
-'''
+"""
 
 
 def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO_ROOT)])}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "example_adapter_plugin", "-p", "no:cacheprovider",
-         "tests/adapters/test_conformance.py", *args],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "example_adapter_plugin",
+            "-p",
+            "no:cacheprovider",
+            "tests/adapters/test_conformance.py",
+            *args,
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from adapters.adapter import AdapterSettings
 from adapters.contract import WIRE_NAMES
+from adapters.providers import openai
 from adapters.registry import (
     ADAPTER_REGISTRY,
     DirectEntry,
@@ -23,7 +24,6 @@ from adapters.registry import (
     unregister_adapter,
     validate_registry,
 )
-from adapters.providers import openai
 
 
 def test_every_wrapper_resolves_to_a_direct_wire(adapter_id: str) -> None:
@@ -45,7 +45,9 @@ def test_each_adapter_constructs_with_its_own_factory(adapter_id: str) -> None:
     assert adapter.contract == effective_contract(adapter_id)
 
 
-@pytest.mark.parametrize("bad", ["nope", "", " openai-chat", "OPENAI-CHAT", "__class__", "toString", "constructor"])
+@pytest.mark.parametrize(
+    "bad", ["nope", "", " openai-chat", "OPENAI-CHAT", "__class__", "toString", "constructor"]
+)
 def test_unknown_ids_fail_with_unknown_adapter(bad: str) -> None:
     with pytest.raises(UnknownAdapterError, match=f"^Unknown adapter: {bad}$"):
         effective_contract(bad)
@@ -94,7 +96,7 @@ def test_registering_a_broken_entry_leaves_the_registry_untouched() -> None:
     before = dict(ADAPTER_REGISTRY)
     with pytest.raises(UnknownAdapterError):
         register_adapter("broken", WrapperEntry(contract_parent="ghost", factory=openai.create))
-    assert ADAPTER_REGISTRY == before
+    assert before == ADAPTER_REGISTRY
 
 
 def test_register_and_unregister_round_trip() -> None:

@@ -20,7 +20,9 @@ def test_shards_partition_the_episodes_exactly() -> None:
     adapters = ["openai-chat", "mimo", "vertex-ai"]
     models = parse_models([], adapters)
     everything = {(e.case.id, e.adapter_id) for e in plan(CASES, adapters, models, None)}
-    parts = [{(e.case.id, e.adapter_id) for e in plan(CASES, adapters, models, Shard(i, 3))} for i in (1, 2, 3)]
+    parts = [
+        {(e.case.id, e.adapter_id) for e in plan(CASES, adapters, models, Shard(i, 3))} for i in (1, 2, 3)
+    ]
     assert set().union(*parts) == everything
     assert sum(len(p) for p in parts) == len(everything)
     assert all(parts), "every shard gets work"

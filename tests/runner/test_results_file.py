@@ -12,10 +12,24 @@ def header(fp: str = "f1") -> RunHeader:
 
 
 def row(case: str, attempt: int = 1, final: bool = True, correct: bool = True) -> ResultRow:
-    return ResultRow(run="r", case_id=case, category="simple", adapter="openai-chat", wire="openai-chat",
-                     model="m", attempt=attempt, final=final, source="emulated", correct=correct,
-                     tool_selection_correct=correct, arguments_correct=correct, irrelevance=False,
-                     malformed=False, latency_s=0.1, started_at="2026-11-29T00:00:00+00:00")
+    return ResultRow(
+        run="r",
+        case_id=case,
+        category="simple",
+        adapter="openai-chat",
+        wire="openai-chat",
+        model="m",
+        attempt=attempt,
+        final=final,
+        source="emulated",
+        correct=correct,
+        tool_selection_correct=correct,
+        arguments_correct=correct,
+        irrelevance=False,
+        malformed=False,
+        latency_s=0.1,
+        started_at="2026-11-29T00:00:00+00:00",
+    )
 
 
 def test_rows_survive_a_reopen_of_the_same_unfinished_run(tmp_path: Path) -> None:

@@ -13,13 +13,35 @@ from pathlib import Path
 from evals.results import ResultsFile, final_results
 from tests._corpus import REPO_ROOT
 
-ARGS = ["run", "--mode", "live", "--target", "emulator", "--adapters", "openai-chat,anthropic-messages,google-genai",
-        "--categories", "simple,multi_turn", "--concurrency", "1", "--no-progress"]
+ARGS = [
+    "run",
+    "--mode",
+    "live",
+    "--target",
+    "emulator",
+    "--adapters",
+    "openai-chat,anthropic-messages,google-genai",
+    "--categories",
+    "simple,multi_turn",
+    "--concurrency",
+    "1",
+    "--no-progress",
+]
 
 
 def xpeval(tmp: Path, name: str) -> list[str]:
-    return [sys.executable, "-m", "evals.cli", *ARGS, "--results", str(tmp / f"{name}.jsonl"),
-            "--reports", str(tmp / f"reports-{name}"), "--baseline", str(tmp / "no-baseline.json")]
+    return [
+        sys.executable,
+        "-m",
+        "evals.cli",
+        *ARGS,
+        "--results",
+        str(tmp / f"{name}.jsonl"),
+        "--reports",
+        str(tmp / f"reports-{name}"),
+        "--baseline",
+        str(tmp / "no-baseline.json"),
+    ]
 
 
 def verdicts(path: Path) -> dict[tuple[str, str, str], tuple[bool, str]]:
@@ -28,14 +50,21 @@ def verdicts(path: Path) -> dict[tuple[str, str, str], tuple[bool, str]]:
 
 
 def test_killed_run_resumes_to_the_same_results_without_duplicates(tmp_path: Path) -> None:
-    whole = subprocess.run(xpeval(tmp_path, "whole"), cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+    whole = subprocess.run(
+        xpeval(tmp_path, "whole"), cwd=REPO_ROOT, capture_output=True, text=True, timeout=600
+    )
     assert whole.returncode == 0, whole.stderr[-2000:]
     expected = verdicts(tmp_path / "whole.jsonl")
     assert len(expected) > 20
 
     results = tmp_path / "killed.jsonl"
-    process = subprocess.Popen(xpeval(tmp_path, "killed"), cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
+    process = subprocess.Popen(
+        xpeval(tmp_path, "killed"),
+        cwd=REPO_ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if results.exists() and results.read_text().count('"type":"result"') >= len(expected) // 3:
@@ -46,7 +75,9 @@ def test_killed_run_resumes_to_the_same_results_without_duplicates(tmp_path: Pat
     done_before = len(ResultsFile.read(results).rows)
     assert 0 < done_before < len(expected), "the kill must land mid-run"
 
-    again = subprocess.run(xpeval(tmp_path, "killed"), cwd=REPO_ROOT, capture_output=True, text=True, timeout=600)
+    again = subprocess.run(
+        xpeval(tmp_path, "killed"), cwd=REPO_ROOT, capture_output=True, text=True, timeout=600
+    )
     assert again.returncode == 0, again.stderr[-2000:]
     assert "resuming" in again.stderr
 

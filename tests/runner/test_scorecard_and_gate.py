@@ -6,27 +6,49 @@ import math
 from xml.etree import ElementTree
 
 import pandas as pd
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from evals.gate import baseline_from, evaluate, junit_xml
 from evals.results import ResultRow
-from evals.scorecard import results_frame, scorecard, to_markdown, by_category, wilson
+from evals.scorecard import by_category, results_frame, scorecard, to_markdown, wilson
 
 
-def make_rows(n: int, correct: int, *, adapter: str = "openai-chat", source: str = "cassette",
-              category: str = "simple", errors: int = 0, kind: str = "http") -> list[ResultRow]:
+def make_rows(
+    n: int,
+    correct: int,
+    *,
+    adapter: str = "openai-chat",
+    source: str = "cassette",
+    category: str = "simple",
+    errors: int = 0,
+    kind: str = "http",
+) -> list[ResultRow]:
     rows = []
     for i in range(n):
         failed = i >= n - errors
-        rows.append(ResultRow(
-            run="r", case_id=f"{category}_{i}", category=category, adapter=adapter, wire="openai-chat",
-            model="m", attempt=1, final=True, source=source, correct=i < correct, tool_selection_correct=i < correct,
-            arguments_correct=(i < correct) if not failed else None, irrelevance=category == "irrelevance",
-            malformed=False, latency_s=0.01 * (i + 1), started_at="2026-11-29T00:00:00+00:00",
-            error_kind=kind if failed else None, reason="boom" if failed else None,
-        ))
+        rows.append(
+            ResultRow(
+                run="r",
+                case_id=f"{category}_{i}",
+                category=category,
+                adapter=adapter,
+                wire="openai-chat",
+                model="m",
+                attempt=1,
+                final=True,
+                source=source,
+                correct=i < correct,
+                tool_selection_correct=i < correct,
+                arguments_correct=(i < correct) if not failed else None,
+                irrelevance=category == "irrelevance",
+                malformed=False,
+                latency_s=0.01 * (i + 1),
+                started_at="2026-11-29T00:00:00+00:00",
+                error_kind=kind if failed else None,
+                reason="boom" if failed else None,
+            )
+        )
     return rows
 
 
