@@ -85,12 +85,15 @@ class Adapter:
         contract: EffectiveContract,
         client: Any,
         default_model: str,
-        kwargs_hook: Callable[[JsonObject], JsonObject] | None = None,
+        request_hook: Callable[[TurnRequest], TurnRequest] | None = None,
     ) -> None:
         self.contract = contract
         self.client = client
         self.default_model = default_model
-        self._kwargs_hook = kwargs_hook
+        self.request_hook = request_hook
+        """Rewrites a request before anything else sees it: what a particular server needs
+        (the local model's named-tool workaround), applied identically when recording, replaying
+        and checking drift."""
 
     @property
     def id(self) -> str:
@@ -106,11 +109,10 @@ class Adapter:
 
     def prepare(self, request: TurnRequest) -> PreparedRequest:
         """Rewrite the tools for this adapter's dialect and encode the SDK call (pure)."""
+        if self.request_hook is not None:
+            request = self.request_hook(request)
         tools = prepare_tools(self.dialect, request.tools)
-        kwargs = self.wire.encode(request, tools)
-        if self._kwargs_hook is not None:
-            kwargs = self._kwargs_hook(kwargs)
-        return PreparedRequest(kwargs=kwargs, tools=tools)
+        return PreparedRequest(kwargs=self.wire.encode(request, tools), tools=tools)
 
     async def turn(self, request: TurnRequest) -> TurnResult:
         """Send one turn and decode it. Provider failures and bad model output are values."""

@@ -19,7 +19,6 @@ from evals.local_model.requests import force_named_tool, prepare_for_local_serve
 from evals.local_model.server import LocalModelServer, ServerStatus, chat_template_path
 from evals.local_model.targets import (
     SERVED_WIRES,
-    LocalModelAdapter,
     create_local_adapter,
     local_adapter_ids,
     local_base_url,
@@ -32,7 +31,6 @@ __all__ = [
     "SERVED_WIRES",
     "Artifacts",
     "ExtraNotInstalledError",
-    "LocalModelAdapter",
     "LocalModelError",
     "LocalModelPaths",
     "LocalModelServer",

@@ -9,8 +9,8 @@ local server). That is read from the registry and the adapters themselves: no se
 
 from __future__ import annotations
 
-from adapters.adapter import Adapter, AdapterSettings, PreparedRequest
-from adapters.contract import TurnRequest, WireName
+from adapters.adapter import Adapter, AdapterSettings
+from adapters.contract import WireName
 from adapters.registry import adapter_ids, create_adapter, effective_contract
 from evals.local_model import config
 from evals.local_model.errors import LocalModelError
@@ -28,20 +28,13 @@ def local_base_url(wire: WireName, port: int = config.PORT) -> str:
     raise LocalModelError(f"the local model server does not speak the {wire} wire")
 
 
-class LocalModelAdapter(Adapter):
-    """An adapter whose requests are first rewritten for the local server (see `requests`)."""
-
-    def prepare(self, request: TurnRequest) -> PreparedRequest:
-        return super().prepare(prepare_for_local_server(request))
-
-
 def _client_base_url(adapter: Adapter) -> str:
     return str(getattr(adapter.client, "base_url", "")).rstrip("/")
 
 
 def create_local_adapter(
     adapter_id: str, settings: AdapterSettings | None = None, *, port: int = config.PORT
-) -> LocalModelAdapter:
+) -> Adapter:
     """Adapter `adapter_id` pointed at the local server, or LocalModelError saying why it cannot be."""
     wire = effective_contract(adapter_id).wire
     url = local_base_url(wire, port)
@@ -54,12 +47,8 @@ def create_local_adapter(
             f"{adapter_id} cannot point at the local model: it sends to {_client_base_url(adapter)} "
             f"instead of {url}"
         )
-    return LocalModelAdapter(
-        contract=adapter.contract,
-        client=adapter.client,
-        default_model=adapter.default_model,
-        kwargs_hook=adapter._kwargs_hook,
-    )
+    adapter.request_hook = prepare_for_local_server
+    return adapter
 
 
 def local_adapter_ids(port: int = config.PORT) -> list[str]:
