@@ -375,7 +375,9 @@ class OpenAIStrictRules(StrictRules):
         means "omitted" (restored by `restore_arguments`)."""
         assert task.out_ptr is not None and task.out_ptr[0] is not None
         parent, key = task.out_ptr[0][0], task.key
-        if accepts_null(out):
+        # The output's combinator members are still being built here: ask the input too.
+        input_nodes = [layer.node for layer in task.layers if layer.node is not True]
+        if accepts_null(out) or (input_nodes and all(accepts_null(node) for node in input_nodes)):
             e.loss(
                 _original_pointer(task),
                 "required",

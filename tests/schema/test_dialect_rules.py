@@ -288,3 +288,31 @@ def test_a_format_on_a_number_is_kept_where_the_provider_reads_it() -> None:
     schema = {"type": "object", "properties": {"n": {"type": "integer", "format": "int32"}}}
     assert _ok("gemini-openapi", schema)[0]["properties"]["n"] == {"type": "integer", "format": "int32"}
     assert _ok("moonshot", schema)[0]["properties"]["n"] == {"type": "integer", "format": "int32"}
+
+
+def test_strict_keeps_an_explicit_null_the_original_already_allowed() -> None:
+    """An optional field nullable through `anyOf` is made required but not nullable a second
+    time, so the null a model sends for it is the original's null, not an omission."""
+    from adapters.contract import ToolCall, ToolSpec
+    from adapters.schema import prepare_tools
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "changes": {
+                "type": "object",
+                "properties": {
+                    "assignee": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                    "status": {"type": "string"},
+                },
+            }
+        },
+        "required": ["changes"],
+    }
+    prepared = prepare_tools("openai-strict", [ToolSpec(name="update", parameters=schema)])
+    sent = prepared.tools[0].sent
+    assert sent is not None
+    assignee = sent.parameters["properties"]["changes"]["properties"]["assignee"]
+    assert assignee["anyOf"].count({"type": "null"}) == 1
+    call = ToolCall(id="c", name="update", arguments={"changes": {"assignee": None, "status": None}})
+    assert prepared.restore(call).arguments == {"changes": {"assignee": None}}
