@@ -260,6 +260,16 @@ class GeminiOpenAPIRules(Rules):
                         f"the object at {P.to_str(view.ptr) or '/'} declares no properties (a free-form "
                         f"object); {self.label} needs non-empty properties on every object (§6)"
                     )
+                closed = extra is not None and all(layer.node is False for layer in extra)
+                if not closed:
+                    e.loss(
+                        view.at("properties"),
+                        "properties",
+                        "narrowed",
+                        "the root object declares no properties but accepts any keys; "
+                        f"{self.label} cannot express a free-form object, so the tool is declared "
+                        "without parameters and the model can send no argument",
+                    )
                 kw["properties"] = {}
         if single == "array" and "items" not in kw:
             raise Refused(

@@ -316,3 +316,12 @@ def test_strict_keeps_an_explicit_null_the_original_already_allowed() -> None:
     assert assignee["anyOf"].count({"type": "null"}) == 1
     call = ToolCall(id="c", name="update", arguments={"changes": {"assignee": None, "status": None}})
     assert prepared.restore(call).arguments == {"changes": {"assignee": None}}
+
+
+def test_gemini_parameters_reports_narrowing_an_open_root_to_no_arguments() -> None:
+    from adapters.schema.apply import apply_dialect
+
+    for open_root in ({"type": "object"}, {"type": "object", "additionalProperties": True}):
+        result = apply_dialect("gemini-openapi", open_root)
+        assert result.schema_ == {"type": "object", "properties": {}}
+        assert [loss.action for loss in result.losses] == ["narrowed"]
