@@ -29,9 +29,11 @@ from adapters.wires._base import (
     json_response,
     none_if_empty,
     parse_arguments,
+    retry_after_header,
     sse_frame,
     sse_response,
     stainless_error,
+    text_pieces,
     validate_params,
 )
 from adapters.wires._calls import wire_call_ids
@@ -397,15 +399,15 @@ class AnthropicMessagesWire:
         for index, block in enumerate(blocks):
             if block["type"] == "text":
                 start: JsonObject = {"type": "text", "text": ""}
-                deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"])]
+                deltas = [{"type": "text_delta", "text": p} for p in text_pieces(block["text"])]
             elif block["type"] == "tool_use":
                 start = {**block, "input": {}}
                 raw = json.dumps(block["input"]) if block["input"] else ""
-                deltas = [{"type": "input_json_delta", "partial_json": p} for p in _pieces(raw)]
+                deltas = [{"type": "input_json_delta", "partial_json": p} for p in text_pieces(raw)]
             elif block["type"] == "thinking":
                 start = {"type": "thinking", "thinking": "", "signature": ""}
                 deltas = [
-                    {"type": "thinking_delta", "thinking": p} for p in _pieces(block.get("thinking", ""))
+                    {"type": "thinking_delta", "thinking": p} for p in text_pieces(block.get("thinking", ""))
                 ]
                 deltas.append({"type": "signature_delta", "signature": block.get("signature", "")})
             else:
@@ -441,15 +443,11 @@ class AnthropicMessagesWire:
         return sse_response(frames)
 
 
-def _pieces(text: str, size: int = 16) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
-
-
 def _render_error(error: ProviderError, *, stream: bool) -> RenderedResponse:
     body = {"type": "error", "error": {"type": error.type or "api_error", "message": error.message}}
     if error.kind == "stream" or (stream and error.status in (None, 200)):
         return sse_response([sse_frame(body, "error")])
-    headers = {"retry-after": str(int(error.retry_after))} if error.retry_after is not None else {}
+    headers = retry_after_header(error)
     return json_response(error.status or 500, body, headers)
 
 

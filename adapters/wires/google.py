@@ -29,6 +29,7 @@ from adapters.wires._base import (
     RenderedResponse,
     json_response,
     none_if_empty,
+    retry_after_header,
     retry_after_seconds,
     sse_response,
     transport_error,
@@ -448,7 +449,7 @@ def _render_error(error: ProviderError, *, stream: bool) -> RenderedResponse:
     }
     if error.kind == "stream":
         return sse_response([_sse(body)])
-    headers = {"retry-after": str(int(error.retry_after))} if error.retry_after is not None else {}
+    headers = retry_after_header(error)
     return json_response(code, body, headers)
 
 

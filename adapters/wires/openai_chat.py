@@ -31,9 +31,11 @@ from adapters.wires._base import (
     json_response,
     none_if_empty,
     parse_arguments,
+    retry_after_header,
     sse_frame,
     sse_response,
     stainless_error,
+    text_pieces,
     validate_params,
 )
 from adapters.wires._calls import wire_call_ids
@@ -373,7 +375,7 @@ class OpenAIChatWire:
             )
         ]
         if result.text:
-            frames.extend(chunk({"content": piece}) for piece in _pieces(result.text))
+            frames.extend(chunk({"content": piece}) for piece in text_pieces(result.text))
         for index, call in enumerate(calls):
             arguments = call["function"]["arguments"]
             frames.append(
@@ -392,7 +394,7 @@ class OpenAIChatWire:
             )
             frames.extend(
                 chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-                for piece in _pieces(arguments)
+                for piece in text_pieces(arguments)
             )
         frames.append(chunk({}, finish))
         frames.append(sse_frame({**base, "choices": [], "usage": usage}))
@@ -410,10 +412,6 @@ class _BodyError(Exception):
 
 def _raw_arguments(call: ToolCall) -> str:
     return call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments)
-
-
-def _pieces(text: str, size: int = 16) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
 def _render_usage(usage: Usage | None) -> JsonObject:
@@ -438,7 +436,7 @@ def _render_error(error: ProviderError, *, stream: bool) -> RenderedResponse:
     body = {"error": {"message": error.message, "type": error.type, "param": None, "code": None}}
     if error.kind == "stream" or (stream and error.status in (None, 200)):
         return sse_response([sse_frame(body)])
-    headers = {"retry-after": str(int(error.retry_after))} if error.retry_after is not None else {}
+    headers = retry_after_header(error)
     return json_response(error.status or 500, body, headers)
 
 

@@ -30,9 +30,11 @@ from adapters.wires._base import (
     json_response,
     none_if_empty,
     parse_arguments,
+    retry_after_header,
     sse_frame,
     sse_response,
     stainless_error,
+    text_pieces,
     validate_params,
 )
 from adapters.wires._calls import wire_call_ids
@@ -455,7 +457,7 @@ def _render_events(response: JsonObject) -> list[bytes]:
                     "part": part,
                 }
             )
-            for piece in [text[i : i + 16] for i in range(0, len(text), 16)]:
+            for piece in text_pieces(text):
                 emit(
                     {
                         "type": "response.output_text.delta",
@@ -495,7 +497,7 @@ def _render_events(response: JsonObject) -> list[bytes]:
                     "item": {**item, "status": "in_progress", "arguments": ""},
                 }
             )
-            for piece in [arguments[i : i + 16] for i in range(0, len(arguments), 16)]:
+            for piece in text_pieces(arguments):
                 emit(
                     {
                         "type": "response.function_call_arguments.delta",
@@ -540,7 +542,7 @@ def _render_error(error: ProviderError, *, stream: bool, model: str) -> Rendered
             ]
         )
     body = {"error": {"message": error.message, "type": error.type, "param": None, "code": None}}
-    headers = {"retry-after": str(int(error.retry_after))} if error.retry_after is not None else {}
+    headers = retry_after_header(error)
     return json_response(error.status or 500, body, headers)
 
 
