@@ -123,7 +123,18 @@ def test_adapters_json_lists_every_registered_id_with_exactly_the_documented_key
         assert (row["kind"] == "direct") == (row["contract_parent"] is None)
 
 
-def test_unknown_adapter_on_the_command_line_exits_nonzero_without_a_traceback() -> None:
-    done = xpeval("decode", "--wire", "nope", "x.yaml")
-    assert done.returncode != 0
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "--adapters", "nope"],
+        ["run", "--adapters", "openai-chat,nope"],
+        ["run", "--models", "nope=gpt-x"],
+        ["schemas", "--adapters", "nope"],
+    ],
+    ids=["run-adapters", "run-adapter-list", "run-models", "schemas-adapters"],
+)
+def test_unknown_adapter_on_the_command_line_exits_nonzero_without_a_traceback(args: list[str]) -> None:
+    done = xpeval(*args)
+    assert done.returncode == 2
+    assert "Unknown adapter: nope" in done.stderr
     assert "Traceback" not in done.stderr
