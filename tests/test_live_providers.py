@@ -1,0 +1,34 @@
+"""Live checks against real providers: skipped unless XPEVAL_LIVE=1 and the adapter's key is set.
+
+conftest.py removes provider keys from the environment for every other test, so these are the
+only tests that can reach a provider.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from adapters.registry import create_adapter
+from evals.cases import load_cases
+from evals.episode import play_case
+from evals.scoring import score
+from evals.targets import has_credentials
+
+pytestmark = pytest.mark.live
+
+CASE = next(loaded.case for loaded in load_cases() if loaded.case.id == "weather_simple_01")
+
+
+def test_a_live_provider_answers_a_simple_case(adapter_id: str) -> None:
+    if os.environ.get("XPEVAL_LIVE") != "1":
+        pytest.skip("live provider test: set XPEVAL_LIVE=1 and the provider's API key to run it")
+    adapter = create_adapter(adapter_id)
+    if not has_credentials(adapter):
+        pytest.skip(f"live provider test: no API key configured for {adapter_id}")
+    outcome = asyncio.run(play_case(adapter, CASE, adapter.default_model))
+    assert outcome.error is None, outcome.error
+    verdict = score(CASE, outcome.calls_per_turn[0])
+    assert verdict.tool_selection_correct, verdict.reason
