@@ -86,10 +86,14 @@ class Adapter:
         client: Any,
         default_model: str,
         request_hook: Callable[[TurnRequest], TurnRequest] | None = None,
+        live_ready: bool = False,
     ) -> None:
         self.contract = contract
         self.client = client
         self.default_model = default_model
+        self.live_ready = live_ready
+        """Configured to reach the real provider (its key is set), as opposed to a placeholder
+        that only cassettes and the emulator answer."""
         self.request_hook = request_hook
         """Rewrites a request before anything else sees it: what a particular server needs
         (the local model's named-tool workaround), applied identically when recording, replaying

@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 
 import httpx2
 
-from adapters.adapter import PLACEHOLDER_API_KEY, Adapter, AdapterSettings
+from adapters.adapter import Adapter, AdapterSettings
 from adapters.registry import create_adapter, effective_contract
 from evals.cases import Case
 from evals.cassettes import CassetteStore, Mode, Source, open_episode
@@ -50,11 +50,6 @@ class Emulator(Protocol):
     def upstream_for(self, case: Case, adapter_id: str) -> httpx2.AsyncBaseTransport: ...
 
 
-def has_credentials(adapter: Adapter) -> bool:
-    key = getattr(adapter.client, "api_key", None)
-    return bool(key) and key != PLACEHOLDER_API_KEY
-
-
 def build_adapter(adapter_id: str, kind: TargetKind, settings: AdapterSettings) -> Adapter:
     """The adapter for `kind`: the registry's own for a provider or the emulator (whose
     upstream transport redirects below the cassette, so URLs stay the provider's), the local
@@ -76,7 +71,7 @@ class TargetPicker:
     def kind(self, adapter_id: str) -> TargetKind:
         if self.choice != "auto":
             return self.choice
-        if has_credentials(create_adapter(adapter_id)):
+        if create_adapter(adapter_id).live_ready:
             return "provider"
         if self.local_model_up() and _local_capable(adapter_id):
             return "local-model"

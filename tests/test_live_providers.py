@@ -15,7 +15,6 @@ from adapters.registry import create_adapter
 from evals.cases import load_cases
 from evals.episode import play_case
 from evals.scoring import score
-from evals.targets import has_credentials
 
 pytestmark = pytest.mark.live
 
@@ -26,7 +25,7 @@ def test_a_live_provider_answers_a_simple_case(adapter_id: str) -> None:
     if os.environ.get("XPEVAL_LIVE") != "1":
         pytest.skip("live provider test: set XPEVAL_LIVE=1 and the provider's API key to run it")
     adapter = create_adapter(adapter_id)
-    if not has_credentials(adapter):
+    if not adapter.live_ready:
         pytest.skip(f"live provider test: no API key configured for {adapter_id}")
     outcome = asyncio.run(play_case(adapter, CASE, adapter.default_model))
     assert outcome.error is None, outcome.error

@@ -7,7 +7,7 @@ Two ways Azure is reached, two adapters: the deployments path with an `api-versi
 
 from __future__ import annotations
 
-from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
+from adapters.adapter import PLACEHOLDER_API_KEY, Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import sdk_client_kwargs
 
 DEFAULT_ENDPOINT = "https://example-resource.openai.azure.com"
@@ -24,13 +24,19 @@ def _endpoint(settings: AdapterSettings) -> str:
 def create_deployment(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
     import openai as openai_sdk  # lazily: listing adapters must not pay for SDK imports
 
+    key = settings.key_or_env("AZURE_OPENAI_API_KEY")
     client = openai_sdk.AsyncAzureOpenAI(
         azure_endpoint=_endpoint(settings),
-        api_key=settings.key_or_env("AZURE_OPENAI_API_KEY"),
+        api_key=key,
         api_version=settings.api_version or DEFAULT_API_VERSION,
         **sdk_client_kwargs(settings),
     )
-    return Adapter(contract=contract, client=client, default_model=settings.model or DEFAULT_DEPLOYMENT)
+    return Adapter(
+        contract=contract,
+        client=client,
+        default_model=settings.model or DEFAULT_DEPLOYMENT,
+        live_ready=key != PLACEHOLDER_API_KEY,
+    )
 
 
 def create_v1(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
@@ -40,4 +46,9 @@ def create_v1(contract: EffectiveContract, settings: AdapterSettings) -> Adapter
     kwargs = sdk_client_kwargs(settings)
     kwargs["default_headers"] = {**kwargs.get("default_headers", {}), "api-key": key}
     client = openai_sdk.AsyncOpenAI(api_key=key, base_url=f"{_endpoint(settings)}/openai/v1", **kwargs)
-    return Adapter(contract=contract, client=client, default_model=settings.model or DEFAULT_DEPLOYMENT)
+    return Adapter(
+        contract=contract,
+        client=client,
+        default_model=settings.model or DEFAULT_DEPLOYMENT,
+        live_ready=key != PLACEHOLDER_API_KEY,
+    )

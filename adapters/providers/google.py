@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx2
 
-from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
+from adapters.adapter import PLACEHOLDER_API_KEY, Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import async_http_client
 
 if TYPE_CHECKING:
@@ -50,8 +50,14 @@ class _AsyncOnly(httpx2.BaseTransport):
 def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
     from google import genai  # lazily: listing adapters must not pay for SDK imports
 
+    key = settings.key_or_env("GEMINI_API_KEY", "GOOGLE_API_KEY")
     client = genai.Client(
-        api_key=settings.key_or_env("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        api_key=key,
         http_options=http_options(settings, settings.base_url_or_env("GOOGLE_GEMINI_BASE_URL", None)),
     )
-    return Adapter(contract=contract, client=client.aio, default_model=settings.model or DEFAULT_MODEL)
+    return Adapter(
+        contract=contract,
+        client=client.aio,
+        default_model=settings.model or DEFAULT_MODEL,
+        live_ready=key != PLACEHOLDER_API_KEY,
+    )

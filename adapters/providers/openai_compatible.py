@@ -5,6 +5,8 @@ Without a configured base URL it points at the local model server (`xpeval local
 
 from __future__ import annotations
 
+import os
+
 from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import sdk_client_kwargs
 
@@ -20,4 +22,8 @@ def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
         base_url=settings.base_url_or_env("OPENAI_COMPATIBLE_BASE_URL", LOCAL_BASE_URL),
         **sdk_client_kwargs(settings),
     )
-    return Adapter(contract=contract, client=client, default_model=settings.model or DEFAULT_MODEL)
+    # A local or self-hosted server needs no key: a configured base URL is what makes it real.
+    configured = bool(settings.base_url or os.environ.get("OPENAI_COMPATIBLE_BASE_URL"))
+    return Adapter(
+        contract=contract, client=client, default_model=settings.model or DEFAULT_MODEL, live_ready=configured
+    )

@@ -35,4 +35,7 @@ def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
     else:
         kwargs["api_key"] = key
     client = genai.Client(**kwargs)
-    return Adapter(contract=contract, client=client.aio, default_model=settings.model or DEFAULT_MODEL)
+    live = key != PLACEHOLDER_API_KEY or bool(project and os.environ.get("GOOGLE_APPLICATION_CREDENTIALS"))
+    return Adapter(
+        contract=contract, client=client.aio, default_model=settings.model or DEFAULT_MODEL, live_ready=live
+    )

@@ -138,3 +138,10 @@ def test_unknown_adapter_on_the_command_line_exits_nonzero_without_a_traceback(a
     assert done.returncode == 2
     assert "Unknown adapter: nope" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_adapter_is_live_ready_only_with_its_provider_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert not create_adapter("anthropic-messages").live_ready
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-not-real")
+    assert create_adapter("anthropic-messages").live_ready
+    assert not create_adapter("openai-chat").live_ready
