@@ -69,6 +69,11 @@ def register(subparsers: Any) -> None:
         "--baseline", type=Path, default=DEFAULT_BASELINE, help="gate against this baseline when it exists"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--no-schema-report",
+        action="store_true",
+        help="skip the schema-acceptance report (it measures the adapters, not this run)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -161,7 +166,8 @@ def run(args: argparse.Namespace) -> int:
     card = scorecard(frame)
     paths = write_scorecard(frame, args.reports)
     print(f"xpeval: {len(frame)} episodes; scorecard: {paths['md']}", file=sys.stderr)
-    _write_schema_report(args.reports)
+    if not args.no_schema_report:
+        _write_schema_report(args.reports)
     baseline = read_baseline(args.baseline) if args.baseline.exists() else None
     report = evaluate(frame, card, baseline)
     print(diff_text(report))

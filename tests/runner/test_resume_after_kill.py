@@ -26,6 +26,7 @@ ARGS = [
     "--concurrency",
     "1",
     "--no-progress",
+    "--no-schema-report",
 ]
 
 
