@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from adapters.adapter import AdapterSettings
@@ -68,11 +69,36 @@ def decoded_row(index: int, interaction: Interaction, result: TurnResult) -> dic
     }
 
 
-def decode_cassette(interactions: list[Interaction], wire: WireName | None = None) -> list[dict[str, Any]]:
+def decode_cassette(
+    interactions: list[Interaction],
+    wire: WireName | None = None,
+    *,
+    on_skip: Callable[[str], None] | None = None,
+) -> list[dict[str, Any]]:
+    """One row per interaction of a provider wire. Without `wire`, interactions whose URL is no
+    provider call (an OAuth token exchange, say) are skipped, reported through `on_skip`; a
+    cassette with no provider call at all is an error."""
+    wires: list[WireName | None] = []
+    for interaction in interactions:
+        try:
+            wires.append(wire or infer_wire(interaction.uri))
+        except UserError:
+            wires.append(None)
+    if interactions and not any(wires):
+        raise UserError(
+            f"no interaction is a call to a known wire (first URL: {interactions[0].uri!r}); "
+            f"pass --wire ({', '.join(WIRE_NAMES)})"
+        )
+
     async def run() -> list[dict[str, Any]]:
         rows = []
-        for index, interaction in enumerate(interactions):
-            wire_name = wire or infer_wire(interaction.uri)
+        for index, (interaction, wire_name) in enumerate(zip(interactions, wires, strict=True)):
+            if wire_name is None:
+                if on_skip is not None:
+                    on_skip(
+                        f"interaction {index}: {interaction.method} {interaction.uri} is not a provider call"
+                    )
+                continue
             result = await decode_interaction(interaction, wire_name)
             rows.append(decoded_row(index, interaction, result))
         return rows

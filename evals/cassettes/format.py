@@ -111,6 +111,13 @@ def _interaction(index: int, raw: Any) -> Interaction:
     if not isinstance(raw, dict) or "request" not in raw or "response" not in raw:
         raise ValueError("not a {request, response} mapping")
     request, response = raw["request"], raw["response"]
+    if isinstance(response, dict) and "status_code" in response and "status" not in response:
+        # vcrpy's early httpx stub wrote {status_code, headers, content}: same data, older shape.
+        response = {
+            "status": {"code": response["status_code"]},
+            "headers": response.get("headers"),
+            "body": {"string": response.get("content")},
+        }
     status = response.get("status") or {}
     code = status.get("code") if isinstance(status, dict) else status
     if not isinstance(code, int):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from adapters.contract import WIRE_NAMES
@@ -23,7 +24,11 @@ def run(args: argparse.Namespace) -> int:
     from evals.cassettes import load_cassette
     from evals.decode import decode_cassette
 
-    rows = decode_cassette(load_cassette(args.cassette), args.wire)
+    rows = decode_cassette(
+        load_cassette(args.cassette),
+        args.wire,
+        on_skip=lambda note: print(f"xpeval: skipped {note}", file=sys.stderr),
+    )
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
