@@ -228,18 +228,20 @@ class ResponsesStreamAccumulator:
 
 
 def _encode_input(request: TurnRequest, tools: PreparedTools) -> list[JsonObject]:
+    """Input items. Messages say `type: message` although OpenAI infers it: other Responses
+    servers (llama.cpp) refuse an untyped assistant message ("Cannot determine type of 'item'")."""
     ids = wire_call_ids(request.messages)
     items: list[JsonObject] = []
     for m_index, message in enumerate(request.messages):
         if isinstance(message, SystemMessage):
-            items.append({"role": "system", "content": message.content})
+            items.append({"type": "message", "role": "system", "content": message.content})
         elif isinstance(message, UserMessage):
-            items.append({"role": "user", "content": message.content})
+            items.append({"type": "message", "role": "user", "content": message.content})
         elif isinstance(message, AssistantMessage):
             own = message.provider_data.get(WIRE_NAME) or {}
             items.extend(own.get("reasoning", []))
             if message.content:
-                items.append({"role": "assistant", "content": message.content})
+                items.append({"type": "message", "role": "assistant", "content": message.content})
             for c_index, call in enumerate(message.tool_calls):
                 item: JsonObject = {
                     "type": "function_call",
