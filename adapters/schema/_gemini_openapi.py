@@ -262,6 +262,7 @@ class GeminiOpenAPIRules(Rules):
                     )
                 closed = extra is not None and all(layer.node is False for layer in extra)
                 if not closed:
+                    e.closed.append(e.out_pointer(task.out_ptr))
                     e.loss(
                         view.at("properties"),
                         "properties",

@@ -177,3 +177,16 @@ def test_parallel_workers_give_the_same_lines_as_one(
         return [{k: v for k, v in line.items() if k != "seconds"} for line in lines]
 
     assert comparable(two) == comparable(one) and len(one) == 6
+
+
+def test_an_open_root_sent_without_parameters_is_a_reported_narrowing_not_a_false_rejection(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    open_root = {"type": "object", "additionalProperties": True}
+    corpus = _corpus(tmp_path, {"open": {"name": "get_env", "description": "", "parameters": open_root}})
+    code, lines, _ = _run(capsys, "--json", "--corpus", str(corpus), "--adapters", "vertex-ai")
+    assert code == 0
+    [pair] = lines
+    assert [loss["action"] for loss in pair["losses"]] == ["narrowed"]
+    assert pair["false_rejections"] == 0
+    assert pair["narrowed"] > 0
