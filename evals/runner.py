@@ -46,6 +46,8 @@ class OpenEpisode:
     """Replay problems so far (unmatched requests): a conformance failure, never retried."""
     finish: Callable[[bool], list[str]] = field(default=lambda succeeded: [])
     """Close the episode (save a recording when `succeeded`); returns replay problems."""
+    retry: Callable[[], None] = field(default=lambda: None)
+    """Called before a retried attempt (a recording keeps only the final attempt)."""
 
 
 class EpisodeBackend(Protocol):
@@ -274,6 +276,7 @@ class Runner:
             if not retry:
                 await _close(episode.adapter)
                 return
+            episode.retry()
             if episode.sleeps:
                 await asyncio.sleep(
                     backoff_delay(

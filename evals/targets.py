@@ -144,6 +144,7 @@ class EpisodeFactory:
             sleeps=self.mode is not Mode.REPLAY,
             problems=lambda: episode.unmatched_problems() if episode.has_misses else [],
             finish=lambda succeeded: episode.finish(succeeded=succeeded),
+            retry=episode.retry,
         )
 
 

@@ -11,6 +11,7 @@ before-record hooks, the file format) and changes only what makes replay cost gr
 
 from __future__ import annotations
 
+import collections
 import copy
 import os
 import tempfile
@@ -233,6 +234,18 @@ class IndexedCassette(Cassette):
         self._new_index.setdefault(key, []).append(len(self.data) - 1)
         self.sequence.append(len(self.data) - 1)
         self.dirty = True
+
+    def rewind(self) -> None:
+        """Start the episode over after a failed attempt: every interaction can be played again
+        and none counts as used, so only the final attempt's interactions are saved. The failed
+        attempt's last new recording is forgotten: it may be the fault itself (a 503 replayed to
+        the retry would fail it again)."""
+        if self.sequence and self.sequence[-1] >= self._loaded_count:
+            last = self.sequence[-1]
+            self._new_index[self.keys[last]].remove(last)
+        self.play_counts = collections.Counter()
+        self.sequence = []
+        self.rewound = True  # vcrpy replays only from a rewound cassette
 
     def unplayed_positions(self) -> list[int]:
         return [i for i in range(self._loaded_count) if self.play_counts[i] == 0]

@@ -166,6 +166,12 @@ class Episode:
         self._misses.append(miss)
         return f"{self.cassette_path}: no recorded response for {describe(key)} (see the episode's problems)"
 
+    def retry(self) -> None:
+        """Record mode: the next attempt starts over (see `IndexedCassette.rewind`), so a fault
+        mid-episode never leaves the failed attempt's interactions in the recording."""
+        if self.mode is Mode.RECORD and self.cassette is not None:
+            self.cassette.rewind()
+
     # --- finishing ----------------------------------------------------------------------
 
     def finish(self, *, succeeded: bool = True) -> list[str]:

@@ -8,9 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from evals.cassettes import CassetteStore, Mode
+from adapters.adapter import AdapterSettings
+from adapters.registry import create_adapter
+from adapters.wires import get_wire
+from evals.cassettes import CassetteStore, Mode, open_episode
 from evals.cassettes import cassette as cassette_module
 from evals.cassettes.meta import xpeval_version
+from evals.emulator import Reply, ScriptedTransport
 from tests.cassettes._episodes import (
     SIMPLE,
     answer,
@@ -133,3 +137,32 @@ def test_recorded_bodies_are_readable_text_even_when_the_provider_gzips(store: C
     text = store.path("openai-chat", SIMPLE).read_text()
     assert "compressed answer" in text and "!!binary" not in text and "content-encoding" not in text
     assert replay(store, "openai-chat", CASE, [request_for(CASE)]).results[0].text == "compressed answer"
+
+
+def test_a_retried_episode_saves_only_its_final_attempt(store: CassetteStore) -> None:
+    first, second = request_for(CASE), request_for(CASE, temperature=0.3)
+    upstream = ScriptedTransport(get_wire("openai-chat"), [
+        Reply(result=answer(text="turn one")), Reply.http_error(503, "overloaded"),
+        Reply(result=answer(text="turn two")),
+    ])
+
+    async def two_attempts() -> list[str]:
+        episode = open_episode(store, "openai-chat", CASE.id, Mode.RECORD, source="emulated",
+                               model="test-model", upstream=upstream.transport())
+        settings = AdapterSettings(model="test-model", transport=episode.transport)
+        adapter = create_adapter("openai-chat", settings)
+        try:
+            failed = [await adapter.turn(first), await adapter.turn(second)]
+            assert failed[1].error is not None and failed[1].error.retryable
+            episode.retry()
+            retried = [await adapter.turn(first), await adapter.turn(second)]
+            assert [r.text for r in retried] == ["turn one", "turn two"]
+        finally:
+            await adapter.aclose()
+        return episode.finish(succeeded=True)
+
+    assert asyncio.run(two_attempts()) == []
+    assert len(upstream.requests) == 3, "the retry replays turn one and asks again for turn two only"
+    replayed = replay(store, "openai-chat", CASE, [first, second])
+    assert replayed.problems == [], "no interaction of the failed attempt is left in the cassette"
+    assert [r.text for r in replayed.results] == ["turn one", "turn two"]
