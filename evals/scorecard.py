@@ -120,7 +120,8 @@ def _summary(group: pd.DataFrame) -> dict[str, object]:
         out[f"{rate}_k"], out[f"{rate}_n"] = k, n
         out[rate] = k / n if n else math.nan
         out[f"{rate}_lo"], out[f"{rate}_hi"] = low, high
-    latency = group["latency_s"].dropna()
+    # A replayed episode's time is the replay's, not the provider's: only rows answered now count.
+    latency = group.loc[group["recorded_at"].isna(), "latency_s"].dropna()
     out["latency_p50_s"] = float(latency.quantile(0.5)) if len(latency) else math.nan
     out["latency_p95_s"] = float(latency.quantile(0.95)) if len(latency) else math.nan
     out["input_tokens_mean"] = (
@@ -163,12 +164,18 @@ def _pct(value: object, low: object, high: object) -> str:
     return f"{value:.0%} [{low:.0%}, {high:.0%}]"
 
 
+def _seconds(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.3f}"
+
+
 def to_markdown(card: pd.DataFrame, categories: pd.DataFrame) -> str:
     lines = [
         "# Tool-calling scorecard",
         "",
         "Rates with Wilson 95 % intervals. Every row names its source; read each section's note before "
-        "comparing numbers across sections.",
+        "comparing numbers across sections. p50/p95 s: seconds per episode measured in this run; "
+        "`-` where every episode was replayed from a recording (a replay's time says nothing about "
+        "the model).",
         "",
     ]
     for source in SOURCE_ORDER:
@@ -194,7 +201,7 @@ def to_markdown(card: pd.DataFrame, categories: pd.DataFrame) -> str:
             lines.append(
                 f"| {label} | {r['adapter']} | {r['model']} | {r['n']} | "
                 + " | ".join(_pct(r[m], r[f"{m}_lo"], r[f"{m}_hi"]) for m in RATES)
-                + f" | {r['latency_p50_s']:.3f} | {r['latency_p95_s']:.3f} | {tokens}"
+                + f" | {_seconds(r['latency_p50_s'])} | {_seconds(r['latency_p95_s'])} | {tokens}"
                 + f" | {r['recorded'] or '-'} |"
             )
         lines.append("")

@@ -243,7 +243,7 @@ class IndexedCassette(Cassette):
         if self.sequence and self.sequence[-1] >= self._loaded_count:
             last = self.sequence[-1]
             self._new_index[self.keys[last]].remove(last)
-        self.play_counts = collections.Counter()
+        self.play_counts: collections.Counter[int] = collections.Counter()
         self.sequence = []
         self.rewound = True  # vcrpy replays only from a rewound cassette
 

@@ -79,6 +79,19 @@ def test_markdown_labels_every_emulated_row_as_pipeline_only() -> None:
     assert table_rows and all(line.startswith("| EMULATED (pipeline only)") for line in table_rows)
 
 
+def test_replayed_episodes_report_no_latency_because_the_replay_time_is_not_the_models() -> None:
+    recorded = {"recorded_at": "2026-11-01T00:00:00+00:00"}
+    replayed = [row.model_copy(update=recorded) for row in make_rows(4, 4)]
+    measured = make_rows(4, 4, adapter="mimo")
+    frame = results_frame(replayed + measured)
+    card = scorecard(frame).set_index("adapter")
+    assert math.isnan(card.loc["openai-chat", "latency_p50_s"])
+    assert card.loc["mimo", "latency_p50_s"] > 0
+    row = next(line for line in to_markdown(scorecard(frame), by_category(frame)).splitlines()
+               if "| openai-chat |" in line)
+    assert "| - | - |" in row and "2026-11-01" in row
+
+
 def test_gate_passes_against_its_own_baseline() -> None:
     frame = results_frame(make_rows(40, 30))
     card = scorecard(frame)
