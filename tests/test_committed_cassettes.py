@@ -1,0 +1,83 @@
+"""The main job on this checkout: `xpeval run` replays every committed cassette, offline.
+
+Run once for the module, then checked per registered adapter: the requests each adapter builds
+today match what was recorded (method, path, canonical body), every recorded interaction is
+used, every built-in case has a cassette, the scorecard has a row per adapter naming its
+source, and the gate passes against the committed baseline. Emulated recordings hold a perfect
+model's answers, so an emulated episode that does not score as correct is a pipeline bug
+(unless the adapter itself refused the case's tools, which replays as the same refusal).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from evals.cases import load_cases
+from evals.cassettes import CassetteStore
+from evals.results import ResultRow, ResultsFile, final_results
+from tests._corpus import REPO_ROOT
+
+CASES = [loaded.case for loaded in load_cases()]
+
+
+@dataclass
+class MainJob:
+    done: subprocess.CompletedProcess[str]
+    rows: list[ResultRow]
+    reports: Path
+
+
+@pytest.fixture(scope="module")
+def main_job(tmp_path_factory: pytest.TempPathFactory) -> MainJob:
+    out = tmp_path_factory.mktemp("main-job")
+    done = subprocess.run(
+        [sys.executable, "-m", "evals.cli", "run", "--no-progress", "--results", str(out / "results.jsonl"),
+         "--reports", str(out / "reports")],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=900,
+    )
+    results = out / "results.jsonl"
+    rows = list(final_results(ResultsFile.read(results).rows)) if results.exists() else []
+    return MainJob(done=done, rows=rows, reports=out / "reports")
+
+
+def test_every_adapter_has_a_cassette_for_every_built_in_case(adapter_id: str) -> None:
+    store = CassetteStore(REPO_ROOT / "cassettes")
+    missing = [case.id for case in CASES if not store.path(adapter_id, case.id).exists()]
+    assert not missing, f"{adapter_id}: no cassette for {missing[:5]}; record with: xpeval run --mode record"
+    for case in CASES:
+        meta = store.meta(store.path(adapter_id, case.id))
+        assert meta is not None and meta.source in ("live", "local-model", "emulated")
+        assert (meta.adapter, meta.case) == (adapter_id, case.id)
+
+
+def test_the_main_job_passes_its_gate_offline(main_job: MainJob) -> None:
+    assert main_job.done.returncode == 0, main_job.done.stdout[-3000:] + main_job.done.stderr[-2000:]
+    assert "gate: passed" in main_job.done.stdout
+
+
+def test_replay_is_conformant_for(adapter_id: str, main_job: MainJob) -> None:
+    rows = [row for row in main_job.rows if row.adapter == adapter_id]
+    assert len(rows) == len(CASES)
+    broken = [f"{row.case_id}: {row.reason}" for row in rows if row.error_kind in ("cassette", "runner")]
+    assert not broken, "\n".join(broken[:5])
+    emulated_wrong = [
+        f"{row.case_id}: {row.reason}"
+        for row in rows
+        if row.source == "emulated" and not row.correct and row.error_kind != "refused"
+    ]
+    assert not emulated_wrong, "\n".join(emulated_wrong[:5])
+
+
+def test_the_scorecard_has_a_row_naming_its_source_for(adapter_id: str, main_job: MainJob) -> None:
+    card = pd.read_csv(main_job.reports / "scorecard.csv")
+    sources = set(card.loc[card["adapter"] == adapter_id, "source"])
+    assert sources and sources <= {"cassette", "local-model", "emulated"}
+    markdown = (main_job.reports / "scorecard.md").read_text()
+    assert any(adapter_id in line and line.startswith("| ") for line in markdown.splitlines())
+    assert (main_job.reports / "schema_acceptance.md").exists()
