@@ -98,7 +98,8 @@ def test_malformed_parameters_are_refused_with_a_reason(dialect: Dialect, value:
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_every_corpus_schema_gets_an_answer_without_being_modified(dialect: Dialect) -> None:
-    assert len(CORPUS_SCHEMAS) == 172
+    manifest = corpus_path("schemas", "MANIFEST.jsonl").read_text().splitlines()
+    assert len(CORPUS_SCHEMAS) == sum(1 for line in manifest if line.strip()), "every listed schema is read"
     for path in CORPUS_SCHEMAS:
         schema = json.loads(path.read_text())["parameters"]
         before = copy.deepcopy(schema)
