@@ -2,6 +2,8 @@
 
 - it never raises and never modifies its input;
 - it is idempotent: rewriting its own output changes nothing;
+- what an adapter would send has no acceptance violation (the independent checker), unless the
+  adapter refused the tool;
 - a rewrite that reports no weakening loss is faithful: instances generated from the original
   (hypothesis-jsonschema) validate against the rewrite, and instances generated from the rewrite
   validate against the original (0 false rejections, 0 loss rate).
@@ -22,8 +24,10 @@ from hypothesis_jsonschema._canonicalise import HypothesisRefResolutionError
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from adapters.contract import ToolSpec
 from adapters.schema import DIALECTS, Dialect, PassResult, apply_dialect
 from adapters.schema.openapi import as_json_schema
+from evals.schema_acceptance import CorpusSchema, measure_pair
 from tests.schema.strategies import lean_tool_schemas, tool_schemas
 
 _FAST = settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
@@ -51,6 +55,19 @@ def test_a_pass_never_raises_never_mutates_and_is_idempotent(
     second = apply_dialect(dialect, first.schema_)
     assert second.refusal is None, second.refusal
     assert second.schema_ == first.schema_
+
+
+@_FAST
+@given(schema=tool_schemas())
+def test_what_an_adapter_sends_has_no_acceptance_violation_unless_refused(
+    adapter_id: str, schema: dict[str, Any]
+) -> None:
+    tool = ToolSpec(name="generated_tool", description="generated", parameters=schema)
+    pair = measure_pair(adapter_id, CorpusSchema("generated", tool), examples=0, seconds=0.0, fidelity=False)
+    if pair.verdict == "refused":
+        assert pair.refusal, "a refusal says why"
+        return
+    assert pair.violations == [], [v.model_dump() for v in pair.violations]
 
 
 _CANNOT_GENERATE = (
