@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.adapter import AdapterSettings
-from adapters.contract import WIRE_NAMES, TurnResult, WireName
+from adapters.contract import WIRE_NAMES, ToolCall, TurnResult, WireName
 from adapters.registry import create_adapter, direct_adapter_for_wire
 from evals.cassettes.format import Interaction
 from evals.cassettes.transport import InOrderReplay
@@ -57,12 +57,22 @@ async def decode_interaction(interaction: Interaction, wire_name: WireName) -> T
         await adapter.aclose()
 
 
+def _call(call: ToolCall) -> dict[str, Any]:
+    """A decoded call; arguments the model sent as broken JSON also carry the text and why, so
+    `{}` never passes for what the model said."""
+    row: dict[str, Any] = {"id": call.id, "name": call.name, "arguments": call.arguments}
+    if call.parse_error is not None:
+        row["raw_arguments"] = call.raw_arguments
+        row["parse_error"] = call.parse_error
+    return row
+
+
 def decoded_row(index: int, interaction: Interaction, result: TurnResult) -> dict[str, Any]:
     """The `xpeval decode --json` line for one interaction."""
     return {
         "interaction": index,
         "status": interaction.status,
-        "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in result.tool_calls],
+        "tool_calls": [_call(c) for c in result.tool_calls],
         "text": result.text,
         "finish_reason": result.raw_finish_reason,
         "error_type": result.error.type if result.error else None,

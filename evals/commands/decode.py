@@ -39,7 +39,10 @@ def run(args: argparse.Namespace) -> int:
     table = Table("#", "status", "tool calls", "text", "finish", "error")
     for row in rows:
         calls = "\n".join(
-            f"{c['name']}({json.dumps(c['arguments'], ensure_ascii=False)})" for c in row["tool_calls"]
+            f"{c['name']}({c['raw_arguments']!r}: {c['parse_error']})"
+            if "parse_error" in c
+            else f"{c['name']}({json.dumps(c['arguments'], ensure_ascii=False)})"
+            for c in row["tool_calls"]
         )
         text = row["text"] or ""
         table.add_row(

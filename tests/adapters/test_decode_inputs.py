@@ -108,3 +108,20 @@ def test_non_provider_calls_are_skipped_with_a_note_and_numbering_kept(tmp_path:
     assert done.returncode == 0, done.stderr
     assert [json.loads(line)["interaction"] for line in done.stdout.splitlines()] == [1]
     assert "skipped interaction 0" in done.stderr
+
+
+def test_broken_argument_json_is_shown_with_its_text_and_reason_not_as_empty(tmp_path: Path) -> None:
+    body = json.loads(json.dumps(CHAT_BODY))
+    body["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = '{"city": "Os'
+    chat = {
+        "request": chat_request(),
+        "response": {
+            "status": {"code": 200, "message": "OK"},
+            "headers": {"content-type": ["application/json"]},
+            "body": {"string": json.dumps(body)},
+        },
+    }
+    done = decode(write(tmp_path, {"interactions": [chat]}))
+    assert done.returncode == 0, done.stderr
+    [call] = json.loads(done.stdout)["tool_calls"]
+    assert call["raw_arguments"] == '{"city": "Os' and call["parse_error"]
