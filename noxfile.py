@@ -50,10 +50,14 @@ def bfcl(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def report(session: nox.Session) -> None:
-    """Scorecards and the schema-acceptance report from the last run."""
-    session.install("-e", ".")
+    """Scorecards and the schema-acceptance report, then the report notebook executed on them
+    (reports/scorecard.html)."""
+    session.install("-e", ".", "nbconvert", "ipykernel")
     session.run("xpeval", "run", "--no-progress")
-    session.run("xpeval", "schemas")
+    session.run(
+        "jupyter", "nbconvert", "--to", "html", "--execute", "notebooks/scorecard.ipynb",
+        "--output-dir", "reports",
+    )
 
 
 @nox.session(python=PYTHON)
