@@ -9,6 +9,7 @@ tolerance. Rising error and malformed rates count as drops.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,19 @@ def baseline_from(card: pd.DataFrame) -> dict[str, Any]:
             rate: {"k": int(r[f"{rate}_k"]), "n": int(r[f"{rate}_n"])} for rate in RATES
         }
     return {"version": BASELINE_VERSION, "rows": rows}
+
+
+def baseline_for_adapters(baseline: dict[str, Any], adapters: Iterable[str]) -> dict[str, Any]:
+    """The baseline rows of these adapters only: a run of some adapters is compared with what
+    they did before, and the adapters it did not run are not "missing"."""
+    wanted = set(adapters)
+    rows = {key: value for key, value in baseline["rows"].items() if _adapter_of(key) in wanted}
+    return {**baseline, "rows": rows}
+
+
+def _adapter_of(key: str) -> str | None:
+    parts = key.split("|", 2)
+    return parts[1] if len(parts) == 3 else None
 
 
 def read_baseline(path: Path) -> dict[str, Any]:

@@ -81,3 +81,19 @@ def test_the_scorecard_has_a_row_naming_its_source_for(adapter_id: str, main_job
     markdown = (main_job.reports / "scorecard.md").read_text()
     assert any(adapter_id in line and line.startswith("| ") for line in markdown.splitlines())
     assert (main_job.reports / "schema_acceptance.md").exists()
+
+
+def test_a_run_of_one_adapter_or_some_cases_passes_its_gate(tmp_path: Path) -> None:
+    def run(*selection: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "evals.cli", "run", "--no-progress", "--no-schema-report", *selection,
+             "--results", str(tmp_path / f"{len(selection)}.jsonl"), "--reports", str(tmp_path / "reports")],
+            cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
+        )
+
+    one_adapter = run("--adapters", "moonshot")
+    assert one_adapter.returncode == 0, one_adapter.stdout[-2000:]
+    assert "gate: passed" in one_adapter.stdout
+    some_cases = run("--adapters", "moonshot", "--categories", "parallel")
+    assert some_cases.returncode == 0, some_cases.stdout[-2000:]
+    assert "gated on conformance only" in some_cases.stderr
