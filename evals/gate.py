@@ -60,9 +60,19 @@ def baseline_from(card: pd.DataFrame) -> dict[str, Any]:
     return {"version": BASELINE_VERSION, "rows": rows}
 
 
-def baseline_for_adapters(baseline: dict[str, Any], adapters: Iterable[str]) -> dict[str, Any]:
-    """The baseline rows of these adapters only: a run of some adapters is compared with what
-    they did before, and the adapters it did not run are not "missing"."""
+PARTIAL_RUN_NOTE = (
+    "a run of some cases (--cases/--categories/--shard) is gated on conformance only: its rates "
+    "cannot be compared with the baseline's"
+)
+
+
+def baseline_for_run(
+    baseline: dict[str, Any], adapters: Iterable[str], some_cases: bool
+) -> dict[str, Any] | None:
+    """What a run is compared with: the baseline rows of the adapters it ran (the others are not
+    "missing"), or nothing when it ran only some cases (PARTIAL_RUN_NOTE)."""
+    if some_cases:
+        return None
     wanted = set(adapters)
     rows = {key: value for key, value in baseline["rows"].items() if _adapter_of(key) in wanted}
     return {**baseline, "rows": rows}

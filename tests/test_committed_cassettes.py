@@ -97,3 +97,9 @@ def test_a_run_of_one_adapter_or_some_cases_passes_its_gate(tmp_path: Path) -> N
     some_cases = run("--adapters", "moonshot", "--categories", "parallel")
     assert some_cases.returncode == 0, some_cases.stdout[-2000:]
     assert "gated on conformance only" in some_cases.stderr
+    for results in ("2.jsonl", "4.jsonl"):  # `xpeval gate` on the same results gives the same verdict
+        gate = subprocess.run(
+            [sys.executable, "-m", "evals.cli", "gate", "--results", str(tmp_path / results)],
+            cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
+        )
+        assert gate.returncode == 0, gate.stdout[-2000:]

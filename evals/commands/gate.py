@@ -33,7 +33,16 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evals.errors import UserError
-    from evals.gate import baseline_from, diff_text, evaluate, junit_xml, read_baseline, step_summary
+    from evals.gate import (
+        PARTIAL_RUN_NOTE,
+        baseline_for_run,
+        baseline_from,
+        diff_text,
+        evaluate,
+        junit_xml,
+        read_baseline,
+        step_summary,
+    )
     from evals.results import ResultsFile
     from evals.scorecard import results_frame, scorecard
 
@@ -49,7 +58,15 @@ def run(args: argparse.Namespace) -> int:
         )
         print(f"xpeval: wrote baseline {args.baseline} ({len(card)} rows)", file=sys.stderr)
         return 0
-    report = evaluate(frame, card, read_baseline(args.baseline), tolerance=args.tolerance)
+    config = results.header.config if results.header is not None else {}
+    baseline = baseline_for_run(
+        read_baseline(args.baseline),
+        config.get("adapters") or frame["adapter"].unique(),
+        bool(config.get("some_cases")),
+    )
+    if baseline is None:
+        print(f"xpeval: {PARTIAL_RUN_NOTE}", file=sys.stderr)
+    report = evaluate(frame, card, baseline, tolerance=args.tolerance)
     print(diff_text(report))
     if args.junit is not None:
         args.junit.parent.mkdir(parents=True, exist_ok=True)

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     from evals.cases import load_cases
     from evals.cases.loader import BUILTIN_DIR
     from evals.cassettes import CassetteStore, Mode
-    from evals.gate import baseline_for_adapters, diff_text, evaluate, read_baseline
+    from evals.gate import PARTIAL_RUN_NOTE, baseline_for_run, diff_text, evaluate, read_baseline
     from evals.plan import Shard, parse_models, plan, select_cases
     from evals.progress import RichProgress
     from evals.results import ResultsFile, RunHeader, fingerprint, now_iso
@@ -102,8 +102,10 @@ def run(args: argparse.Namespace) -> int:
     episodes = plan(cases, adapters, models, shard)
     mode = Mode(args.mode)
 
+    some_cases = bool(args.cases or args.categories or args.shard)
     config = {
         "mode": mode.value,
+        "some_cases": some_cases,
         "adapters": adapters,
         "models": models,
         "cases": [c.id for c in cases],
@@ -169,15 +171,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_schema_report:
         _write_schema_report(args.reports)
     baseline = read_baseline(args.baseline) if args.baseline.exists() else None
-    if baseline is not None and (args.cases or args.categories or args.shard):
-        print(
-            "xpeval: a run of some cases (--cases/--categories/--shard) is gated on conformance only: "
-            "its rates cannot be compared with the baseline's",
-            file=sys.stderr,
-        )
-        baseline = None
-    elif baseline is not None:
-        baseline = baseline_for_adapters(baseline, adapters)
+    if baseline is not None:
+        baseline = baseline_for_run(baseline, adapters, some_cases)
+        if baseline is None:
+            print(f"xpeval: {PARTIAL_RUN_NOTE}", file=sys.stderr)
     report = evaluate(frame, card, baseline)
     print(diff_text(report))
     return 0 if report.passed else 1

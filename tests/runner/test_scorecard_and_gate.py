@@ -9,7 +9,7 @@ import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evals.gate import baseline_for_adapters, baseline_from, evaluate, junit_xml
+from evals.gate import baseline_for_run, baseline_from, evaluate, junit_xml
 from evals.results import ResultRow
 from evals.scorecard import by_category, results_frame, scorecard, to_markdown, wilson
 
@@ -137,7 +137,7 @@ def test_gate_fails_when_a_baseline_row_disappears() -> None:
 def test_a_run_of_some_adapters_is_compared_with_their_rows_only() -> None:
     baseline = baseline_from(scorecard(results_frame(make_rows(100, 90) + make_rows(5, 5, adapter="mimo"))))
     frame = results_frame(make_rows(100, 50))
-    report = evaluate(frame, scorecard(frame), baseline_for_adapters(baseline, ["openai-chat"]))
+    report = evaluate(frame, scorecard(frame), baseline_for_run(baseline, ["openai-chat"], some_cases=False))
     assert not any(f.metric == "present" for f in report.findings), "mimo was not run, so it is not missing"
     assert any(f.metric == "accuracy" for f in report.failures), "openai-chat's own drop still fails"
 
