@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from adapters.registry import ADAPTER_REGISTRY, get_entry
+from adapters.registry import ADAPTER_REGISTRY, create_adapter, get_entry
 from evals.cases import CATEGORIES
 
 DEFAULT_RESULTS = Path("reports/results.jsonl")
@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     from evals.cases import load_cases
     from evals.cases.loader import BUILTIN_DIR
     from evals.cassettes import CassetteStore, Mode
+    from evals.errors import UserError
     from evals.gate import PARTIAL_RUN_NOTE, baseline_for_run, diff_text, evaluate, read_baseline
     from evals.plan import Shard, parse_models, plan, select_cases
     from evals.progress import RichProgress
@@ -101,6 +102,13 @@ def run(args: argparse.Namespace) -> int:
     shard = Shard.parse(args.shard) if args.shard else None
     episodes = plan(cases, adapters, models, shard)
     mode = Mode(args.mode)
+    if mode is not Mode.REPLAY and args.target == "provider":
+        missing = [adapter_id for adapter_id in adapters if not create_adapter(adapter_id).live_ready]
+        if missing:
+            raise UserError(
+                f"--target provider: no credentials for {', '.join(missing)} (set the provider's key; "
+                "see README, 'Live runs against providers'), or use --target auto"
+            )
 
     some_cases = bool(args.cases or args.categories or args.shard)
     config = {

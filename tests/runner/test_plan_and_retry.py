@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -60,3 +61,16 @@ def test_backoff_grows_exponentially_with_full_jitter() -> None:
         delays = [backoff_delay(attempt, None, base=1, cap=30, rng=rng) for _ in range(200)]
         assert max(delays) <= min(30, 2 ** (attempt - 1))
         assert min(delays) >= 0
+
+
+def test_a_run_against_providers_without_credentials_stops_before_any_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evals.cli import main
+
+    results = tmp_path / "results.jsonl"
+    code = main(["run", "--mode", "live", "--target", "provider", "--adapters", "openai-chat,mimo",
+                 "--results", str(results), "--reports", str(tmp_path / "reports"), "--no-progress"])
+    assert code == 2
+    assert "no credentials for openai-chat, mimo" in capsys.readouterr().err
+    assert not results.exists(), "nothing was run, so nothing is recorded"
