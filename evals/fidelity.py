@@ -15,12 +15,15 @@ too large) give `loss_rate = None` with the reason, never an exception.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
+import signal
+import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -33,7 +36,7 @@ from jsonschema.validators import validator_for
 from pydantic import BaseModel
 from referencing.exceptions import Unresolvable
 
-from evals.acceptance.walk import json_depth, walk
+from evals.acceptance.walk import escape, json_depth, walk
 
 Semantics = Literal["json-schema", "openapi-3.0"]
 """How to read a rewritten schema: JSON Schema, or Gemini `parameters` (OpenAPI 3.0 subset:
@@ -41,8 +44,10 @@ upper-case types, `nullable`)."""
 
 DEFAULT_EXAMPLES = 20
 DEFAULT_SECONDS = 0.3
-"""Per draw. Checked between examples, so one slow example may overrun it; hypothesis's own
-give-up on unsatisfiable filters (~1,000 attempts) bounds the rest."""
+"""Per draw. Checked between examples, so one slow example may overrun it, up to HARD_SECONDS."""
+HARD_SECONDS = 5.0
+"""Per draw, enforced by a timer where one can be set (the main thread with no timer of its own
+running): hypothesis-jsonschema can spend minutes filtering a schema it can barely satisfy."""
 MAX_JSON_DEPTH = 48
 """Generation and validation recurse; past this nesting the measurement is refused."""
 MAX_SUBSCHEMAS = 2_000
@@ -99,7 +104,7 @@ def draw_instances(schema: Any, examples: int, seconds: float) -> list[Any]:
     drawn: list[Any] = []
     deadline = time.monotonic() + seconds
     try:
-        with warnings.catch_warnings():
+        with _hard_limit(max(HARD_SECONDS, seconds)), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             # hypothesis-jsonschema canonicalises the schema it is given in place.
             strategy = from_schema(copy.deepcopy(schema))
@@ -121,7 +126,7 @@ def draw_instances(schema: Any, examples: int, seconds: float) -> list[Any]:
 
             collect()
     except _OutOfTime:
-        pass
+        pass  # what was drawn in time is the sample
     except RecursionError as exc:
         raise Unmeasurable("hypothesis-jsonschema recursed too deep on this schema") from exc
     except (HypothesisException, SchemaError, Unresolvable) as exc:
@@ -133,8 +138,43 @@ def draw_instances(schema: Any, examples: int, seconds: float) -> list[Any]:
             f"hypothesis-jsonschema failed ({type(exc).__name__}: {_first_line(exc)})"
         ) from exc
     if not drawn:
-        raise Unmeasurable(f"no instance could be generated within {seconds:g}s")
+        raise Unmeasurable(f"no instance could be generated within {max(HARD_SECONDS, seconds):g}s")
     return drawn[:examples]
+
+
+@contextlib.contextmanager
+def _hard_limit(seconds: float) -> Iterator[None]:
+    """Raise `_OutOfTime` inside whatever runs after `seconds` (SIGALRM). A no-op off the main
+    thread, where there is no SIGALRM, or when a timer is already set (pytest-timeout's, say):
+    it is left alone."""
+    usable = (
+        hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    )
+    if not usable:
+        yield
+        return
+
+    def out_of_time(signum: int, frame: object) -> None:
+        raise _OutOfTime
+
+    previous = signal.signal(signal.SIGALRM, out_of_time)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _mapped(instance: Any, mapping: ArgumentMapping | None) -> Any:
+    if mapping is None or not isinstance(instance, dict):
+        return instance
+    try:
+        return mapping(instance)
+    except Exception:  # reported by `_Judge.accepts` already
+        return instance
 
 
 def _first_line(exc: BaseException) -> str:
@@ -193,6 +233,9 @@ class ArgumentMappings:
     to_wire: ArgumentMapping | None = None
     narrowing_to_wire: ArgumentMapping | None = None
     from_wire: ArgumentMapping | None = None
+    narrowed_types: frozenset[str] = frozenset()
+    """Pointers (rewritten schema) of nodes the adapter reported narrowing to one type: a value
+    of another type there is refused by that reported narrowing, not falsely."""
 
 
 @dataclass
@@ -213,6 +256,23 @@ class _Judge:
             raise Unmeasurable("validation recursed too deep") from exc
         except (Unresolvable, SchemaError, UnknownType) as exc:
             raise Unmeasurable(f"the schema cannot be used for validation: {_first_line(exc)}") from exc
+
+    def refused_only_by_type_at(self, instance: Any, pointers: frozenset[str]) -> bool:
+        """Whether every reason `instance` is refused is a `type` keyword of a node at `pointers`
+        (an error below a `$ref` or inside a union cannot be placed, so it does not count)."""
+        if not pointers:
+            return False
+        try:
+            errors = list(self.validator.iter_errors(instance))
+        except (RecursionError, Unresolvable, SchemaError, UnknownType):
+            return False
+        return bool(errors) and all(
+            error.validator == "type"
+            and "$ref" not in error.absolute_schema_path
+            and "".join("/" + escape(str(token)) for token in list(error.absolute_schema_path)[:-1])
+            in pointers
+            for error in errors
+        )
 
 
 def as_arguments(schema: Any) -> Any:
@@ -274,7 +334,12 @@ def measure_fidelity(
         for instance in from_original:
             if to_rewritten.accepts(instance, maps.to_wire):
                 continue
-            if maps.narrowing_to_wire is not None and to_rewritten.accepts(instance, maps.narrowing_to_wire):
+            closed_only = maps.narrowing_to_wire is not None and to_rewritten.accepts(
+                instance, maps.narrowing_to_wire
+            )
+            if closed_only or to_rewritten.refused_only_by_type_at(
+                _mapped(instance, maps.narrowing_to_wire or maps.to_wire), maps.narrowed_types
+            ):
                 narrowed += 1
             else:
                 false_rejections += 1

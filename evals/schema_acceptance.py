@@ -119,7 +119,7 @@ def _same(a: Any, b: Any) -> bool:
 
 def _mappings(tool: PreparedTool) -> ArgumentMappings | None:
     """The adapter's own argument mappings for this tool (strict modes), as fidelity needs them."""
-    if tool.sent is None or tool.arguments.empty:
+    if tool.sent is None or (tool.arguments.empty and not tool.arguments.narrowed_types):
         return None
     sent = tool.sent.parameters
     complete = PassResult(schema=sent, arguments=tool.arguments.model_copy(update={"closed": ()}))
@@ -128,6 +128,7 @@ def _mappings(tool: PreparedTool) -> ArgumentMappings | None:
         to_wire=complete.arguments_to_wire,
         narrowing_to_wire=narrowing.arguments_to_wire,
         from_wire=narrowing.restore_arguments,
+        narrowed_types=frozenset(tool.arguments.narrowed_types),
     )
 
 

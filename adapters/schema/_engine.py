@@ -152,6 +152,7 @@ class Engine:
         self.made_nullable: dict[str, list[str]] = {}
         self.made_required: dict[str, list[str]] = {}
         self.closed: list[str] = []
+        self.narrowed_types: list[str] = []
         self._out_pointers: dict[P.Ptr, str] = {}
         self.state: dict[str, Any] = {}
         """Scratch space a dialect may use for one pass (counters for its limits)."""
@@ -188,12 +189,13 @@ class Engine:
             self._process(stack.pop())
 
     def _argument_map(self) -> ArgumentMap:
-        if not (self.made_nullable or self.made_required or self.closed):
+        if not (self.made_nullable or self.made_required or self.closed or self.narrowed_types):
             return _NO_ARGUMENT_CHANGES
         return ArgumentMap(
             made_nullable={k: tuple(v) for k, v in self.made_nullable.items() if v},
             made_required={k: tuple(v) for k, v in self.made_required.items() if v},
             closed=tuple(self.closed),
+            narrowed_types=tuple(self.narrowed_types),
         )
 
     # ----------------------------------------------------------------- losses

@@ -193,6 +193,7 @@ class GeminiOpenAPIRules(Rules):
                 )
             family = families.pop()
             types = frozenset((family,))
+            e.narrowed_types.append(e.out_pointer(task.out_ptr))
             e.loss(
                 P.to_str(view.ptr),
                 "type",

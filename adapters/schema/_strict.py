@@ -164,7 +164,7 @@ class StrictRules(Rules):
             return {"$ref": e.ref_out(ref, task)}
         if "oneOf" in kw:
             one_of_as_any_of(e, view)
-        self._ensure_type(e, view, ref)
+        self._ensure_type(e, view, task, ref)
         kw = view.kw
         types = type_set(kw.get("type"))
         is_object = types is not None and "object" in types
@@ -233,7 +233,7 @@ class StrictRules(Rules):
     def after_shape(self, e: Engine, view: View, out: dict[str, Any]) -> None:
         """Per-dialect bookkeeping of the finished node."""
 
-    def _ensure_type(self, e: Engine, view: View, ref: str | None) -> None:
+    def _ensure_type(self, e: Engine, view: View, task: Task, ref: str | None) -> None:
         """Strict modes need a type on every node that is not a reference or a union."""
         kw = view.kw
         if "type" in kw or "anyOf" in kw or ref is not None:
@@ -248,6 +248,7 @@ class StrictRules(Rules):
         if len(families) == 1:
             family = families.pop()
             view.kw = {"type": family, **kw}
+            e.narrowed_types.append(e.out_pointer(task.out_ptr))
             e.loss(
                 P.to_str(view.ptr),
                 "type",

@@ -66,6 +66,9 @@ class ArgumentMap(BaseModel):
     """Every key the pass made required (a model must send it; null when it means to omit it)."""
     closed: tuple[str, ...] = ()
     """Objects the pass closed with additionalProperties: false (undeclared keys cannot be sent)."""
+    narrowed_types: tuple[str, ...] = ()
+    """Untyped nodes the pass gave the one type their keywords imply (values of other types
+    cannot be sent); reported as `narrowed` losses. Arguments need no mapping for them."""
 
     @property
     def empty(self) -> bool:

@@ -151,3 +151,45 @@ def test_the_time_budget_stops_generation_early() -> None:
     open_object = {"type": "object", "additionalProperties": True}
     drawn = draw_instances(open_object, 10_000, 0.05)
     assert 1 <= len(drawn) < 10_000
+
+
+def test_values_refused_only_by_a_reported_type_narrowing_are_narrowed_not_false_rejections() -> None:
+    untyped = {"type": "object", "properties": {"when": {"minLength": 1}, "n": {"type": "integer"}},
+               "required": ["when", "n"], "additionalProperties": False}
+    narrowed = _with(untyped, ("properties", "when"), type="string")
+    tightened = _with(narrowed, ("properties", "n"), minimum=10)
+    explained = ArgumentMappings(narrowed_types=frozenset({"/properties/when"}))
+
+    reported = measure_fidelity(untyped, narrowed, mappings=explained, examples=40, seconds=5)
+    unreported = measure_fidelity(untyped, narrowed, examples=40, seconds=5)
+    other_change = measure_fidelity(untyped, tightened, mappings=explained, examples=40, seconds=5)
+
+    assert reported.false_rejections == 0 and reported.narrowed > 0
+    assert unreported.false_rejections > 0
+    assert other_change.false_rejections > 0, "a narrowing elsewhere explains nothing about `n`"
+
+
+def test_a_schema_hypothesis_can_barely_satisfy_is_cut_off_by_the_hard_limit() -> None:
+    import subprocess
+    import sys
+
+    # found by fuzzing `xpeval schemas`: a required object that must also be an integer is
+    # unsatisfiable, and hypothesis-jsonschema filters for ~17 s before it gives up
+    script = """
+import time
+import evals.fidelity as fidelity
+fidelity.HARD_SECONDS = 1.0
+integer = {"type": "integer", "multipleOf": 0.5, "minimum": -4, "maximum": 7, "exclusiveMinimum": 0,
+           "exclusiveMaximum": 5}
+schema = {"type": "object", "properties": {"a": {"type": "object", "anyOf": [integer]}}, "required": ["a"]}
+started = time.monotonic()
+try:
+    fidelity.draw_instances(schema, 20, 0.1)
+except fidelity.Unmeasurable as exc:
+    print("unmeasurable:", exc)
+print(f"seconds={time.monotonic() - started:.1f}")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seconds = float(done.stdout.rsplit("seconds=", 1)[1])
+    assert seconds < 10, done.stdout
