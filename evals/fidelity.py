@@ -160,7 +160,9 @@ def _hard_limit(seconds: float) -> Iterator[None]:
         raise _OutOfTime
 
     previous = signal.signal(signal.SIGALRM, out_of_time)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Repeating: an exception raised where Python ignores it (a weakref callback during garbage
+    # collection) is lost, so the timer fires again until one lands.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.1)
     try:
         yield
     finally:
