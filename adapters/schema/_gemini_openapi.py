@@ -44,6 +44,7 @@ from adapters.schema._rules import (
     format_constraints,
     inferred_type,
     is_null_member,
+    narrow_to_type,
     one_of_as_any_of,
     root_object,
     split_by_type,
@@ -193,15 +194,7 @@ class GeminiOpenAPIRules(Rules):
                 )
             family = families.pop()
             types = frozenset((family,))
-            e.narrowed_types.append(e.out_pointer(task.out_ptr))
-            e.loss(
-                P.to_str(view.ptr),
-                "type",
-                "narrowed",
-                f"untyped schema with only {family} keywords sent as type {family!r}: values of other "
-                "types are "
-                "refused now",
-            )
+            narrow_to_type(e, view, task, family)
         if types is not None:
             if "null" in types:
                 nullable = True

@@ -310,6 +310,20 @@ def inferred_type(values: list[Any]) -> str | list[str] | None:
     return ordered[0] if len(ordered) == 1 else ordered
 
 
+def narrow_to_type(e: Engine, view: View, task: Task, family: str) -> None:
+    """An untyped node whose keywords all talk about one type is sent with that type: values of
+    other types can no longer be sent. Reported as `narrowed`, and registered so a measurement
+    can tell this refusal from a false one."""
+    e.narrowed_types.append(e.out_pointer(task.out_ptr))
+    e.loss(
+        P.to_str(view.ptr),
+        "type",
+        "narrowed",
+        f"untyped schema with only {family} keywords sent as type {family!r}: values of other types are "
+        "refused now",
+    )
+
+
 def families_used(kw: dict[str, Any]) -> set[str]:
     """The instance types the node's type-specific keywords talk about."""
     used = set()

@@ -48,6 +48,7 @@ from adapters.schema._rules import (
     families_used,
     format_constraints,
     inferred_type,
+    narrow_to_type,
     one_of_as_any_of,
     root_object,
 )
@@ -248,14 +249,7 @@ class StrictRules(Rules):
         if len(families) == 1:
             family = families.pop()
             view.kw = {"type": family, **kw}
-            e.narrowed_types.append(e.out_pointer(task.out_ptr))
-            e.loss(
-                P.to_str(view.ptr),
-                "type",
-                "narrowed",
-                f"untyped schema with only {family} keywords sent as type {family!r}: values of other types "
-                "are refused now",
-            )
+            narrow_to_type(e, view, task, family)
             return
         raise Refused(
             f"the schema at {P.to_str(view.ptr) or '/'} accepts any value; {self.label} needs a type on "
