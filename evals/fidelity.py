@@ -36,7 +36,7 @@ from jsonschema.validators import validator_for
 from pydantic import BaseModel
 from referencing.exceptions import Unresolvable
 
-from evals.acceptance.walk import escape, json_depth, walk
+from evals.acceptance.walk import json_depth, to_pointer, walk
 
 Semantics = Literal["json-schema", "openapi-3.0"]
 """How to read a rewritten schema: JSON Schema, or Gemini `parameters` (OpenAPI 3.0 subset:
@@ -170,15 +170,6 @@ def _hard_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _mapped(instance: Any, mapping: ArgumentMapping | None) -> Any:
-    if mapping is None or not isinstance(instance, dict):
-        return instance
-    try:
-        return mapping(instance)
-    except Exception:  # reported by `_Judge.accepts` already
-        return instance
-
-
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return (text[0] if text else type(exc).__name__)[:200]
@@ -245,12 +236,19 @@ class _Judge:
     validator: Any
     problems: list[str] = field(default_factory=list)
 
-    def accepts(self, instance: Any, mapping: ArgumentMapping | None = None) -> bool:
+    def _map(self, instance: Any, mapping: ArgumentMapping | None) -> tuple[bool, Any]:
+        """(mapped, instance): the adapter's mapping failing is a finding, not a crash."""
+        if mapping is None or not isinstance(instance, dict):
+            return True, instance
         try:
-            if mapping is not None and isinstance(instance, dict):
-                instance = mapping(instance)
-        except Exception as exc:  # the adapter's mapping failing is a finding, not a crash
+            return True, mapping(instance)
+        except Exception as exc:
             self.problems.append(f"argument mapping raised {type(exc).__name__}: {_first_line(exc)}")
+            return False, instance
+
+    def accepts(self, instance: Any, mapping: ArgumentMapping | None = None) -> bool:
+        mapped, instance = self._map(instance, mapping)
+        if not mapped:
             return False
         try:
             return bool(self.validator.is_valid(instance))
@@ -259,10 +257,15 @@ class _Judge:
         except (Unresolvable, SchemaError, UnknownType) as exc:
             raise Unmeasurable(f"the schema cannot be used for validation: {_first_line(exc)}") from exc
 
-    def refused_only_by_type_at(self, instance: Any, pointers: frozenset[str]) -> bool:
-        """Whether every reason `instance` is refused is a `type` keyword of a node at `pointers`
-        (an error below a `$ref` or inside a union cannot be placed, so it does not count)."""
+    def refused_only_by_type_at(
+        self, instance: Any, mapping: ArgumentMapping | None, pointers: frozenset[str]
+    ) -> bool:
+        """Whether every reason the mapped `instance` is refused is a `type` keyword of a node at
+        `pointers` (an error below a `$ref` or inside a union cannot be placed: it does not count)."""
         if not pointers:
+            return False
+        mapped, instance = self._map(instance, mapping)
+        if not mapped:
             return False
         try:
             errors = list(self.validator.iter_errors(instance))
@@ -271,8 +274,7 @@ class _Judge:
         return bool(errors) and all(
             error.validator == "type"
             and "$ref" not in error.absolute_schema_path
-            and "".join("/" + escape(str(token)) for token in list(error.absolute_schema_path)[:-1])
-            in pointers
+            and to_pointer(list(error.absolute_schema_path)[:-1]) in pointers
             for error in errors
         )
 
@@ -340,7 +342,7 @@ def measure_fidelity(
                 instance, maps.narrowing_to_wire
             )
             if closed_only or to_rewritten.refused_only_by_type_at(
-                _mapped(instance, maps.narrowing_to_wire or maps.to_wire), maps.narrowed_types
+                instance, maps.narrowing_to_wire or maps.to_wire, maps.narrowed_types
             ):
                 narrowed += 1
             else:

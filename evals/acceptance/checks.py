@@ -18,7 +18,7 @@ from jsonschema.validators import validator_for
 
 from evals.acceptance._types import ProviderMode, Rule, Violation, violation
 from evals.acceptance.layout import ToolLayout
-from evals.acceptance.walk import Node, escape, is_object_schema, resolve_local, schema_types, walk
+from evals.acceptance.walk import Node, is_object_schema, resolve_local, schema_types, to_pointer, walk
 
 META_VALIDATION_MAX_DEPTH = 64
 """JSON nesting up to which `jsonschema`'s (recursive) meta-validation is safe to run."""
@@ -36,7 +36,7 @@ class SentTool:
 
     def at(self, schema_path: Iterable[str] = ()) -> str:
         """Pointer into the definition for a path inside the schema."""
-        return self.layout.pointer(self.layout.schema_field) + "".join("/" + escape(t) for t in schema_path)
+        return self.layout.pointer(self.layout.schema_field) + to_pointer(schema_path)
 
     @property
     def name_pointer(self) -> str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evals.acceptance._types import ProviderMode
-from evals.acceptance.walk import escape
+from evals.acceptance.walk import to_pointer
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class ToolLayout:
     """Whether a parameterless tool may omit the schema field altogether."""
 
     def pointer(self, *tokens: str) -> str:
-        return "".join("/" + escape(token) for token in (*self.envelope, *tokens))
+        return to_pointer((*self.envelope, *tokens))
 
 
 _FUNCTION = (("type", "function"),)

@@ -6,7 +6,7 @@ Only subschema positions are visited (`properties/*`, `items`, `anyOf/*`, `$defs
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,11 @@ def escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
+def to_pointer(tokens: Iterable[object]) -> str:
+    """A JSON pointer from unescaped reference tokens ("" for none: the root)."""
+    return "".join("/" + escape(str(token)) for token in tokens)
+
+
 def unescape(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
@@ -50,7 +55,7 @@ class Node:
 
     @property
     def pointer(self) -> str:
-        return "".join("/" + escape(token) for token in self.path)
+        return to_pointer(self.path)
 
 
 def schema_types(schema: dict[str, Any]) -> list[str]:
