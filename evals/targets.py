@@ -71,11 +71,16 @@ class TargetPicker:
     def kind(self, adapter_id: str) -> TargetKind:
         if self.choice != "auto":
             return self.choice
-        if create_adapter(adapter_id).live_ready:
+        if provider_ready(adapter_id):
             return "provider"
         if self.local_model_up() and _local_capable(adapter_id):
             return "local-model"
         return "emulator"
+
+
+def provider_ready(adapter_id: str) -> bool:
+    """Whether the provider can be called for real: its credentials are in the environment."""
+    return create_adapter(adapter_id).live_ready
 
 
 def _local_capable(adapter_id: str) -> bool:

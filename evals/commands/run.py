@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from adapters.registry import ADAPTER_REGISTRY, create_adapter, get_entry
+from adapters.registry import ADAPTER_REGISTRY, get_entry
 from evals.cases import CATEGORIES
 
 DEFAULT_RESULTS = Path("reports/results.jsonl")
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from evals.results import ResultsFile, RunHeader, fingerprint, now_iso
     from evals.runner import Runner, RunSettings
     from evals.scorecard import results_frame, scorecard, write_scorecard
-    from evals.targets import EpisodeFactory, TargetPicker
+    from evals.targets import EpisodeFactory, TargetPicker, provider_ready
 
     adapters = _csv(args.adapters) or list(ADAPTER_REGISTRY)
     for adapter_id in adapters:
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     episodes = plan(cases, adapters, models, shard)
     mode = Mode(args.mode)
     if mode is not Mode.REPLAY and args.target == "provider":
-        missing = [adapter_id for adapter_id in adapters if not create_adapter(adapter_id).live_ready]
+        missing = [adapter_id for adapter_id in adapters if not provider_ready(adapter_id)]
         if missing:
             raise UserError(
                 f"--target provider: no credentials for {', '.join(missing)} (set the provider's key; "
