@@ -7,10 +7,9 @@ model does: failures come back as `TurnResult.error`.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
@@ -18,9 +17,8 @@ from adapters.contract import JsonObject, ProviderError, TurnRequest, TurnResult
 from adapters.schema import Dialect, PreparedTools, prepare_tools
 from adapters.wires import Wire, get_wire
 
-PLACEHOLDER_API_KEY = "test-key-not-a-secret"
-"""Key used when none is configured: enough for the SDKs to build a request that a cassette or
-the emulator answers; a real provider would refuse it."""
+if TYPE_CHECKING:
+    from adapters.providers._spec import Provider
 
 
 @dataclass(frozen=True)
@@ -51,21 +49,9 @@ class AdapterSettings(BaseModel):
     transport: Any = None
     """An httpx2 async transport to use instead of the network (tests, decode, fault injection)."""
 
-    def key_or_env(self, *env_names: str) -> str:
-        if self.api_key is not None:
-            return self.api_key.get_secret_value()
-        for name in env_names:
-            value = os.environ.get(name)
-            if value:
-                return value
-        return PLACEHOLDER_API_KEY
-
-    def base_url_or_env(self, env_name: str | None, default: str | None) -> str | None:
-        if self.base_url:
-            return self.base_url
-        if env_name and os.environ.get(env_name):
-            return os.environ[env_name]
-        return default
+    def secret_key(self) -> str | None:
+        """The explicitly configured key, if any (the provider falls back to its key variables)."""
+        return self.api_key.get_secret_value() if self.api_key is not None else None
 
 
 @dataclass(frozen=True)
@@ -83,15 +69,16 @@ class Adapter:
         self,
         *,
         contract: EffectiveContract,
+        provider: Provider,
         client: Any,
-        default_model: str,
+        settings: AdapterSettings,
         request_hook: Callable[[TurnRequest], TurnRequest] | None = None,
-        live_ready: bool = False,
     ) -> None:
         self.contract = contract
+        self.provider = provider
         self.client = client
-        self.default_model = default_model
-        self.live_ready = live_ready
+        self.default_model = settings.model or provider.default_model
+        self.live_ready = provider.live_ready(api_key=settings.secret_key(), base_url=settings.base_url)
         """Configured to reach the real provider (its key is set), as opposed to a placeholder
         that only cassettes and the emulator answer."""
         self.request_hook = request_hook
@@ -145,4 +132,5 @@ class Adapter:
                 await outcome
 
 
-AdapterFactory = Callable[[EffectiveContract, AdapterSettings], Adapter]
+AdapterFactory = Callable[[EffectiveContract, "Provider", AdapterSettings], Adapter]
+"""Builds an adapter from its resolved contract, its provider's data and the settings."""

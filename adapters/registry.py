@@ -16,16 +16,11 @@ from typing import ClassVar, Literal
 
 from adapters.adapter import Adapter, AdapterFactory, AdapterSettings, EffectiveContract
 from adapters.contract import WIRE_NAMES, WireName
-from adapters.providers import (
-    anthropic,
-    azure,
-    google,
-    mimo,
-    moonshot,
-    openai,
-    openai_compatible,
-    vertex,
-)
+from adapters.providers import anthropic, azure, google, openai, vertex
+from adapters.providers._spec import Provider
+from adapters.providers.mimo import MIMO
+from adapters.providers.moonshot import MOONSHOT
+from adapters.providers.openai_compatible import OPENAI_COMPATIBLE
 from adapters.schema import DIALECTS, Dialect
 
 
@@ -48,6 +43,7 @@ class RegistryError(ValueError):
 class DirectEntry:
     wire: WireName
     schema_dialect: Dialect
+    provider: Provider
     factory: AdapterFactory
     description: str = ""
 
@@ -57,6 +53,7 @@ class DirectEntry:
 @dataclass(frozen=True)
 class WrapperEntry:
     contract_parent: str
+    provider: Provider
     factory: AdapterFactory
     schema_dialect: Dialect | None = None
     """Set only where this provider's schema dialect differs from its parent's."""
@@ -71,55 +68,65 @@ ADAPTER_REGISTRY: dict[str, RegistryEntry] = {
     "openai-chat": DirectEntry(
         wire="openai-chat",
         schema_dialect="openai",
+        provider=openai.OPENAI,
         factory=openai.create,
         description="OpenAI Chat Completions",
     ),
     "openai-responses": DirectEntry(
         wire="openai-responses",
         schema_dialect="openai-strict",
+        provider=openai.OPENAI,
         factory=openai.create,
         description="OpenAI Responses (strict function tools, the API's own default)",
     ),
     "anthropic-messages": DirectEntry(
         wire="anthropic-messages",
         schema_dialect="anthropic",
+        provider=anthropic.ANTHROPIC,
         factory=anthropic.create,
         description="Anthropic Messages",
     ),
     "google-genai": DirectEntry(
         wire="google-genai",
         schema_dialect="gemini-json-schema",
+        provider=google.GEMINI,
         factory=google.create,
         description="Gemini Developer API (parametersJsonSchema)",
     ),
     "azure-openai": WrapperEntry(
         contract_parent="openai-responses",
+        provider=azure.AZURE,
         factory=azure.create_deployment,
         description="Azure OpenAI, deployments path with api-version",
     ),
     "azure": WrapperEntry(
         contract_parent="openai-responses",
+        provider=azure.AZURE,
         factory=azure.create_v1,
         description="Azure OpenAI v1 endpoint (/openai/v1, api-key header)",
     ),
     "moonshot": WrapperEntry(
         contract_parent="openai-chat",
-        factory=moonshot.create,
+        provider=MOONSHOT,
+        factory=openai.create,
         schema_dialect="moonshot",
         description="Moonshot / Kimi (OpenAI Chat wire, Moonshot-flavoured JSON Schema)",
     ),
     "mimo": WrapperEntry(
         contract_parent="openai-chat",
-        factory=mimo.create,
+        provider=MIMO,
+        factory=openai.create,
         description="Xiaomi MiMo (OpenAI Chat wire)",
     ),
     "openai-compatible": WrapperEntry(
         contract_parent="openai-chat",
-        factory=openai_compatible.create,
+        provider=OPENAI_COMPATIBLE,
+        factory=openai.create,
         description="Any OpenAI-compatible server: vLLM, llama.cpp, Ollama, OpenRouter, Groq",
     ),
     "vertex-ai": WrapperEntry(
         contract_parent="google-genai",
+        provider=vertex.VERTEX,
         factory=vertex.create,
         schema_dialect="gemini-openapi",
         description="Gemini on Vertex AI (OpenAPI `parameters`)",
@@ -174,6 +181,8 @@ def validate_registry(registry: Mapping[str, RegistryEntry]) -> None:
             )
         if not callable(entry.factory):
             raise RegistryError(f"Adapter {adapter_id} has no factory")
+        if not isinstance(entry.provider, Provider):
+            raise RegistryError(f"Adapter {adapter_id} states no provider")
         effective_contract(adapter_id, registry)
 
 
@@ -194,7 +203,17 @@ def create_adapter(adapter_id: str, settings: AdapterSettings | None = None) -> 
     """Construct the adapter registered under `adapter_id` with its own factory."""
     entry = get_entry(adapter_id)
     contract = effective_contract(adapter_id)
-    return entry.factory(contract, settings or AdapterSettings())
+    return entry.factory(contract, entry.provider, settings or AdapterSettings())
+
+
+def provider_of(adapter_id: str) -> Provider:
+    """The provider data of an adapter: its key variables, default model, secret headers."""
+    return get_entry(adapter_id).provider
+
+
+def providers() -> list[Provider]:
+    """Every registered adapter's provider, once each (what scrubbing and log filters cover)."""
+    return list({id(entry.provider): entry.provider for entry in ADAPTER_REGISTRY.values()}.values())
 
 
 def register_adapter(adapter_id: str, entry: RegistryEntry) -> None:

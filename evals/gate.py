@@ -1,28 +1,40 @@
-"""The CI gate: conformance failures and metric drops against a baseline (pure).
+"""The CI gate: conformance failures and regressions against a baseline (pure).
 
-A run fails the gate when any episode had a conformance failure (a replay problem or a
-runner error), when a baseline row is missing, or when a rate dropped beyond noise: its
-Wilson interval no longer overlaps the baseline's, or it fell by more than a configured
-tolerance. Rising error and malformed rates count as drops.
+A run fails the gate when an episode had a conformance failure (a replay problem or a runner
+error), when a row measured nothing (every episode an error), when a baseline row or case is
+missing, or when a row got worse on the same cases:
+- a deterministic (emulated) row compares exactly: one case that flipped for the worse fails;
+- any other row gets an exact paired test per rate: McNemar's test on the discordant cases
+  (the cases that flipped one way or the other), two-sided, with the family-wise error rate
+  held at `alpha` across every row and rate by Holm's step-down procedure. A rate whose
+  discordant cases are too few to ever reach `alpha` cannot be rejected and is left out of the
+  family (Tarone's refinement: it can never count as a regression, so it costs no power);
+- `--tolerance` adds an absolute floor: a drop on the shared cases larger than it fails too.
+A failure names the cases that flipped; improvements are listed as well.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 from xml.etree import ElementTree
 
 import pandas as pd
 
-from evals.errors import UserError
-from evals.scorecard import RATES, wilson
+from evals.baseline import (
+    CONFORMANCE_KINDS,
+    DETERMINISTIC_SOURCES,
+    Baseline,
+    codes_by_row,
+    flag_counts,
+    passed,
+    row_key,
+    split_key,
+)
+from evals.scorecard import RATES
 
-LOWER_IS_BETTER = frozenset({"malformed", "errors"})
-CONFORMANCE_KINDS = frozenset({"cassette", "runner"})
-BASELINE_VERSION = 1
+ALPHA = 0.05
+SHOWN_CASES = 12
 
 
 @dataclass(frozen=True)
@@ -31,11 +43,18 @@ class Finding:
     metric: str
     ok: bool
     message: str
+    worse: tuple[str, ...] = ()
+    """Cases that flipped for the worse (pass -> fail)."""
+    better: tuple[str, ...] = ()
+    p_value: float | None = None
+    """Holm-adjusted p of the paired test, when one was made."""
 
 
 @dataclass
 class GateReport:
     findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the verdict rests on, said once (e.g. a run compared on conformance only)."""
 
     @property
     def failures(self) -> list[Finding]:
@@ -46,134 +65,235 @@ class GateReport:
         return not self.failures
 
 
-def row_key(source: str, adapter: str, model: str) -> str:
-    return f"{source}|{adapter}|{model}"
+@dataclass(frozen=True)
+class RunScope:
+    """What a run covered, from its header: which adapters, which case set, all of it or not."""
+
+    adapters: frozenset[str]
+    case_set: str
+    all_cases: bool = True
 
 
-def baseline_from(card: pd.DataFrame) -> dict[str, Any]:
-    """A baseline document from a scorecard: counts, so intervals can be recomputed."""
-    rows: dict[str, Any] = {}
-    for _, r in card.iterrows():
-        rows[row_key(str(r["source"]), r["adapter"], r["model"])] = {
-            rate: {"k": int(r[f"{rate}_k"]), "n": int(r[f"{rate}_n"])} for rate in RATES
-        }
-    return {"version": BASELINE_VERSION, "rows": rows}
+def baseline_for_run(baseline: Baseline | None, scope: RunScope) -> tuple[Baseline | None, str | None]:
+    """What the run is compared with: the baseline rows of the adapters it ran (the others are
+    not "missing"); None with the reason when the baseline is for another case set."""
+    if baseline is None:
+        return None, "no baseline: gated on conformance only (write one with `xpeval gate --update-baseline`)"
+    if baseline.case_set != scope.case_set:
+        return None, (
+            f"the baseline is for case set {baseline.case_set!r}, this run used {scope.case_set!r}: gated "
+            "on conformance only (write that case set's own baseline with `xpeval gate --update-baseline`)"
+        )
+    rows = {key: cases for key, cases in baseline.rows.items() if split_key(key)[1] in scope.adapters}
+    return Baseline(case_set=baseline.case_set, rows=rows, run=baseline.run), None
 
 
-PARTIAL_RUN_NOTE = (
-    "a run of some cases (--cases/--categories/--shard) is gated on conformance only: its rates "
-    "cannot be compared with the baseline's"
-)
+def mcnemar_exact(worse: int, better: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant counts."""
+    if worse + better == 0:
+        return 1.0
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    return float(mcnemar([[0, worse], [better, 0]], exact=True).pvalue)
 
 
-def baseline_for_run(
-    baseline: dict[str, Any], adapters: Iterable[str], some_cases: bool
-) -> dict[str, Any] | None:
-    """What a run is compared with: the baseline rows of the adapters it ran (the others are not
-    "missing"), or nothing when it ran only some cases (PARTIAL_RUN_NOTE)."""
-    if some_cases:
-        return None
-    wanted = set(adapters)
-    rows = {key: value for key, value in baseline["rows"].items() if _adapter_of(key) in wanted}
-    return {**baseline, "rows": rows}
+def can_reject(discordant: int, alpha: float = ALPHA) -> bool:
+    """Whether an exact McNemar test on this many discordant cases can reach `alpha` at all
+    (its smallest p-value, all flips one way, is 2 * 0.5 ** n)."""
+    return discordant > 0 and min(1.0, 2 * 0.5**discordant) <= alpha
 
 
-def _adapter_of(key: str) -> str | None:
-    parts = key.split("|", 2)
-    return parts[1] if len(parts) == 3 else None
+def holm(p_values: list[float], alpha: float = ALPHA) -> list[float]:
+    """Holm-adjusted p-values (statsmodels' implementation)."""
+    if not p_values:
+        return []
+    from statsmodels.stats.multitest import multipletests
+
+    return [float(p) for p in multipletests(p_values, alpha=alpha, method="holm")[1]]
 
 
-def read_baseline(path: Path) -> dict[str, Any]:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"baseline {path} does not exist (create it with --update-baseline)") from None
-    except ValueError as exc:
-        raise UserError(f"baseline {path} is not valid JSON: {exc}") from exc
-    if (
-        not isinstance(document, dict)
-        or document.get("version") != BASELINE_VERSION
-        or "rows" not in document
-    ):
-        raise UserError(f"baseline {path} is not an xpeval baseline (version {BASELINE_VERSION})")
-    return document
+@dataclass
+class _Pairing:
+    key: str
+    rate: str
+    shared: int
+    worse: list[str]
+    better: list[str]
+    before: tuple[int, int]
+    after: tuple[int, int]
+
+    @property
+    def drop(self) -> float:
+        k0, n0 = self.before
+        k1, n1 = self.after
+        if not n0 or not n1:
+            return 0.0
+        change = k1 / n1 - k0 / n0
+        return change if self.rate in ("malformed", "errors") else -change
 
 
 def evaluate(
-    frame: pd.DataFrame, card: pd.DataFrame, baseline: dict[str, Any] | None, tolerance: float = 0.0
+    frame: pd.DataFrame,
+    baseline: Baseline | None,
+    scope: RunScope | None = None,
+    *,
+    tolerance: float = 0.0,
+    alpha: float = ALPHA,
 ) -> GateReport:
     """Every check the gate makes, passed or not."""
     report = GateReport()
-    broken = frame[frame["error_kind"].isin(CONFORMANCE_KINDS)] if not frame.empty else frame
-    for _, r in broken.iterrows():
-        report.findings.append(
-            Finding(
-                key=row_key(r["source"], r["adapter"], r["model"]),
-                metric=f"conformance:{r['case_id']}",
-                ok=False,
-                message=f"{r['adapter']} / {r['case_id']}: {r['reason']}",
-            )
-        )
-    if not len(broken):
-        report.findings.append(
-            Finding(
-                key="*",
-                metric="conformance",
-                ok=True,
-                message=f"{len(frame)} episodes, no conformance failure",
-            )
-        )
+    report.findings.extend(_conformance(frame))
+    report.findings.extend(_nothing_measured(frame))
     if baseline is None:
         return report
-    current = baseline_from(card)["rows"]
-    for key, metrics in baseline["rows"].items():
-        if key not in current:
-            report.findings.append(
-                Finding(
-                    key=key, metric="present", ok=False, message=f"{key}: in the baseline but not in this run"
-                )
-            )
+    current = codes_by_row(frame)
+    pairings: list[_Pairing] = []
+    for key, before in sorted(baseline.rows.items()):
+        now = current.get(key)
+        if now is None:
+            report.findings.append(Finding(key, "present", False, f"{key}: in the baseline but not in this run"))
             continue
-        for rate, base in metrics.items():
-            now = current[key].get(rate)
-            if now is None:
-                continue
-            report.findings.append(_compare(key, rate, base, now, tolerance))
+        if scope is None or scope.all_cases:
+            missing = sorted(set(before) - set(now))
+            if missing:
+                report.findings.append(
+                    Finding(key, "cases", False, f"{key}: {len(missing)} baseline case(s) not run: "
+                            f"{_names(missing)}", worse=tuple(missing))
+                )
+        new = sorted(set(now) - set(before))
+        if new:
+            report.notes.append(f"{key}: {len(new)} case(s) not in the baseline, not compared: {_names(new)}")
+        pairings.extend(_pair(key, before, now))
+    for key in sorted(set(current) - set(baseline.rows)):
+        report.notes.append(f"{key}: not in the baseline, not compared")
+    report.findings.extend(_judge(pairings, tolerance, alpha))
     return report
 
 
-def _compare(key: str, rate: str, base: dict[str, int], now: dict[str, int], tolerance: float) -> Finding:
-    if base["n"] == 0 or now["n"] == 0:
-        return Finding(key, rate, True, f"{key} {rate}: nothing to compare")
-    p0, p1 = base["k"] / base["n"], now["k"] / now["n"]
-    lo0, hi0 = wilson(base["k"], base["n"])
-    lo1, hi1 = wilson(now["k"], now["n"])
-    worse = p1 > p0 if rate in LOWER_IS_BETTER else p1 < p0
-    drop = abs(p1 - p0)
-    separated = (lo1 > hi0) if rate in LOWER_IS_BETTER else (hi1 < lo0)
-    beyond_tolerance = tolerance > 0 and drop > tolerance
-    ok = not (worse and (separated or beyond_tolerance))
-    message = (
-        f"{key} {rate}: {p0:.1%} ({base['k']}/{base['n']}) -> {p1:.1%} ({now['k']}/{now['n']})"
-        f"{'' if ok else ' — worse beyond noise'}"
+def _conformance(frame: pd.DataFrame) -> list[Finding]:
+    broken = frame[frame["error_kind"].isin(CONFORMANCE_KINDS)] if not frame.empty else frame
+    findings = [
+        Finding(
+            key=row_key(r["source"], r["adapter"], r["model"]),
+            metric=f"conformance:{r['case_id']}",
+            ok=False,
+            message=f"{r['adapter']} / {r['case_id']}: {r['reason']}",
+        )
+        for r in broken.to_dict("records")
+    ]
+    if not findings:
+        findings.append(Finding("*", "conformance", True, f"{len(frame)} episodes, no conformance failure"))
+    return findings
+
+
+def _nothing_measured(frame: pd.DataFrame) -> list[Finding]:
+    """A row where every episode ended in an error measured nothing: it cannot pass."""
+    findings = []
+    if frame.empty:
+        return [Finding("*", "measured", False, "the run has no results: nothing was measured")]
+    for (source, adapter, model), group in frame.groupby(["source", "adapter", "model"], sort=True):
+        if bool(group["error"].all()):
+            first = group.iloc[0]
+            findings.append(
+                Finding(
+                    row_key(str(source), str(adapter), str(model)),
+                    "measured",
+                    False,
+                    f"{adapter} ({model}, {source}): all {len(group)} episodes ended in an error, nothing "
+                    f"was measured (first: {str(first['reason'])[:160]})",
+                )
+            )
+    return findings
+
+
+def _pair(key: str, before: dict[str, str], now: dict[str, str]) -> Iterable[_Pairing]:
+    shared = sorted(set(before) & set(now))
+    for rate in RATES:
+        worse, better = [], []
+        for case in shared:
+            was, is_ = passed(before[case], rate), passed(now[case], rate)
+            if was is None or is_ is None or was == is_:
+                continue
+            (worse if was else better).append(case)
+        yield _Pairing(
+            key=key,
+            rate=rate,
+            shared=len(shared),
+            worse=worse,
+            better=better,
+            before=flag_counts((before[c] for c in shared), rate),
+            after=flag_counts((now[c] for c in shared), rate),
+        )
+
+
+def _judge(pairings: list[_Pairing], tolerance: float, alpha: float) -> list[Finding]:
+    statistical = [
+        p
+        for p in pairings
+        if split_key(p.key)[0] not in DETERMINISTIC_SOURCES and can_reject(len(p.worse) + len(p.better), alpha)
+    ]
+    adjusted = dict(
+        zip(
+            (id(p) for p in statistical),
+            holm([mcnemar_exact(len(p.worse), len(p.better)) for p in statistical], alpha),
+            strict=True,
+        )
     )
-    return Finding(key, rate, ok, message)
+    findings = []
+    for pairing in pairings:
+        p_value = adjusted.get(id(pairing))
+        exact = split_key(pairing.key)[0] in DETERMINISTIC_SOURCES
+        reasons = []
+        if exact and pairing.worse:
+            reasons.append("a deterministic (emulated) row changed: a pipeline bug")
+        if p_value is not None and p_value < alpha and len(pairing.worse) > len(pairing.better):
+            reasons.append(f"worse beyond noise (McNemar exact, Holm-adjusted p={p_value:.2g} < {alpha:g})")
+        if tolerance > 0 and pairing.drop > tolerance:
+            reasons.append(f"dropped by {pairing.drop:.1%}, more than --tolerance {tolerance:.1%}")
+        findings.append(
+            Finding(
+                pairing.key,
+                pairing.rate,
+                not reasons,
+                _message(pairing, p_value, reasons),
+                worse=tuple(pairing.worse),
+                better=tuple(pairing.better),
+                p_value=p_value,
+            )
+        )
+    return findings
+
+
+def _message(pairing: _Pairing, p_value: float | None, reasons: list[str]) -> str:
+    (k0, n0), (k1, n1) = pairing.before, pairing.after
+    text = f"{pairing.key} {pairing.rate}: {_rate(k0, n0)} -> {_rate(k1, n1)} on {pairing.shared} shared cases"
+    if pairing.worse:
+        text += f"; worse: {_names(pairing.worse)}"
+    if pairing.better:
+        text += f"; better: {_names(pairing.better)}"
+    if p_value is not None and not reasons:
+        text += f" (McNemar exact, Holm-adjusted p={p_value:.2g})"
+    if reasons:
+        text += " — " + "; ".join(reasons)
+    return text
+
+
+def _rate(k: int, n: int) -> str:
+    return f"{k / n:.1%} ({k}/{n})" if n else "- (0/0)"
+
+
+def _names(cases: list[str]) -> str:
+    shown = ", ".join(cases[:SHOWN_CASES])
+    return f"{len(cases)} [{shown}{', ...' if len(cases) > SHOWN_CASES else ''}]"
 
 
 def diff_text(report: GateReport) -> str:
-    lines = []
-    for finding in report.findings:
-        if not finding.ok:
-            lines.append(f"FAIL {finding.message}")
-    changed = [f for f in report.findings if f.ok and "->" in f.message and not _same(f.message)]
+    lines = [f"note: {note}" for note in report.notes]
+    lines.extend(f"FAIL {finding.message}" for finding in report.failures)
+    changed = [f for f in report.findings if f.ok and (f.worse or f.better)]
     lines.extend(f"  ok {f.message}" for f in changed)
     lines.append("gate: " + ("passed" if report.passed else f"FAILED ({len(report.failures)} problem(s))"))
     return "\n".join(lines)
-
-
-def _same(message: str) -> bool:
-    before, _, after = message.partition("->")
-    return before.split(":")[-1].strip() == after.strip()
 
 
 def step_summary(report: GateReport) -> str:
@@ -181,6 +301,12 @@ def step_summary(report: GateReport) -> str:
     if report.failures:
         lines += ["| check | detail |", "|---|---|"]
         lines += [f"| {f.metric} | {f.message.replace('|', '/')} |" for f in report.failures]
+    improved = [f for f in report.findings if f.better]
+    if improved:
+        lines += ["", "Improvements:", ""]
+        lines += [f"- {f.key} {f.metric}: {_names(list(f.better))}".replace("|", "/") for f in improved]
+    if report.notes:
+        lines += ["", *[f"> {note}" for note in report.notes]]
     return "\n".join(lines) + "\n"
 
 
@@ -198,4 +324,3 @@ def junit_xml(report: GateReport) -> str:
             failure = ElementTree.SubElement(case, "failure", message=finding.message[:500])
             failure.text = finding.message
     return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True)
-

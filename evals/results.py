@@ -80,7 +80,13 @@ class ResultRow(BaseModel):
         return (self.case_id, self.adapter, self.model)
 
 
+PlannedKey = tuple[str, str, str | None]
+"""(case id, adapter id, model) of a planned episode; model None: resolved when it starts."""
+
+
 class RunHeader(BaseModel):
+    """The first line of a results file: which run it is and every episode it plans."""
+
     model_config = ConfigDict(extra="forbid")
 
     type: Literal["run"] = "run"
@@ -88,6 +94,8 @@ class RunHeader(BaseModel):
     fingerprint: str
     started_at: str
     config: dict[str, Any]
+    plan: list[PlannedKey] = Field(default_factory=list)
+    """Every planned episode: a run is complete only when each has a final row."""
 
 
 class RunTrailer(BaseModel):
@@ -109,21 +117,38 @@ def fingerprint(config: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+class NotAResultsFileError(UserError):
+    """A file that is not an xpeval results file at all (empty, foreign, corrupt)."""
+
+
+class IncompleteRunError(UserError):
+    """A results file of a run that did not finish: nothing about it can pass."""
+
+
 def _parse_lines(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """Parsed JSON lines and the byte length of the file's intact prefix."""
+    """Parsed JSON lines and the byte length of the file's intact prefix.
+
+    Only the last line may be torn (a kill mid-write leaves no newline at its end); a line
+    that is not a JSON object anywhere else means the file is not ours.
+    """
     data = path.read_bytes()
+    if not data.strip():
+        raise NotAResultsFileError(f"{path}: empty, not an xpeval results file")
     records: list[dict[str, Any]] = []
     intact = 0
-    for line in data.splitlines(keepends=True):
+    for number, line in enumerate(data.splitlines(keepends=True), start=1):
         if not line.endswith(b"\n"):
             break  # torn last write
         try:
             value = json.loads(line)
         except ValueError:
-            break
-        if isinstance(value, dict):
-            records.append(value)
+            value = None
+        if not isinstance(value, dict):
+            raise NotAResultsFileError(f"{path}: line {number} is not a JSON object: not an xpeval results file")
+        records.append(value)
         intact += len(line)
+    if not records or records[0].get("type") != "run":
+        raise NotAResultsFileError(f"{path}: no run header on its first line: not an xpeval results file")
     return records, intact
 
 
@@ -135,23 +160,33 @@ class ResultsFile:
         self.header: RunHeader | None = None
         self.rows: list[ResultRow] = []
         self.complete = False
+        self._finals: dict[EpisodeKey, ResultRow] = {}
+        self._attempts: dict[EpisodeKey, int] = {}
 
     @classmethod
     def read(cls, path: Path) -> ResultsFile:
-        """Load a results file (torn last line dropped); UserError when it is not one."""
+        """Load a results file (torn last line dropped); NotAResultsFileError when it is not one."""
+        if not path.is_file():
+            raise NotAResultsFileError(f"{path}: no results file (run `xpeval run` first)")
         results = cls(path)
         records, _ = _parse_lines(path)
         try:
             for record in records:
                 kind = record.get("type")
                 if kind == "run":
+                    if results.header is not None:
+                        raise NotAResultsFileError(f"{path}: two run headers: not one run's results")
                     results.header = RunHeader.model_validate(record)
                 elif kind == "result":
-                    results.rows.append(ResultRow.model_validate(record))
+                    results._index(ResultRow.model_validate(record))
                 elif kind == "complete":
                     results.complete = True
+                else:
+                    raise NotAResultsFileError(f"{path}: a line of unknown type {kind!r}")
         except ValidationError as exc:
-            raise UserError(f"{path}: not an xpeval results file: {exc.errors()[0]['msg']}") from exc
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise NotAResultsFileError(f"{path}: not an xpeval results file: {where}: {first['msg']}") from exc
         return results
 
     @classmethod
@@ -160,9 +195,13 @@ class ResultsFile:
         else is moved aside to `<name>.prev` and a new file is started."""
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists():
-            existing = cls.read(path)
+            try:
+                existing: ResultsFile | None = cls.read(path)
+            except NotAResultsFileError:
+                existing = None
             if (
-                existing.header is not None
+                existing is not None
+                and existing.header is not None
                 and existing.header.fingerprint == header.fingerprint
                 and not existing.complete
             ):
@@ -173,7 +212,7 @@ class ResultsFile:
             os.replace(path, path.with_name(path.name + ".prev"))
         results = cls(path)
         results.header = header
-        results._append(header.model_dump())
+        results._append(header.model_dump(mode="json"))
         return results
 
     @property
@@ -182,14 +221,52 @@ class ResultsFile:
         return self.header.run
 
     def final_rows(self) -> dict[EpisodeKey, ResultRow]:
-        return {row.key: row for row in self.rows if row.final}
+        return dict(self._finals)
 
     def attempts(self, key: EpisodeKey) -> int:
-        return max((row.attempt for row in self.rows if row.key == key), default=0)
+        return self._attempts.get(key, 0)
+
+    def missing(self) -> list[PlannedKey]:
+        """Planned episodes without a final row (a planned model of None: any model's row)."""
+        assert self.header is not None
+        any_model = {(case_id, adapter) for case_id, adapter, _ in self._finals}
+        return [
+            planned
+            for planned in self.header.plan
+            if not (
+                planned in self._finals if planned[2] is not None else (planned[0], planned[1]) in any_model
+            )
+        ]
+
+    def check_complete(self) -> None:
+        """IncompleteRunError, in one line, unless the run finished and every planned episode has
+        its final row. A resumed run that then finished is complete."""
+        planned = len(self.header.plan) if self.header is not None else 0
+        if not self.complete:
+            raise IncompleteRunError(
+                f"{self.path}: the run did not finish (no completion record; {len(self._finals)} of "
+                f"{planned or '?'} episodes done): start the same `xpeval run` again to resume it"
+            )
+        if self.header is None or not self.header.plan:
+            raise IncompleteRunError(f"{self.path}: the run records no plan, so it cannot be judged complete")
+        missing = self.missing()
+        if missing:
+            shown = ", ".join("/".join(str(part) for part in key if part) for key in missing[:3])
+            raise IncompleteRunError(
+                f"{self.path}: {len(missing)} of {planned} planned episodes have no result ({shown}"
+                f"{', ...' if len(missing) > 3 else ''})"
+            )
 
     def append(self, row: ResultRow) -> None:
+        self._index(row)
+        self._append(row.model_dump(mode="json"))
+
+    def _index(self, row: ResultRow) -> None:
         self.rows.append(row)
-        self._append(row.model_dump())
+        key = row.key
+        self._attempts[key] = max(self._attempts.get(key, 0), row.attempt)
+        if row.final:
+            self._finals[key] = row
 
     def finish(self) -> None:
         assert self.header is not None

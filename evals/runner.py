@@ -9,13 +9,13 @@ result row appended as it arrives, so an interrupted run resumes where it stoppe
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import httpx2
 from aiolimiter import AsyncLimiter
 
 from adapters.contract import ProviderError, TurnRequest, TurnResult
@@ -24,6 +24,7 @@ from evals.episode import EpisodeOutcome, play_case
 from evals.plan import PlannedEpisode
 from evals.results import CallRecord, ResultRow, ResultsFile, RowSource, now_iso
 from evals.retry import backoff_delay
+from evals.routing import bound
 from evals.runtime.loop import TurnTaker
 from evals.scoring import score
 
@@ -37,6 +38,9 @@ class OpenEpisode:
     wire: str
     model: str
     source: RowSource
+    transport: httpx2.AsyncBaseTransport | None = None
+    """What this episode's requests go through (its cassette, its emulator script), bound
+    around its task on the run's shared adapter (`evals.routing`); None: the shared pool."""
     recorded_at: str | None = None
     recorded_model: str | None = None
     stream: bool = False
@@ -233,10 +237,11 @@ class Runner:
             runner_error: str | None = None
             try:
                 await self._limit(planned.adapter_id)
-                outcome = await asyncio.wait_for(
-                    play_case(episode.adapter, planned.case, episode.model, stream=episode.stream),
-                    timeout=self.settings.episode_timeout,
-                )
+                with bound(episode.transport):
+                    outcome = await asyncio.wait_for(
+                        play_case(episode.adapter, planned.case, episode.model, stream=episode.stream),
+                        timeout=self.settings.episode_timeout,
+                    )
                 error = outcome.error
             except TimeoutError:
                 error = ProviderError(
@@ -274,7 +279,6 @@ class Runner:
                 )
             )
             if not retry:
-                await _close(episode.adapter)
                 return
             episode.retry()
             if episode.sleeps:
@@ -283,15 +287,6 @@ class Runner:
                         attempt, error, base=self.settings.backoff_base, cap=self.settings.backoff_cap
                     )
                 )
-
-
-async def _close(adapter: object) -> None:
-    """Release the adapter's client (in record mode this closes the upstream connection)."""
-    close = getattr(adapter, "aclose", None)
-    if close is None:
-        return
-    with contextlib.suppress(Exception):  # closing is best effort: the row is already written
-        await close()
 
 
 def _unique(items: list[str]) -> list[str]:

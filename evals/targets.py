@@ -4,23 +4,28 @@ Three targets: the real `provider` (source `live`), the `local-model` server (ll
 loopback), and the `emulator` (answers a perfect model would give; measures the pipeline only).
 Replay goes to the cassette and takes the target it was recorded from out of its metadata, so
 the adapter is built the same way and sends the same request as when it was recorded.
+
+Each adapter is built once per run and target (one SDK client, one connection pool); each
+episode binds its own transport (cassette, emulator script) around its task (`evals.routing`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 import httpx2
 
 from adapters.adapter import Adapter, AdapterSettings
-from adapters.registry import create_adapter, effective_contract
+from adapters.registry import create_adapter, effective_contract, provider_of
 from evals.cases import Case
 from evals.cassettes import CassetteStore, Mode, Source, open_episode
+from evals.errors import UserError
 from evals.plan import PlannedEpisode
 from evals.results import RowSource
+from evals.routing import EpisodeRouter, upstream_pool
 from evals.runner import OpenEpisode
 
 TargetKind = Literal["provider", "local-model", "emulator"]
@@ -61,36 +66,97 @@ def build_adapter(adapter_id: str, kind: TargetKind, settings: AdapterSettings) 
     return create_adapter(adapter_id, settings)
 
 
+def provider_ready(adapter_id: str) -> bool:
+    """Whether the provider can be called for real: its credentials are in the environment
+    (read from the provider's data; no client is built)."""
+    return provider_of(adapter_id).live_ready()
+
+
+def local_capable(adapter_id: str) -> bool:
+    from evals.local_model import local_adapter_ids
+
+    return adapter_id in local_adapter_ids()
+
+
 @dataclass
 class TargetPicker:
-    """Chooses the target of each adapter in record and live modes."""
+    """Chooses the target of each adapter in record and live modes.
+
+    `auto`: the provider where its credentials are set, else the local model where it serves
+    the adapter and runs, else the emulator only when `allow_emulator` (an emulated answer
+    says nothing about a provider, so it is never a silent fallback).
+    """
 
     choice: TargetChoice = "auto"
     local_model_up: Callable[[], bool] = lambda: False
+    allow_emulator: bool = False
 
     def kind(self, adapter_id: str) -> TargetKind:
         if self.choice != "auto":
             return self.choice
         if provider_ready(adapter_id):
             return "provider"
-        if self.local_model_up() and _local_capable(adapter_id):
+        if local_capable(adapter_id) and self.local_model_up():
             return "local-model"
         return "emulator"
 
+    def check(self, adapter_ids: Iterable[str]) -> dict[str, TargetKind]:
+        """Every adapter's target, or a UserError naming the adapters that have none."""
+        kinds = {adapter_id: self.kind(adapter_id) for adapter_id in adapter_ids}
+        if self.choice == "provider":
+            missing = [a for a, _ in kinds.items() if not provider_ready(a)]
+            if missing:
+                raise UserError(
+                    f"--target provider: no credentials for {', '.join(missing)} (set the provider's key: "
+                    f"{_key_hint(missing)}), or use --target auto"
+                )
+        if self.choice == "local-model":
+            foreign = [a for a in kinds if not local_capable(a)]
+            if foreign:
+                raise UserError(
+                    f"--target local-model: the local model server does not serve {', '.join(foreign)} "
+                    "(its wire or URL shape); choose other --adapters"
+                )
+            if not self.local_model_up():
+                raise UserError(
+                    "--target local-model: the local model server is not running "
+                    "(start it with: xpeval local-model serve)"
+                )
+        if self.choice == "auto" and not self.allow_emulator:
+            fallback = [a for a, kind in kinds.items() if kind == "emulator"]
+            if fallback:
+                raise UserError(
+                    f"no real target for {', '.join(fallback)}: no credentials ({_key_hint(fallback)}) and "
+                    "no local model serving it; set a key, start `xpeval local-model serve`, or pass "
+                    "--allow-emulator (or --target emulator) to check the pipeline only"
+                )
+        return kinds
 
-def provider_ready(adapter_id: str) -> bool:
-    """Whether the provider can be called for real: its credentials are in the environment."""
-    return create_adapter(adapter_id).live_ready
+
+def _key_hint(adapter_ids: list[str]) -> str:
+    names = dict.fromkeys(var for a in adapter_ids for var in provider_of(a).key_vars)
+    return ", ".join(names) or "see README"
 
 
-def _local_capable(adapter_id: str) -> bool:
-    from evals.local_model import LocalModelError, create_local_adapter
+def describe_target(adapter_id: str, kind: TargetKind, model: str) -> str:
+    """One line saying where an adapter's answers will come from."""
+    if kind == "provider":
+        provider = provider_of(adapter_id)
+        where = provider.base_url() or f"{provider.name}'s API"
+        return f"{adapter_id}: live provider {where} (model {model})"
+    if kind == "local-model":
+        from evals.local_model import local_base_url
 
-    try:
-        create_local_adapter(adapter_id)
-    except LocalModelError:
-        return False
-    return True
+        return f"{adapter_id}: local model {local_base_url(effective_contract(adapter_id).wire)} ({model})"
+    return f"{adapter_id}: emulator, a perfect model's answers (pipeline only, says nothing about {model})"
+
+
+def default_model(adapter_id: str, kind: TargetKind) -> str:
+    if kind == "local-model":
+        from evals.local_model import MODEL_ALIAS
+
+        return MODEL_ALIAS
+    return provider_of(adapter_id).default_model
 
 
 @dataclass
@@ -104,21 +170,45 @@ class EpisodeFactory:
     stream_policy: StreamPolicy = "alternate"
     timeout: float = 60.0
     secrets: tuple[str, ...] = ()
+    _adapters: dict[tuple[str, TargetKind], tuple[Adapter, EpisodeRouter]] = field(default_factory=dict)
+
+    def target_of(self, adapter_id: str, recorded: Source | None) -> TargetKind:
+        if self.mode is Mode.REPLAY:
+            return KIND_OF[recorded] if recorded else "provider"
+        return self.picker.kind(adapter_id)
+
+    def adapter(self, adapter_id: str, kind: TargetKind) -> tuple[Adapter, EpisodeRouter]:
+        """The run's one adapter for (adapter, target), built once and shared by its episodes,
+        with the router its episodes bind their transports on."""
+        key = (adapter_id, kind)
+        if key not in self._adapters:
+            # Replay never leaves the process; the other modes share one pool per adapter.
+            upstream = None if self.mode is Mode.REPLAY or kind == "emulator" else upstream_pool()
+            router = EpisodeRouter(upstream)
+            adapter = build_adapter(adapter_id, kind, AdapterSettings(transport=router, timeout=self.timeout))
+            self._adapters[key] = (adapter, router)
+        return self._adapters[key]
+
+    async def aclose(self) -> None:
+        """Close every adapter of the run (and with it its connection pool)."""
+        built, self._adapters = list(self._adapters.values()), {}
+        for adapter, _ in built:
+            await adapter.aclose()
 
     def open(self, planned: PlannedEpisode) -> OpenEpisode:
         adapter_id, case = planned.adapter_id, planned.case
         contract = effective_contract(adapter_id)
-        recorded = self.store.meta(self.store.path(adapter_id, case.id)) if self.mode is Mode.REPLAY else None
-        if self.mode is Mode.REPLAY:
-            kind: TargetKind = KIND_OF[recorded.source] if recorded else "provider"
-        else:
-            kind = self.picker.kind(adapter_id)
-        model = planned.model or (recorded.model if recorded else None) or _default_model(adapter_id, kind)
+        recorded = None
+        if self.mode is Mode.REPLAY and planned.model is not None:
+            recorded = self.store.meta(self.store.path(adapter_id, case.id, planned.model))
+        kind = self.target_of(adapter_id, recorded.source if recorded else None)
+        model = planned.model or default_model(adapter_id, kind)
         upstream = None
-        if self.mode is Mode.RECORD and kind == "emulator":
+        if kind == "emulator" and self.mode is not Mode.REPLAY:
             if self.emulator is None:
                 raise RuntimeError("the emulator target needs a running emulator")
             upstream = self.emulator.upstream_for(case, adapter_id)
+        adapter, router = self.adapter(adapter_id, kind)
         episode = open_episode(
             self.store,
             adapter_id,
@@ -127,22 +217,16 @@ class EpisodeFactory:
             source=SOURCE_OF[kind],
             model=model,
             secrets=self.secrets,
-            upstream=upstream,
+            upstream=upstream if upstream is not None else router.upstream,
         )
-        transport = episode.transport
-        if self.mode is Mode.LIVE and kind == "emulator":
-            if self.emulator is None:
-                raise RuntimeError("the emulator target needs a running emulator")
-            transport = self.emulator.upstream_for(case, adapter_id)
-        adapter = build_adapter(
-            adapter_id, kind, AdapterSettings(model=model, transport=transport, timeout=self.timeout)
-        )
+        transport = episode.transport if self.mode is not Mode.LIVE else upstream
         return OpenEpisode(
             adapter=adapter,
             adapter_id=adapter_id,
             wire=contract.wire,
             model=model,
             source=_row_source(self.mode, kind),
+            transport=transport,
             recorded_at=recorded.recorded_at.isoformat(timespec="seconds") if recorded else None,
             recorded_model=recorded.model if recorded else None,
             stream=streams(case.id, self.stream_policy),
@@ -151,14 +235,6 @@ class EpisodeFactory:
             finish=lambda succeeded: episode.finish(succeeded=succeeded),
             retry=episode.retry,
         )
-
-
-def _default_model(adapter_id: str, kind: TargetKind) -> str:
-    if kind == "local-model":
-        from evals.local_model import MODEL_ALIAS
-
-        return MODEL_ALIAS
-    return create_adapter(adapter_id).default_model
 
 
 def _row_source(mode: Mode, kind: TargetKind) -> RowSource:

@@ -1,30 +1,39 @@
-"""The one place provider modules build the HTTP client they hand to an SDK."""
+"""The one place provider modules build the HTTP client they hand to an SDK.
+
+Every SDK gets an httpx2 client built here: over an injected transport (cassettes, the
+emulator, fault injection) or over its own connection pool, carrying the base URL's query
+parameters (see `split_query`). SDK retries are off: the runner owns retries, so a recorded
+episode is exactly its requests.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import httpx2
 
 from adapters.adapter import AdapterSettings
 
-
-def async_http_client(settings: AdapterSettings) -> httpx2.AsyncClient | None:
-    """A client over `settings.transport` when one is injected; None lets the SDK build its own."""
-    if settings.transport is None:
-        return None
-    return httpx2.AsyncClient(transport=settings.transport, timeout=settings.timeout)
+POOL_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=1000)
+"""As many connections as requests in flight: the runner bounds concurrency, not the pool."""
 
 
-def sdk_client_kwargs(settings: AdapterSettings) -> dict[str, Any]:
-    """Arguments shared by the Stainless SDKs (openai, anthropic).
+def async_http_client(settings: AdapterSettings, query: Mapping[str, str] | None = None) -> httpx2.AsyncClient:
+    """The client an SDK sends through: `settings.transport` when one is injected, else a pool."""
+    return httpx2.AsyncClient(
+        transport=settings.transport,
+        timeout=settings.timeout,
+        params=dict(query or {}),
+        limits=POOL_LIMITS,
+        follow_redirects=True,
+    )
 
-    SDK retries are off: the runner owns retries, so a recorded episode is exactly one request.
-    """
+
+def sdk_client_kwargs(settings: AdapterSettings, query: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Arguments shared by the Stainless SDKs (openai, anthropic)."""
     kwargs: dict[str, Any] = {"max_retries": 0, "timeout": settings.timeout}
     if settings.headers:
         kwargs["default_headers"] = dict(settings.headers)
-    client = async_http_client(settings)
-    if client is not None:
-        kwargs["http_client"] = client
+    kwargs["http_client"] = async_http_client(settings, query)
     return kwargs

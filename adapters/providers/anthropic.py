@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-from adapters.adapter import PLACEHOLDER_API_KEY, Adapter, AdapterSettings, EffectiveContract
+from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import sdk_client_kwargs
+from adapters.providers._spec import Provider, split_query
 
-DEFAULT_MODEL = "claude-haiku-4-5"
+ANTHROPIC = Provider(
+    name="anthropic",
+    default_model="claude-haiku-4-5",
+    key_vars=("ANTHROPIC_API_KEY",),
+    base_url_var="ANTHROPIC_BASE_URL",
+    secret_headers=("x-api-key", "authorization"),
+    secret_response_headers=("anthropic-organization-id",),
+    sdk_loggers=("anthropic._base_client",),
+)
 
 
-def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+def create(contract: EffectiveContract, provider: Provider, settings: AdapterSettings) -> Adapter:
     import anthropic as anthropic_sdk  # lazily: listing adapters must not pay for SDK imports
 
-    key = settings.key_or_env("ANTHROPIC_API_KEY")
+    base_url, query = split_query(provider.base_url(settings.base_url))
     client = anthropic_sdk.AsyncAnthropic(
-        api_key=key,
-        base_url=settings.base_url_or_env("ANTHROPIC_BASE_URL", None),
-        **sdk_client_kwargs(settings),
+        api_key=provider.api_key(settings.secret_key()), base_url=base_url, **sdk_client_kwargs(settings, query)
     )
-    return Adapter(
-        contract=contract,
-        client=client,
-        default_model=settings.model or DEFAULT_MODEL,
-        live_ready=key != PLACEHOLDER_API_KEY,
-    )
+    return Adapter(contract=contract, provider=provider, client=client, settings=settings)

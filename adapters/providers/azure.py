@@ -7,48 +7,50 @@ Two ways Azure is reached, two adapters: the deployments path with an `api-versi
 
 from __future__ import annotations
 
-from adapters.adapter import PLACEHOLDER_API_KEY, Adapter, AdapterSettings, EffectiveContract
+from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import sdk_client_kwargs
+from adapters.providers._spec import Provider, split_query
+from adapters.providers.openai import OPENAI_LOGGERS
 
-DEFAULT_ENDPOINT = "https://example-resource.openai.azure.com"
 DEFAULT_API_VERSION = "2025-04-01-preview"
-DEFAULT_DEPLOYMENT = "gpt-4.1-mini"
+
+AZURE = Provider(
+    name="azure",
+    default_model="gpt-4.1-mini",
+    key_vars=("AZURE_OPENAI_API_KEY",),
+    base_url_var="AZURE_OPENAI_ENDPOINT",
+    default_base_url="https://example-resource.openai.azure.com",
+    secret_headers=("api-key", "authorization"),
+    sdk_loggers=OPENAI_LOGGERS,
+    ready_when=(("AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT"),),
+    extra_env={"api_version": "OPENAI_API_VERSION"},
+)
 
 
-def _endpoint(settings: AdapterSettings) -> str:
-    return (settings.base_url_or_env("AZURE_OPENAI_ENDPOINT", DEFAULT_ENDPOINT) or DEFAULT_ENDPOINT).rstrip(
-        "/"
-    )
+def _endpoint(provider: Provider, settings: AdapterSettings) -> tuple[str, dict[str, str]]:
+    url, query = split_query(provider.base_url(settings.base_url))
+    return (url or "").rstrip("/"), query
 
 
-def create_deployment(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+def create_deployment(contract: EffectiveContract, provider: Provider, settings: AdapterSettings) -> Adapter:
     import openai as openai_sdk  # lazily: listing adapters must not pay for SDK imports
 
-    key = settings.key_or_env("AZURE_OPENAI_API_KEY")
+    endpoint, query = _endpoint(provider, settings)
     client = openai_sdk.AsyncAzureOpenAI(
-        azure_endpoint=_endpoint(settings),
-        api_key=key,
-        api_version=settings.api_version or DEFAULT_API_VERSION,
-        **sdk_client_kwargs(settings),
+        azure_endpoint=endpoint,
+        api_key=provider.api_key(settings.secret_key()),
+        api_version=settings.api_version or provider.env("api_version") or DEFAULT_API_VERSION,
+        **sdk_client_kwargs(settings, query),
     )
-    return Adapter(
-        contract=contract,
-        client=client,
-        default_model=settings.model or DEFAULT_DEPLOYMENT,
-        live_ready=key != PLACEHOLDER_API_KEY,
-    )
+    return Adapter(contract=contract, provider=provider, client=client, settings=settings)
 
 
-def create_v1(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+def create_v1(contract: EffectiveContract, provider: Provider, settings: AdapterSettings) -> Adapter:
     import openai as openai_sdk  # lazily: listing adapters must not pay for SDK imports
 
-    key = settings.key_or_env("AZURE_OPENAI_API_KEY")
-    kwargs = sdk_client_kwargs(settings)
+    endpoint, query = _endpoint(provider, settings)
+    key = provider.api_key(settings.secret_key())
+    kwargs = sdk_client_kwargs(settings, query)
     kwargs["default_headers"] = {**kwargs.get("default_headers", {}), "api-key": key}
-    client = openai_sdk.AsyncOpenAI(api_key=key, base_url=f"{_endpoint(settings)}/openai/v1", **kwargs)
-    return Adapter(
-        contract=contract,
-        client=client,
-        default_model=settings.model or DEFAULT_DEPLOYMENT,
-        live_ready=key != PLACEHOLDER_API_KEY,
-    )
+    client = openai_sdk.AsyncOpenAI(api_key=key, base_url=f"{endpoint}/openai/v1", **kwargs)
+    return Adapter(contract=contract, provider=provider, client=client, settings=settings)

@@ -8,32 +8,43 @@ from typing import TYPE_CHECKING, Any
 
 import httpx2
 
-from adapters.adapter import PLACEHOLDER_API_KEY, Adapter, AdapterSettings, EffectiveContract
+from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import async_http_client
+from adapters.providers._spec import Provider, split_query
 
 if TYPE_CHECKING:
     from google.genai import types
 
-DEFAULT_MODEL = "gemini-2.5-flash"
+GOOGLE_LOGGERS = ("google_genai._api_client", "google_genai.models")
+
+GEMINI = Provider(
+    name="gemini",
+    default_model="gemini-2.5-flash",
+    key_vars=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    base_url_var="GOOGLE_GEMINI_BASE_URL",
+    secret_headers=("x-goog-api-key", "authorization"),
+    sdk_loggers=GOOGLE_LOGGERS,
+)
 
 
 def http_options(settings: AdapterSettings, base_url: str | None) -> types.HttpOptions:
+    """HttpOptions shared with the Vertex wrapper: base URL, timeout (ms), our HTTP client."""
     from google.genai import types
 
-    """HttpOptions shared with the Vertex wrapper: base URL, timeout (ms), no SDK retries."""
-    options: dict[str, Any] = {"timeout": int(settings.timeout * 1000)}
-    if base_url:
-        options["base_url"] = base_url
-    if settings.headers:
-        options["headers"] = dict(settings.headers)
-    client = async_http_client(settings)
-    if client is not None:
-        options["httpx_async_client"] = client
+    url, query = split_query(base_url)
+    options: dict[str, Any] = {
+        "timeout": int(settings.timeout * 1000),
+        "httpx_async_client": async_http_client(settings, query),
         # Without a sync client too, the SDK builds one with fresh TLS contexts (~150 ms) that
         # the async adapter never uses.
-        options["httpx_client"] = httpx2.Client(transport=_AsyncOnly())
+        "httpx_client": httpx2.Client(transport=_AsyncOnly()),
         # Likewise the TLS context it makes for websockets (the Live API, unused here): share one.
-        options["async_client_args"] = {"ssl": _websocket_tls_context()}
+        "async_client_args": {"ssl": _websocket_tls_context()},
+    }
+    if url:
+        options["base_url"] = url
+    if settings.headers:
+        options["headers"] = dict(settings.headers)
     return types.HttpOptions(**options)
 
 
@@ -47,17 +58,11 @@ class _AsyncOnly(httpx2.BaseTransport):
         raise RuntimeError("xpeval drives google-genai through its async client only")
 
 
-def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+def create(contract: EffectiveContract, provider: Provider, settings: AdapterSettings) -> Adapter:
     from google import genai  # lazily: listing adapters must not pay for SDK imports
 
-    key = settings.key_or_env("GEMINI_API_KEY", "GOOGLE_API_KEY")
     client = genai.Client(
-        api_key=key,
-        http_options=http_options(settings, settings.base_url_or_env("GOOGLE_GEMINI_BASE_URL", None)),
+        api_key=provider.api_key(settings.secret_key()),
+        http_options=http_options(settings, provider.base_url(settings.base_url)),
     )
-    return Adapter(
-        contract=contract,
-        client=client.aio,
-        default_model=settings.model or DEFAULT_MODEL,
-        live_ready=key != PLACEHOLDER_API_KEY,
-    )
+    return Adapter(contract=contract, provider=provider, client=client.aio, settings=settings)

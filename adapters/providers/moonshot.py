@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from adapters.adapter import PLACEHOLDER_API_KEY, Adapter, AdapterSettings, EffectiveContract
-from adapters.providers._http import sdk_client_kwargs
+from adapters.providers._spec import Provider
+from adapters.providers.openai import OPENAI_LOGGERS
 
-BASE_URL = "https://api.moonshot.ai/v1"
-DEFAULT_MODEL = "kimi-k2-0905-preview"
-
-
-def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
-    import openai as openai_sdk  # lazily: listing adapters must not pay for SDK imports
-
-    key = settings.key_or_env("MOONSHOT_API_KEY")
-    client = openai_sdk.AsyncOpenAI(
-        api_key=key,
-        base_url=settings.base_url_or_env("MOONSHOT_BASE_URL", BASE_URL),
-        **sdk_client_kwargs(settings),
-    )
-    return Adapter(
-        contract=contract,
-        client=client,
-        default_model=settings.model or DEFAULT_MODEL,
-        live_ready=key != PLACEHOLDER_API_KEY,
-    )
+MOONSHOT = Provider(
+    name="moonshot",
+    default_model="kimi-k2-0905-preview",
+    key_vars=("MOONSHOT_API_KEY",),
+    base_url_var="MOONSHOT_BASE_URL",
+    default_base_url="https://api.moonshot.ai/v1",
+    sdk_loggers=OPENAI_LOGGERS,
+)

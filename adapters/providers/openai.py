@@ -1,25 +1,33 @@
-"""api.openai.com: the direct provider of the openai-chat and openai-responses wires."""
+"""api.openai.com, and every provider reached through the openai SDK's AsyncOpenAI client.
+
+`create` is the factory of the openai-chat and openai-responses wires and of the wrappers that
+differ from OpenAI only by their data (base URL, key variables, default model): Moonshot, MiMo,
+any OpenAI-compatible server.
+"""
 
 from __future__ import annotations
 
-from adapters.adapter import PLACEHOLDER_API_KEY, Adapter, AdapterSettings, EffectiveContract
+from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
 from adapters.providers._http import sdk_client_kwargs
+from adapters.providers._spec import Provider, split_query
 
-DEFAULT_MODEL = "gpt-4.1-mini"
+OPENAI_LOGGERS = ("openai._base_client",)
+
+OPENAI = Provider(
+    name="openai",
+    default_model="gpt-4.1-mini",
+    key_vars=("OPENAI_API_KEY",),
+    base_url_var="OPENAI_BASE_URL",
+    secret_response_headers=("openai-organization", "openai-project"),
+    sdk_loggers=OPENAI_LOGGERS,
+)
 
 
-def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+def create(contract: EffectiveContract, provider: Provider, settings: AdapterSettings) -> Adapter:
     import openai as openai_sdk  # lazily: listing adapters must not pay for SDK imports
 
-    key = settings.key_or_env("OPENAI_API_KEY")
+    base_url, query = split_query(provider.base_url(settings.base_url))
     client = openai_sdk.AsyncOpenAI(
-        api_key=key,
-        base_url=settings.base_url_or_env("OPENAI_BASE_URL", None),
-        **sdk_client_kwargs(settings),
+        api_key=provider.api_key(settings.secret_key()), base_url=base_url, **sdk_client_kwargs(settings, query)
     )
-    return Adapter(
-        contract=contract,
-        client=client,
-        default_model=settings.model or DEFAULT_MODEL,
-        live_ready=key != PLACEHOLDER_API_KEY,
-    )
+    return Adapter(contract=contract, provider=provider, client=client, settings=settings)

@@ -7,23 +7,34 @@ registry.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from adapters.adapter import PLACEHOLDER_API_KEY, Adapter, AdapterSettings, EffectiveContract
-from adapters.providers.google import DEFAULT_MODEL, http_options
+from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
+from adapters.providers._spec import PLACEHOLDER_API_KEY, Provider
+from adapters.providers.google import GEMINI, GOOGLE_LOGGERS, http_options
+
+VERTEX = Provider(
+    name="vertex",
+    default_model=GEMINI.default_model,
+    key_vars=("VERTEX_API_KEY", "GOOGLE_API_KEY"),
+    base_url_var="VERTEX_BASE_URL",
+    secret_headers=("x-goog-api-key", "authorization"),
+    sdk_loggers=GOOGLE_LOGGERS,
+    ready_when=(("VERTEX_API_KEY",), ("GOOGLE_API_KEY",), ("GOOGLE_CLOUD_PROJECT", "GOOGLE_APPLICATION_CREDENTIALS")),
+    extra_env={"project": "GOOGLE_CLOUD_PROJECT", "location": "GOOGLE_CLOUD_LOCATION"},
+)
 
 
-def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
+def create(contract: EffectiveContract, provider: Provider, settings: AdapterSettings) -> Adapter:
     from google import genai
 
-    project = settings.project or os.environ.get("GOOGLE_CLOUD_PROJECT")
-    location = settings.location or os.environ.get("GOOGLE_CLOUD_LOCATION", "us-central1")
+    project = settings.project or provider.env("project")
+    location = settings.location or provider.env("location") or "us-central1"
     kwargs: dict[str, Any] = {
         "vertexai": True,
-        "http_options": http_options(settings, settings.base_url_or_env("VERTEX_BASE_URL", None)),
+        "http_options": http_options(settings, provider.base_url(settings.base_url)),
     }
-    key = settings.key_or_env("VERTEX_API_KEY", "GOOGLE_API_KEY")
+    key = provider.api_key(settings.secret_key())
     if project:
         kwargs.update(project=project, location=location)
         if key == PLACEHOLDER_API_KEY:
@@ -35,7 +46,4 @@ def create(contract: EffectiveContract, settings: AdapterSettings) -> Adapter:
     else:
         kwargs["api_key"] = key
     client = genai.Client(**kwargs)
-    live = key != PLACEHOLDER_API_KEY or bool(project and os.environ.get("GOOGLE_APPLICATION_CREDENTIALS"))
-    return Adapter(
-        contract=contract, client=client.aio, default_model=settings.model or DEFAULT_MODEL, live_ready=live
-    )
+    return Adapter(contract=contract, provider=provider, client=client.aio, settings=settings)

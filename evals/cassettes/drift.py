@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from adapters.adapter import AdapterSettings
-from adapters.registry import UnknownAdapterError, adapter_ids, effective_contract, get_entry
+from adapters.registry import UnknownAdapterError, adapter_ids, effective_contract, get_entry, provider_of
 from adapters.wires import get_wire
 from evals.cassettes.cassette import load_recording
 from evals.cassettes.episode import Episode, open_episode, record_command
@@ -32,11 +32,15 @@ from evals.cassettes.store import CassetteStore
 if TYPE_CHECKING:
     from evals.cases import Case
 
+UNDECODABLE_KINDS = frozenset({"decode", "truncated"})
+"""Errors a recorded response causes by its own bytes: in a replay, the cassette is broken."""
+
 EPISODE_TIMEOUT = 60.0
 """Seconds one replayed episode may take before it counts as hung."""
 
-Replayer = Callable[[Episode, str, "Case", CassetteMeta], Awaitable[None]]
-"""Plays one (adapter, case) episode through `episode.transport`."""
+Replayer = Callable[[Episode, str, "Case", CassetteMeta], Awaitable[list[str]]]
+"""Plays one (adapter, case) episode through `episode.transport`; returns what the recorded
+responses themselves got wrong (a body that no longer decodes)."""
 
 
 def recorded_stream(episode: Episode, adapter_id: str) -> bool:
@@ -57,7 +61,7 @@ def recorded_stream(episode: Episode, adapter_id: str) -> bool:
     return wire.is_stream(request.uri, body if isinstance(body, dict) else None)
 
 
-async def replay_with_runner(episode: Episode, adapter_id: str, case: Case, meta: CassetteMeta) -> None:
+async def replay_with_runner(episode: Episode, adapter_id: str, case: Case, meta: CassetteMeta) -> list[str]:
     """Play the episode exactly as the runner does, against the cassette."""
     from evals.episode import play_case
     from evals.targets import KIND_OF, build_adapter
@@ -65,9 +69,15 @@ async def replay_with_runner(episode: Episode, adapter_id: str, case: Case, meta
     settings = AdapterSettings(model=meta.model, transport=episode.transport)
     adapter = build_adapter(adapter_id, KIND_OF[meta.source], settings)
     try:
-        await play_case(adapter, case, meta.model, stream=recorded_stream(episode, adapter_id))
+        outcome = await play_case(adapter, case, meta.model, stream=recorded_stream(episode, adapter_id))
     finally:
         await adapter.aclose()
+    error = outcome.error
+    if error is not None and error.kind in UNDECODABLE_KINDS and not episode.has_misses:
+        return [
+            f"{episode.cassette_path}: a recorded response no longer decodes ({error.kind}: {error.message})"
+        ]
+    return []
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,7 @@ class Finding:
     """Something wrong with one (adapter, case) cassette."""
 
     adapter: str
+    model: str | None
     case: str
     path: Path
     kind: str
@@ -105,10 +116,10 @@ async def _replay_one(
 ) -> list[str]:
     episode = open_episode(store, adapter_id, case.id, Mode.REPLAY, source=meta.source, model=meta.model)
     try:
-        await asyncio.wait_for(replayer(episode, adapter_id, case, meta), EPISODE_TIMEOUT)
+        broken = await asyncio.wait_for(replayer(episode, adapter_id, case, meta), EPISODE_TIMEOUT)
     except TimeoutError:
         return [f"{episode.cassette_path}: replay did not finish within {EPISODE_TIMEOUT:.0f} s"]
-    return episode.finish()
+    return [*episode.finish(), *broken]
 
 
 def _known_adapter(adapter_id: str) -> bool:
@@ -136,30 +147,42 @@ async def check_cassettes(
     wanted = list(adapters)
     every_adapter = set(wanted) >= set(adapter_ids())
     report = DriftReport()
-    seen: set[tuple[str, str]] = set()
-    for adapter_id, case_id, path in store.iter_cassettes():
+    seen: set[tuple[str, str, str]] = set()
+    for adapter_id, model, case_id, path in store.iter_cassettes():
         if adapter_id not in wanted and (_known_adapter(adapter_id) or not every_adapter):
             continue
-        seen.add((adapter_id, case_id))
+        seen.add((adapter_id, model, case_id))
         report.checked += 1
-        finding = await _check_one(store, adapter_id, case_id, path, cases, replayer, max_age_days, now,
-                                   report)
+        finding = await _check_one(
+            store, adapter_id, model, case_id, path, cases, replayer, max_age_days, now, report
+        )
         if finding is not None:
             report.findings.append(finding)
     for adapter_id in wanted:
-        for case_id in cases:
-            if (adapter_id, case_id) not in seen:
-                path = store.path(adapter_id, case_id)
-                report.findings.append(Finding(adapter_id, case_id, path, "missing", (
-                    f"{path}: no cassette for adapter {adapter_id} and case {case_id}; "
-                    f"record it with: {record_command(adapter_id, case_id)}",
-                )))
+        for model in store.models(adapter_id) or [provider_of(adapter_id).default_model]:
+            for case_id in cases:
+                if (adapter_id, model, case_id) not in seen:
+                    path = store.path(adapter_id, case_id, model)
+                    report.findings.append(
+                        Finding(
+                            adapter_id,
+                            model,
+                            case_id,
+                            path,
+                            "missing",
+                            (
+                                f"{path}: no cassette for adapter {adapter_id}, model {model} and case {case_id}; "
+                                f"record it with: {record_command(adapter_id, case_id, model=model)}",
+                            ),
+                        )
+                    )
     return report
 
 
 async def _check_one(
     store: CassetteStore,
     adapter_id: str,
+    model: str,
     case_id: str,
     path: Path,
     cases: Mapping[str, Case],
@@ -168,27 +191,44 @@ async def _check_one(
     now: datetime,
     report: DriftReport,
 ) -> Finding | None:
-    command = record_command(adapter_id, case_id)
+    command = record_command(adapter_id, case_id, model=model)
     try:
         meta = store.meta(path)
     except CassetteError as exc:
-        return Finding(adapter_id, case_id, path, "unreadable", (f"{exc}; record it again with: {command}",))
+        return Finding(
+            adapter_id, model, case_id, path, "unreadable", (f"{exc}; record it again with: {command}",)
+        )
     if meta is None:
-        return Finding(adapter_id, case_id, path, "unreadable", (
-            f"{path}: carries no xpeval metadata (not recorded by xpeval); record it with: {command}",
-        ))
+        return Finding(
+            adapter_id,
+            model,
+            case_id,
+            path,
+            "unreadable",
+            (f"{path}: carries no xpeval metadata (not recorded by xpeval); record it with: {command}",),
+        )
     if max_age_days is not None and meta.age_days(now) > max_age_days:
         report.stale.append(Stale(path, meta, meta.age_days(now)))
     if not _known_adapter(adapter_id):
-        return Finding(adapter_id, case_id, path, "orphan", (
-            f"{path}: adapter {adapter_id!r} is not registered any more; delete the cassette",
-        ))
+        return Finding(
+            adapter_id,
+            model,
+            case_id,
+            path,
+            "orphan",
+            (f"{path}: adapter {adapter_id!r} is not registered any more; delete the cassette",),
+        )
     case = cases.get(case_id)
     if case is None:
-        return Finding(adapter_id, case_id, path, "orphan", (
-            f"{path}: case {case_id!r} is not in the case set any more; delete the cassette",
-        ))
+        return Finding(
+            adapter_id,
+            model,
+            case_id,
+            path,
+            "orphan",
+            (f"{path}: case {case_id!r} is not in the case set any more; delete the cassette",),
+        )
     problems = await _replay_one(store, adapter_id, case, meta, replayer)
     if problems:
-        return Finding(adapter_id, case_id, path, "drift", tuple(problems))
+        return Finding(adapter_id, model, case_id, path, "drift", tuple(problems))
     return None

@@ -18,6 +18,7 @@ Rules enforced:
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,12 +38,27 @@ from evals.cassettes.meta import META_KEY, CassetteMeta, Mode, Source, xpeval_ve
 from evals.cassettes.scrub import Scrubber, environment_secrets, install_log_filter
 from evals.cassettes.store import CassetteStore
 
-RECORD_COMMAND = "xpeval run --mode record --adapters {adapter} --cases {case}"
+TARGET_OF_SOURCE = {"live": "provider", "local-model": "local-model", "emulated": "emulator"}
+"""The `xpeval run --target` that records a cassette of each source."""
 
 
-def record_command(adapter_id: str, case_id: str) -> str:
-    """The exact command that (re-)records one episode's cassette."""
-    return RECORD_COMMAND.format(adapter=adapter_id, case=case_id)
+def record_command(
+    adapter_id: str,
+    case_id: str,
+    *,
+    model: str | None = None,
+    source: Source | None = None,
+    flags: Sequence[str] = (),
+) -> str:
+    """The exact command that (re-)records one episode's cassette, runnable as printed: the
+    target it was recorded from, its model, and `flags` (the run's --case-dir, --cassettes)."""
+    parts = ["xpeval", "run", "--mode", "record", "--adapters", adapter_id, "--cases", case_id]
+    if model:
+        parts += ["--models", f"{adapter_id}={model}"]
+    if source:
+        parts += ["--target", TARGET_OF_SOURCE[source]]
+    parts += list(flags)
+    return " ".join(shlex.quote(part) for part in parts)
 
 
 class CassetteMiss(Exception):
@@ -129,6 +145,7 @@ class Episode:
         source: Source,
         model: str,
         cassette_path: Path | None,
+        flags: Sequence[str] = (),
     ) -> None:
         self.adapter_id = adapter_id
         self.case_id = case_id
@@ -136,6 +153,8 @@ class Episode:
         self.source = source
         self.model = model
         self.cassette_path = cassette_path
+        self.flags = tuple(flags)
+        """Flags the re-record hint needs beyond adapter, case, model and target (--case-dir...)."""
         self.transport = None
         self.cassette: IndexedCassette | None = None
         self.open_problem: str | None = None
@@ -147,7 +166,9 @@ class Episode:
 
     @property
     def record_command(self) -> str:
-        return record_command(self.adapter_id, self.case_id)
+        return record_command(
+            self.adapter_id, self.case_id, model=self.model, source=self.source, flags=self.flags
+        )
 
     @property
     def has_misses(self) -> bool:
@@ -210,8 +231,10 @@ class Episode:
 
     def _describe_miss(self, miss: _Miss) -> str:
         assert self.cassette is not None
-        lines = [f"{self.cassette_path}: request {miss.ordinal} ({describe(miss.key)}) matches no recorded "
-                 "interaction"]
+        lines = [
+            f"{self.cassette_path}: request {miss.ordinal} ({describe(miss.key)}) matches no recorded "
+            "interaction"
+        ]
         if miss.closest is None:
             lines.append("  the cassette records no interaction at all")
         else:
@@ -287,6 +310,7 @@ def open_episode(
     secrets: Sequence[str] = (),
     upstream: httpx2.AsyncBaseTransport | None = None,
     refresh: bool = False,
+    flags: Sequence[str] = (),
 ) -> Episode:
     """Bind the cassette of (adapter, case) to a transport for one episode.
 
@@ -301,12 +325,26 @@ def open_episode(
     """
     mode = Mode(mode)
     if mode is Mode.LIVE:
-        return Episode(adapter_id=adapter_id, case_id=case_id, mode=mode, source=source, model=model,
-                       cassette_path=None)
+        return Episode(
+            adapter_id=adapter_id,
+            case_id=case_id,
+            mode=mode,
+            source=source,
+            model=model,
+            cassette_path=None,
+            flags=flags,
+        )
     install_log_filter()
-    path = store.path(adapter_id, case_id)
-    episode = Episode(adapter_id=adapter_id, case_id=case_id, mode=mode, source=source, model=model,
-                      cassette_path=path)
+    path = store.path(adapter_id, case_id, model)
+    episode = Episode(
+        adapter_id=adapter_id,
+        case_id=case_id,
+        mode=mode,
+        source=source,
+        model=model,
+        cassette_path=path,
+        flags=flags,
+    )
     if mode is Mode.REPLAY:
         # Nothing is written in replay: the explicit secrets only keep matching and problem texts
         # in step with recordings (scanning the environment here would double a small replay's cost).
@@ -321,14 +359,16 @@ def open_episode(
             episode.open_problem = f"no cassette for adapter {adapter_id} and case {case_id}"
             episode.transport = _RefusingTransport(episode)
             return episode
-        episode.cassette = IndexedCassette(path, record_mode=RecordMode.NONE, scrubber=scrubber,
-                                           recording=recording)
+        episode.cassette = IndexedCassette(
+            path, record_mode=RecordMode.NONE, scrubber=scrubber, recording=recording
+        )
         episode.transport = CassetteTransport(episode, episode.cassette, upstream=None)
         return episode
     scrubber = Scrubber([*secrets, *environment_secrets()])
     recording, replaced = (None, True) if refresh else _existing_for_record(path, source, model)
     episode._replaced_meta = replaced
-    episode.cassette = IndexedCassette(path, record_mode=RecordMode.NEW_EPISODES, scrubber=scrubber,
-                                       recording=recording)
+    episode.cassette = IndexedCassette(
+        path, record_mode=RecordMode.NEW_EPISODES, scrubber=scrubber, recording=recording
+    )
     episode.transport = CassetteTransport(episode, episode.cassette, upstream or httpx2.AsyncHTTPTransport())
     return episode

@@ -1,9 +1,16 @@
-"""Where cassettes live: `<root>/<adapter>/<case>.yaml`, one per (adapter, case) episode."""
+"""Where cassettes live: `<root>/<adapter>/<model>/<case>.yaml`, one per (adapter, model, case).
+
+The model is a folder because one adapter is measured with several models (the local
+model's two sizes, a provider's current and next model). A model name may hold characters a
+file name cannot (`meta-llama/Llama-3`): the folder is its percent-encoding, decoded back exactly.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+
+from urllib.parse import quote, unquote
 
 from pydantic import ValidationError
 
@@ -27,8 +34,20 @@ class CassetteStore:
     def __init__(self, root: Path = Path("cassettes")) -> None:
         self.root = Path(root)
 
-    def path(self, adapter_id: str, case_id: str) -> Path:
-        return self.root / _checked_name("adapter", adapter_id) / f"{_checked_name('case', case_id)}{SUFFIX}"
+    def path(self, adapter_id: str, case_id: str, model: str) -> Path:
+        return (
+            self.root
+            / _checked_name("adapter", adapter_id)
+            / model_folder(model)
+            / f"{_checked_name('case', case_id)}{SUFFIX}"
+        )
+
+    def models(self, adapter_id: str) -> list[str]:
+        """The models an adapter has cassettes for, in name order."""
+        folder = self.root / _checked_name("adapter", adapter_id)
+        if not folder.is_dir():
+            return []
+        return sorted(unquote(p.name) for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
 
     def meta(self, path: Path) -> CassetteMeta | None:
         """The cassette's xpeval metadata; None when the file is absent or carries none.
@@ -45,11 +64,25 @@ class CassetteStore:
             where = ".".join(str(p) for p in first["loc"])
             raise CassetteError(f"{path}: metadata.{META_KEY}.{where}: {first['msg']}") from exc
 
-    def iter_cassettes(self) -> Iterator[tuple[str, str, Path]]:
-        """(adapter, case, path) for every cassette under the root, in path order."""
+    def iter_cassettes(self) -> Iterator[tuple[str, str, str, Path]]:
+        """(adapter, model, case, path) for every cassette under the root, in path order."""
         if not self.root.is_dir():
             return
-        for folder in sorted(p for p in self.root.iterdir() if p.is_dir() and not p.name.startswith(".")):
-            for path in sorted(folder.glob(f"*{SUFFIX}")):
-                if not path.name.startswith("."):
-                    yield folder.name, path.name[: -len(SUFFIX)], path
+        for folder in _subfolders(self.root):
+            for model in _subfolders(folder):
+                for path in sorted(model.glob(f"*{SUFFIX}")):
+                    if not path.name.startswith("."):
+                        yield folder.name, unquote(model.name), path.name[: -len(SUFFIX)], path
+
+
+def model_folder(model: str) -> str:
+    """The folder name of a model: its percent-encoding (reversible, one path component)."""
+    if not model or model != model.strip():
+        raise CassetteError(f"model {model!r} cannot name a cassette folder")
+    folder = quote(model, safe="-._~+@")
+    # A leading dot would hide the folder (and ".." would leave the adapter's): encode it.
+    return "%2E" + folder[1:] if folder.startswith(".") else folder
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))

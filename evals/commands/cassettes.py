@@ -62,7 +62,7 @@ def run_check(args: argparse.Namespace) -> int:
                         now=datetime.now(UTC))
     )
     for finding in report.findings:
-        print(f"{finding.kind.upper()} {finding.adapter}/{finding.case}")
+        print(f"{finding.kind.upper()} {finding.adapter}/{finding.model}/{finding.case}")
         for problem in finding.problems:
             print("  " + problem.replace("\n", "\n  "))
     for old in sorted(report.stale, key=lambda s: -s.age_days):

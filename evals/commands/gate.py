@@ -1,72 +1,101 @@
-"""`xpeval gate`: judge a results file against a baseline (CI's exit code)."""
+"""`xpeval gate`: judge a complete results file against a baseline (CI's exit code)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from evals.commands.run import DEFAULT_BASELINE, DEFAULT_RESULTS
+from evals.baseline import DEFAULT_MAX_ERROR_RATE, DEFAULT_MAX_MALFORMED_RATE
+from evals.gate import ALPHA
+from evals.suite import DEFAULT_RESULTS
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("gate", help="fail on conformance failures and drops against a baseline")
-    parser.add_argument("--baseline", type=Path, default=DEFAULT_BASELINE, help="baseline JSON")
-    parser.add_argument(
-        "--results", type=Path, default=DEFAULT_RESULTS, help="results file of the run to judge"
+    parser = subparsers.add_parser(
+        "gate",
+        help="fail on conformance failures and regressions against a baseline",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="baseline JSON (default: reports/baseline.json, or the run's case folder's baseline.json)",
+    )
+    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="results file of the run to judge")
     parser.add_argument("--junit", type=Path, help="write JUnit XML here")
     parser.add_argument(
         "--tolerance",
         type=float,
         default=0.0,
-        help="also fail when a rate drops by more than this (0-1; default: intervals only)",
+        help="also fail when a rate drops by more than this on the shared cases (0-1; 0: the paired test only)",
     )
     parser.add_argument(
-        "--update-baseline", action="store_true", help="write the baseline from these results"
+        "--alpha", type=float, default=ALPHA, help="family-wise error rate of the paired tests (Holm)"
+    )
+    parser.add_argument(
+        "--update-baseline",
+        action="store_true",
+        help="write the baseline from these results (refused for a partial or failing run)",
+    )
+    parser.add_argument(
+        "--max-error-rate",
+        type=float,
+        default=DEFAULT_MAX_ERROR_RATE,
+        help="--update-baseline refuses a row with more errors than this",
+    )
+    parser.add_argument(
+        "--max-malformed-rate",
+        type=float,
+        default=DEFAULT_MAX_MALFORMED_RATE,
+        help="--update-baseline refuses a row with more malformed calls than this",
     )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from evals.baseline import Thresholds, read_baseline, refusals, update
     from evals.errors import UserError
-    from evals.gate import (
-        PARTIAL_RUN_NOTE,
-        baseline_for_run,
-        baseline_from,
-        diff_text,
-        evaluate,
-        junit_xml,
-        read_baseline,
-        step_summary,
-    )
+    from evals.gate import RunScope, baseline_for_run, diff_text, evaluate, junit_xml, step_summary
     from evals.results import ResultsFile
-    from evals.scorecard import results_frame, scorecard
+    from evals.scorecard import results_frame
+    from evals.suite import BUILTIN_CASE_SET, CASE_DIR_BASELINE, DEFAULT_BASELINE
 
-    if not args.results.exists():
-        raise UserError(f"{args.results}: no results file (run `xpeval run` first)")
+    for name in ("tolerance", "alpha", "max_error_rate", "max_malformed_rate"):
+        if not 0 <= getattr(args, name) <= 1:
+            raise UserError(f"--{name.replace('_', '-')} must be between 0 and 1, got {getattr(args, name):g}")
     results = ResultsFile.read(args.results)
-    frame = results_frame(results.rows)
-    card = scorecard(frame)
-    if args.update_baseline:
-        args.baseline.parent.mkdir(parents=True, exist_ok=True)
-        args.baseline.write_text(
-            json.dumps(baseline_from(card), indent=2, sort_keys=True) + "\n", encoding="utf-8"
-        )
-        print(f"xpeval: wrote baseline {args.baseline} ({len(card)} rows)", file=sys.stderr)
-        return 0
-    config = results.header.config if results.header is not None else {}
-    baseline = baseline_for_run(
-        read_baseline(args.baseline),
-        config.get("adapters") or frame["adapter"].unique(),
-        bool(config.get("some_cases")),
+    results.check_complete()
+    assert results.header is not None
+    config = results.header.config
+    case_set = str(config.get("case_set") or BUILTIN_CASE_SET)
+    scope = RunScope(
+        adapters=frozenset(config.get("adapters") or ()),
+        case_set=case_set,
+        all_cases=not config.get("some_cases"),
     )
-    if baseline is None:
-        print(f"xpeval: {PARTIAL_RUN_NOTE}", file=sys.stderr)
-    report = evaluate(frame, card, baseline, tolerance=args.tolerance)
+    baseline_path: Path = args.baseline or (
+        DEFAULT_BASELINE if case_set == BUILTIN_CASE_SET else Path(case_set) / CASE_DIR_BASELINE
+    )
+    frame = results_frame(results.rows)
+    if args.update_baseline:
+        problems = refusals(frame, Thresholds(args.max_error_rate, args.max_malformed_rate))
+        if problems:
+            raise UserError("not writing a baseline from this run: " + "; ".join(problems))
+        old = read_baseline(baseline_path) if baseline_path.exists() else None
+        new, diff = update(old, frame, case_set=case_set, run=results.run_id, all_cases=scope.all_cases)
+        new.write(baseline_path)
+        for line in diff or ["(no change)"]:
+            print(line)
+        print(f"xpeval: wrote baseline {baseline_path} ({len(new.rows)} rows)", file=sys.stderr)
+        return 0
+    baseline = read_baseline(baseline_path) if baseline_path.exists() else None
+    compared, note = baseline_for_run(baseline, scope)
+    report = evaluate(frame, compared, scope, tolerance=args.tolerance, alpha=args.alpha)
+    if note:
+        report.notes.insert(0, note)
     print(diff_text(report))
     if args.junit is not None:
         args.junit.parent.mkdir(parents=True, exist_ok=True)

@@ -41,11 +41,22 @@ def replies_for(case: Case) -> list[TurnResult]:
 
 
 class CaseEmulator:
-    """The emulator as the runner's target: each episode gets its own script on one server."""
+    """The emulator as the runner's target: each episode gets its own script on one server,
+    and every episode of a run reaches it through one connection pool."""
 
     def __init__(self, server: EmulatorServer) -> None:
         self.server = server
+        self._pool: httpx2.AsyncHTTPTransport | None = None
 
     def upstream_for(self, case: Case, adapter_id: str) -> httpx2.AsyncBaseTransport:
         script = self.server.script([Reply(result=reply) for reply in replies_for(case)])
-        return self.server.transport(script)
+        if self._pool is None:
+            from evals.routing import upstream_pool
+
+            self._pool = upstream_pool()
+        return self.server.transport(script, pool=self._pool)
+
+    async def aclose(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.aclose()

@@ -157,9 +157,12 @@ class EmulatorServer:
         with self._lock:
             return len(self._scripts.get(script_id, ()))
 
-    def transport(self, script_id: str = DEFAULT_SCRIPT) -> EmulatorTransport:
-        """An httpx2 transport sending any request to this server, answered by `script_id`."""
-        return EmulatorTransport(self, script_id)
+    def transport(
+        self, script_id: str = DEFAULT_SCRIPT, *, pool: httpx2.AsyncBaseTransport | None = None
+    ) -> EmulatorTransport:
+        """An httpx2 transport sending any request to this server, answered by `script_id`;
+        through `pool` when given (a run's episodes share one pool instead of one each)."""
+        return EmulatorTransport(self, script_id, pool=pool)
 
     def _next_reply(self, script_id: str) -> Reply | None:
         with self._lock:
@@ -253,10 +256,13 @@ def _cut(handler: _Handler) -> None:
 class EmulatorTransport(httpx2.AsyncBaseTransport):
     """Sends every request to the emulator (path and query kept), tagged with a script id."""
 
-    def __init__(self, server: EmulatorServer, script_id: str) -> None:
+    def __init__(
+        self, server: EmulatorServer, script_id: str, *, pool: httpx2.AsyncBaseTransport | None = None
+    ) -> None:
         self.server = server
         self.script_id = script_id
-        self._inner = httpx2.AsyncHTTPTransport()
+        self._owns_pool = pool is None
+        self._inner = pool if pool is not None else httpx2.AsyncHTTPTransport()
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         content = await request.aread()
@@ -268,5 +274,6 @@ class EmulatorTransport(httpx2.AsyncBaseTransport):
         return await self._inner.handle_async_request(forwarded)
 
     async def aclose(self) -> None:
-        await self._inner.aclose()
+        if self._owns_pool:
+            await self._inner.aclose()
 

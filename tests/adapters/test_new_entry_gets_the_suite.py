@@ -16,7 +16,7 @@ from adapters.registry import WrapperEntry, register_adapter
 
 register_adapter(
     "example-claude-proxy",
-    WrapperEntry(contract_parent="anthropic-messages", factory=anthropic.create),
+    WrapperEntry(contract_parent="anthropic-messages", provider=anthropic.ANTHROPIC, factory=anthropic.create),
 )
 """
 

@@ -63,7 +63,7 @@ def test_a_non_string_id_is_unknown_not_a_crash() -> None:
 
 
 def test_unknown_parent_fails_closed() -> None:
-    registry = {"child": WrapperEntry(contract_parent="ghost", factory=openai.create)}
+    registry = {"child": WrapperEntry(contract_parent="ghost", provider=openai.OPENAI, factory=openai.create)}
     with pytest.raises(UnknownAdapterError, match="Unknown adapter: ghost"):
         effective_contract("child", registry)
     with pytest.raises(UnknownAdapterError):
@@ -72,16 +72,16 @@ def test_unknown_parent_fails_closed() -> None:
 
 def test_contract_cycle_fails_closed() -> None:
     registry = {
-        "a": WrapperEntry(contract_parent="b", factory=openai.create),
-        "b": WrapperEntry(contract_parent="c", factory=openai.create),
-        "c": WrapperEntry(contract_parent="a", factory=openai.create),
+        "a": WrapperEntry(contract_parent="b", provider=openai.OPENAI, factory=openai.create),
+        "b": WrapperEntry(contract_parent="c", provider=openai.OPENAI, factory=openai.create),
+        "c": WrapperEntry(contract_parent="a", provider=openai.OPENAI, factory=openai.create),
     }
     with pytest.raises(RegistryError, match="cycle: a -> b -> c -> a"):
         effective_contract("a", registry)
 
 
 def test_self_parent_is_a_cycle() -> None:
-    registry = {"me": WrapperEntry(contract_parent="me", factory=openai.create)}
+    registry = {"me": WrapperEntry(contract_parent="me", provider=openai.OPENAI, factory=openai.create)}
     with pytest.raises(RegistryError, match="cycle"):
         validate_registry(registry)
 
@@ -95,12 +95,12 @@ def test_a_wrapper_inherits_the_dialect_unless_it_overrides_it() -> None:
 def test_registering_a_broken_entry_leaves_the_registry_untouched() -> None:
     before = dict(ADAPTER_REGISTRY)
     with pytest.raises(UnknownAdapterError):
-        register_adapter("broken", WrapperEntry(contract_parent="ghost", factory=openai.create))
+        register_adapter("broken", WrapperEntry(contract_parent="ghost", provider=openai.OPENAI, factory=openai.create))
     assert before == ADAPTER_REGISTRY
 
 
 def test_register_and_unregister_round_trip() -> None:
-    register_adapter("tmp-wrapper", WrapperEntry(contract_parent="anthropic-messages", factory=openai.create))
+    register_adapter("tmp-wrapper", WrapperEntry(contract_parent="anthropic-messages", provider=openai.OPENAI, factory=openai.create))
     try:
         assert effective_contract("tmp-wrapper").wire == "anthropic-messages"
     finally:

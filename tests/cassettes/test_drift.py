@@ -91,9 +91,9 @@ def test_a_field_the_adapter_stops_sending_fails_with_the_cassette_and_a_diff(
     monkeypatch.setattr(OpenAIChatWire, "encode", without_tool_choice)
     code, out = check(project, capsys)
     assert code == 1
-    assert "DRIFT openai-chat/calc_simple_01" in out and "DRIFT openai-chat/calendar_multi_turn_01" in out
+    assert "DRIFT openai-chat/drift-model/calc_simple_01" in out and "DRIFT openai-chat/drift-model/calendar_multi_turn_01" in out
     assert "google-genai" not in out.split("checked")[0], "the other adapter still matches"
-    assert str(project / "cassettes" / "openai-chat" / "calc_simple_01.yaml") in out
+    assert str(project / "cassettes" / "openai-chat" / "drift-model" / "calc_simple_01.yaml") in out
     assert '-  "tool_choice": "auto",' in out
     assert "xpeval run --mode record --adapters openai-chat --cases calc_simple_01" in out
     assert out.strip().endswith("checked 4 cassette(s): 2 drift")
@@ -113,25 +113,25 @@ def test_a_later_turn_that_changes_is_drift_too(
     monkeypatch.setattr(OpenAIChatWire, "encode", changed_after_the_first_turn)
     code, out = check(project, capsys)
     assert code == 1
-    assert "DRIFT openai-chat/calendar_multi_turn_01" in out and "request 2" in out
+    assert "DRIFT openai-chat/drift-model/calendar_multi_turn_01" in out and "request 2" in out
     assert '+  "max_completion_tokens": 77,' in out
-    assert "openai-chat/calc_simple_01" not in out
+    assert "openai-chat/drift-model/calc_simple_01" not in out
 
 
 def test_a_deleted_cassette_fails_naming_it_and_the_record_command(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (project / "cassettes" / "google-genai" / "calc_simple_01.yaml").unlink()
+    (project / "cassettes" / "google-genai" / "drift-model" / "calc_simple_01.yaml").unlink()
     code, out = check(project, capsys)
     assert code == 1
-    assert "MISSING google-genai/calc_simple_01" in out
+    assert "MISSING google-genai/drift-model/calc_simple_01" in out
     assert "xpeval run --mode record --adapters google-genai --cases calc_simple_01" in out
 
 
 def test_max_age_lists_stale_recordings_without_failing_the_gate(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = project / "cassettes" / "openai-chat" / "calc_simple_01.yaml"
+    path = project / "cassettes" / "openai-chat" / "drift-model" / "calc_simple_01.yaml"
     text = path.read_text()
     start = text.index("recorded_at: ")
     end = text.index("\n", start)
@@ -148,7 +148,7 @@ def test_a_cassette_for_a_case_that_no_longer_exists_is_an_orphan(
     (project / "cases.jsonl").write_text(_cases()[0].model_dump_json() + "\n")
     code, out = check(project, capsys)
     assert code == 1
-    assert "ORPHAN openai-chat/calendar_multi_turn_01" in out and "not in the case set" in out
+    assert "ORPHAN openai-chat/drift-model/calendar_multi_turn_01" in out and "not in the case set" in out
 
 
 @pytest.mark.parametrize(("argv", "message"), [

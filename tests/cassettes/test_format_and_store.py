@@ -32,7 +32,7 @@ def test_plain_vcrpy_replays_our_cassette_with_its_standard_matchers(tmp_path: P
             await adapter.aclose()
 
     matchers = ["method", "scheme", "host", "port", "path", "query", "body"]
-    with vcr.use_cassette(str(store.path("anthropic-messages", SIMPLE)), record_mode="none",
+    with vcr.use_cassette(str(store.path("anthropic-messages", SIMPLE, MODEL)), record_mode="none",
                           match_on=matchers) as cassette:
         assert asyncio.run(through_vcrpy()) == "via plain vcrpy"
         assert cassette.all_played
@@ -41,24 +41,34 @@ def test_plain_vcrpy_replays_our_cassette_with_its_standard_matchers(tmp_path: P
 @pytest.mark.parametrize("bad", ["..", ".", "a/b", "", " padded"])
 def test_ids_that_are_not_one_file_name_are_refused(tmp_path: Path, bad: str) -> None:
     with pytest.raises(CassetteError, match="cannot name a cassette file"):
-        CassetteStore(tmp_path).path("openai-chat", bad)
+        CassetteStore(tmp_path).path("openai-chat", bad, MODEL)
 
 
-def test_the_store_lists_adapter_case_and_path(tmp_path: Path) -> None:
+def test_the_store_lists_adapter_model_case_and_path(tmp_path: Path) -> None:
     store = CassetteStore(tmp_path)
     record(store, "openai-chat", CASE, [request_for(CASE)])
     record(store, "google-genai", CASE, [request_for(CASE)])
     assert list(store.iter_cassettes()) == [
-        ("google-genai", SIMPLE, store.path("google-genai", SIMPLE)),
-        ("openai-chat", SIMPLE, store.path("openai-chat", SIMPLE)),
+        ("google-genai", MODEL, SIMPLE, store.path("google-genai", SIMPLE, MODEL)),
+        ("openai-chat", MODEL, SIMPLE, store.path("openai-chat", SIMPLE, MODEL)),
     ]
+    assert store.models("openai-chat") == [MODEL]
     assert list(CassetteStore(tmp_path / "absent").iter_cassettes()) == []
+
+
+@pytest.mark.parametrize("model", ["meta-llama/Llama-3-8b", "..", ".hidden", "a b:c"])
+def test_any_model_name_is_one_folder_read_back_exactly(tmp_path: Path, model: str) -> None:
+    store = CassetteStore(tmp_path)
+    path = store.path("openai-chat", SIMPLE, model)
+    assert path.parent.parent == tmp_path / "openai-chat" and not path.parent.name.startswith(".")
+    path.parent.mkdir(parents=True)
+    assert store.models("openai-chat") == [model]
 
 
 def test_malformed_metadata_is_an_error_naming_the_file_and_field(tmp_path: Path) -> None:
     store = CassetteStore(tmp_path)
     record(store, "openai-chat", CASE, [request_for(CASE)])
-    path = store.path("openai-chat", SIMPLE)
+    path = store.path("openai-chat", SIMPLE, MODEL)
     path.write_text(path.read_text().replace("source: emulated", "source: guessed"))
     with pytest.raises(CassetteError, match=r"metadata\.xpeval\.source"):
         store.meta(path)
@@ -69,7 +79,7 @@ def test_malformed_metadata_is_an_error_naming_the_file_and_field(tmp_path: Path
 def test_another_tools_cassette_is_served_in_all_three_body_forms(tmp_path: Path, path: Path) -> None:
     """Each recorded request, sent again, gets its recorded (decompressed) response back."""
     store = CassetteStore(tmp_path)
-    target = store.path("foreign", path.stem)
+    target = store.path("foreign", path.stem, "any")
     target.parent.mkdir(parents=True)
     target.symlink_to(path)
     assert store.meta(target) is None, "not recorded by xpeval"

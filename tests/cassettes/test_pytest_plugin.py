@@ -52,6 +52,6 @@ def test_replay_is_the_default_and_a_record_run_makes_it_pass(tmp_path: Path) ->
     assert f"xpeval run --mode record --adapters openai-chat --cases {SIMPLE}" in missing.stdout
     recorded = run(tmp_path, "--cassette-mode", "record")
     assert recorded.returncode == 0, recorded.stdout
-    assert (tmp_path / "cassettes" / "openai-chat" / f"{SIMPLE}.yaml").exists()
+    assert (tmp_path / "cassettes" / "openai-chat" / "m" / f"{SIMPLE}.yaml").exists()
     replayed = run(tmp_path)
     assert replayed.returncode == 0, replayed.stdout

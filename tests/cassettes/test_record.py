@@ -16,6 +16,7 @@ from evals.cassettes import cassette as cassette_module
 from evals.cassettes.meta import xpeval_version
 from evals.emulator import Reply, ScriptedTransport
 from tests.cassettes._episodes import (
+    MODEL,
     SIMPLE,
     answer,
     builtin_case,
@@ -37,7 +38,7 @@ def store(tmp_path: Path) -> CassetteStore:
 def test_metadata_says_where_when_and_for_what_the_recording_was_made(store: CassetteStore) -> None:
     before = datetime.now(UTC)
     record(store, "anthropic-messages", CASE, [request_for(CASE)], source="local-model")
-    meta = store.meta(store.path("anthropic-messages", SIMPLE))
+    meta = store.meta(store.path("anthropic-messages", SIMPLE, MODEL))
     assert meta is not None
     assert (meta.source, meta.model, meta.adapter, meta.case) == ("local-model", "test-model",
                                                                   "anthropic-messages", SIMPLE)
@@ -50,7 +51,7 @@ def test_the_fingerprint_follows_the_requests_not_the_responses(tmp_path: Path) 
     def fingerprint(folder: str, temperature: float | None, text: str) -> str:
         store = CassetteStore(tmp_path / folder)
         record(store, "openai-chat", CASE, [request_for(CASE, temperature=temperature)], answer(text=text))
-        meta = store.meta(store.path("openai-chat", SIMPLE))
+        meta = store.meta(store.path("openai-chat", SIMPLE, MODEL))
         assert meta is not None
         return meta.fingerprint
 
@@ -62,12 +63,12 @@ def test_the_fingerprint_follows_the_requests_not_the_responses(tmp_path: Path) 
 def test_a_failed_episode_writes_nothing(store: CassetteStore) -> None:
     played = record(store, "openai-chat", CASE, [request_for(CASE)], succeeded=False)
     assert played.problems == []
-    assert not store.path("openai-chat", SIMPLE).exists()
+    assert not store.path("openai-chat", SIMPLE, MODEL).exists()
 
 
 def test_an_unchanged_episode_is_left_as_it_was(store: CassetteStore) -> None:
     record(store, "openai-chat", CASE, [request_for(CASE)])
-    path = store.path("openai-chat", SIMPLE)
+    path = store.path("openai-chat", SIMPLE, MODEL)
     before = path.read_bytes()
     upstream = scripted("openai-chat", answer(text="a different answer"))
     played = asyncio.run(play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)],
@@ -99,7 +100,7 @@ def test_a_recording_from_another_source_is_replaced_not_extended(store: Cassett
     asyncio.run(play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)],
                      upstream=upstream.transport(), source="local-model"))
     assert len(upstream.requests) == 1, "the emulated answer must not stand in for the local model's"
-    meta = store.meta(store.path("openai-chat", SIMPLE))
+    meta = store.meta(store.path("openai-chat", SIMPLE, MODEL))
     assert meta is not None and meta.source == "local-model"
     assert replay(store, "openai-chat", CASE, [request_for(CASE)]).results[0].text == "from the local model"
 
@@ -108,7 +109,7 @@ def test_a_save_that_fails_leaves_the_old_cassette_whole(
     store: CassetteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     record(store, "openai-chat", CASE, [request_for(CASE)])
-    path = store.path("openai-chat", SIMPLE)
+    path = store.path("openai-chat", SIMPLE, MODEL)
     before = path.read_bytes()
 
     def disk_full(*args: object) -> None:
@@ -134,7 +135,7 @@ def test_recorded_bodies_are_readable_text_even_when_the_provider_gzips(store: C
     played = asyncio.run(play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)],
                               upstream=upstream))
     assert played.results[0].text == "compressed answer"
-    text = store.path("openai-chat", SIMPLE).read_text()
+    text = store.path("openai-chat", SIMPLE, MODEL).read_text()
     assert "compressed answer" in text and "!!binary" not in text and "content-encoding" not in text
     assert replay(store, "openai-chat", CASE, [request_for(CASE)]).results[0].text == "compressed answer"
 

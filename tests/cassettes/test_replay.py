@@ -11,6 +11,7 @@ import yaml
 
 from evals.cassettes import CassetteStore, Mode, open_episode
 from tests.cassettes._episodes import (
+    MODEL,
     SIMPLE,
     answer,
     builtin_case,
@@ -21,7 +22,7 @@ from tests.cassettes._episodes import (
 )
 
 CASE = builtin_case(SIMPLE)
-COMMAND = f"xpeval run --mode record --adapters openai-chat --cases {SIMPLE}"
+COMMAND = f"xpeval run --mode record --adapters openai-chat --cases {SIMPLE} --models openai-chat=test-model"
 
 
 @pytest.fixture
@@ -35,7 +36,7 @@ def test_a_recorded_episode_replays_to_the_same_result(store: CassetteStore) -> 
     assert replayed.problems == []
     assert replayed.results[0].tool_calls == recorded.results[0].tool_calls
     assert replayed.results[0].text == recorded.results[0].text
-    assert store.path("openai-chat", SIMPLE) == store.root / "openai-chat" / f"{SIMPLE}.yaml"
+    assert store.path("openai-chat", SIMPLE, MODEL) == store.root / "openai-chat" / MODEL / f"{SIMPLE}.yaml"
 
 
 def test_replay_opens_no_socket(store: CassetteStore, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,7 +61,7 @@ def test_a_missing_cassette_fails_naming_it_and_the_record_command(store: Casset
     assert played.results[0].error is not None
     assert played.episode.has_misses
     [problem] = played.problems
-    assert str(store.path("openai-chat", SIMPLE)) in problem
+    assert str(store.path("openai-chat", SIMPLE, MODEL)) in problem
     assert COMMAND in problem
 
 
@@ -98,7 +99,7 @@ def test_a_request_sent_more_often_than_recorded_is_a_miss(store: CassetteStore)
 
 
 def test_an_unreadable_cassette_is_a_problem_not_a_crash(store: CassetteStore) -> None:
-    path = store.path("openai-chat", SIMPLE)
+    path = store.path("openai-chat", SIMPLE, MODEL)
     path.parent.mkdir(parents=True)
     path.write_text("interactions: [ {unclosed")
     played = replay(store, "openai-chat", CASE, [request_for(CASE)])
@@ -109,7 +110,7 @@ def test_an_unreadable_cassette_is_a_problem_not_a_crash(store: CassetteStore) -
 def test_an_edited_cassette_is_never_served_from_the_cache(store: CassetteStore) -> None:
     record(store, "openai-chat", CASE, [request_for(CASE)], answer(text="first answer"))
     assert replay(store, "openai-chat", CASE, [request_for(CASE)]).results[0].text == "first answer"
-    path = store.path("openai-chat", SIMPLE)
+    path = store.path("openai-chat", SIMPLE, MODEL)
     path.write_text(path.read_text().replace("first answer", "edited answer, longer"))
     assert replay(store, "openai-chat", CASE, [request_for(CASE)]).results[0].text == "edited answer, longer"
 
@@ -148,6 +149,6 @@ def test_finish_is_idempotent(store: CassetteStore) -> None:
 
 def test_metadata_key_is_kept_by_the_yaml_reader_vcrpy_uses(store: CassetteStore) -> None:
     record(store, "openai-chat", CASE, [request_for(CASE)])
-    document = yaml.safe_load(store.path("openai-chat", SIMPLE).read_text())
+    document = yaml.safe_load(store.path("openai-chat", SIMPLE, MODEL).read_text())
     assert set(document) == {"interactions", "metadata", "version"}
     assert document["metadata"]["xpeval"]["case"] == SIMPLE

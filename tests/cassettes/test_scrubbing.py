@@ -99,7 +99,7 @@ def test_no_planted_secret_survives_recording(
     reports.mkdir()
     (reports / "problems.txt").write_text("\n".join(problems))
 
-    path = store.path(adapter_id, CASE.id)
+    path = store.path(adapter_id, CASE.id, MODEL)
     cassette_text = path.read_text()
     decoded = "\n".join(
         f"{i.uri} {i.request_headers} {i.request_body!r} {i.response_headers} {i.response_body!r}"

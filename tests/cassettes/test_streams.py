@@ -14,7 +14,7 @@ import pytest
 
 from evals.cassettes import CassetteStore, Mode
 from evals.emulator import EmulatorServer, Reply
-from tests.cassettes._episodes import SIMPLE, answer, builtin_case, play, request_for
+from tests.cassettes._episodes import MODEL, SIMPLE, answer, builtin_case, play, request_for
 
 CASE = builtin_case(SIMPLE)
 REPLAY_BOUND = 10.0
@@ -40,7 +40,7 @@ def test_a_recorded_sse_episode_replays_within_a_time_bound(
                               upstream=emulator.transport(script))
         assert recorded.problems == [] and recorded.results[0].error is None
         assert recorded.results[0].text == long_text
-        text = store.path(adapter_id, SIMPLE).read_text()
+        text = store.path(adapter_id, SIMPLE, MODEL).read_text()
         assert text.count("data:") > 3, "the recording holds the SSE frames as sent"
         replayed = await asyncio.wait_for(play(store, adapter_id, CASE, Mode.REPLAY, [request]), REPLAY_BOUND)
         assert replayed.problems == []

@@ -1,15 +1,13 @@
-"""Scorecard rates, their Wilson intervals, and the gate's verdicts."""
+"""Scorecard rates and their Wilson intervals."""
 
 from __future__ import annotations
 
 import math
-from xml.etree import ElementTree
 
 import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evals.gate import baseline_for_run, baseline_from, evaluate, junit_xml
 from evals.results import ResultRow
 from evals.scorecard import by_category, results_frame, scorecard, to_markdown, wilson
 
@@ -90,63 +88,6 @@ def test_replayed_episodes_report_no_latency_because_the_replay_time_is_not_the_
     row = next(line for line in to_markdown(scorecard(frame), by_category(frame)).splitlines()
                if "| openai-chat |" in line)
     assert "| - | - |" in row and "2026-11-01" in row
-
-
-def test_gate_passes_against_its_own_baseline() -> None:
-    frame = results_frame(make_rows(40, 30))
-    card = scorecard(frame)
-    assert evaluate(frame, card, baseline_from(card)).passed
-
-
-def test_gate_fails_on_a_drop_beyond_noise_and_writes_valid_junit() -> None:
-    base_frame = results_frame(make_rows(100, 90))
-    baseline = baseline_from(scorecard(base_frame))
-    frame = results_frame(make_rows(100, 50))
-    report = evaluate(frame, scorecard(frame), baseline)
-    assert not report.passed
-    assert any(f.metric == "accuracy" and not f.ok for f in report.failures)
-    suite = ElementTree.fromstring(junit_xml(report))
-    assert suite.tag == "testsuite" and int(suite.get("failures", "0")) == len(report.failures) > 0
-
-
-def test_gate_tolerates_a_drop_within_noise() -> None:
-    baseline = baseline_from(scorecard(results_frame(make_rows(20, 18))))
-    frame = results_frame(make_rows(20, 17))
-    assert evaluate(frame, scorecard(frame), baseline).passed
-
-
-def test_gate_tolerance_option_catches_smaller_drops() -> None:
-    baseline = baseline_from(scorecard(results_frame(make_rows(20, 18))))
-    frame = results_frame(make_rows(20, 16))
-    assert not evaluate(frame, scorecard(frame), baseline, tolerance=0.05).passed
-
-
-def test_gate_fails_on_any_conformance_failure_even_without_a_baseline() -> None:
-    frame = results_frame(make_rows(10, 9, errors=1, kind="cassette"))
-    report = evaluate(frame, scorecard(frame), None)
-    assert not report.passed and "boom" in report.failures[0].message
-
-
-def test_gate_fails_when_a_baseline_row_disappears() -> None:
-    baseline = baseline_from(scorecard(results_frame(make_rows(10, 9) + make_rows(5, 5, adapter="mimo"))))
-    frame = results_frame(make_rows(10, 9))
-    report = evaluate(frame, scorecard(frame), baseline)
-    assert any(f.metric == "present" for f in report.failures)
-
-
-def test_a_run_of_some_adapters_is_compared_with_their_rows_only() -> None:
-    baseline = baseline_from(scorecard(results_frame(make_rows(100, 90) + make_rows(5, 5, adapter="mimo"))))
-    frame = results_frame(make_rows(100, 50))
-    report = evaluate(frame, scorecard(frame), baseline_for_run(baseline, ["openai-chat"], some_cases=False))
-    assert not any(f.metric == "present" for f in report.findings), "mimo was not run, so it is not missing"
-    assert any(f.metric == "accuracy" for f in report.failures), "openai-chat's own drop still fails"
-
-
-def test_rising_error_rate_is_a_drop() -> None:
-    baseline = baseline_from(scorecard(results_frame(make_rows(60, 60))))
-    frame = results_frame(make_rows(60, 30, errors=30))
-    report = evaluate(frame, scorecard(frame), baseline)
-    assert any(f.metric == "errors" for f in report.failures)
 
 
 def test_empty_results_make_an_empty_scorecard() -> None:

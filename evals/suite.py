@@ -1,0 +1,320 @@
+"""The run pipeline as a library function: plan, say where answers come from, play, score, gate.
+
+`run_suite(SuiteConfig(...))` is what `xpeval run` does; the CLI only turns flags into a
+`SuiteConfig` and prints. A notebook or another tool gets the same results and verdict:
+
+    outcome = run_suite(SuiteConfig(adapters=("openai-chat",), categories=("simple",)))
+    outcome.passed, outcome.scorecard, outcome.gate.failures
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from adapters.registry import adapter_ids, get_entry
+from evals.baseline import Baseline, read_baseline
+from evals.cases import CATEGORIES, Case, load_cases
+from evals.cases.loader import BUILTIN_DIR
+from evals.cassettes import CassetteStore, Mode
+from evals.errors import UserError
+from evals.gate import GateReport, RunScope, baseline_for_run, evaluate
+from evals.plan import PlannedEpisode, Shard, parse_models, plan, select_cases
+from evals.results import ResultsFile, RunHeader, fingerprint, now_iso
+from evals.runner import Progress, Runner, RunSettings
+from evals.scorecard import results_frame, scorecard, write_scorecard
+from evals.targets import (
+    EpisodeFactory,
+    StreamPolicy,
+    TargetChoice,
+    TargetKind,
+    TargetPicker,
+    default_model,
+    describe_target,
+)
+
+BUILTIN_CASE_SET = "builtin"
+DEFAULT_RESULTS = Path("reports/results.jsonl")
+DEFAULT_REPORTS = Path("reports")
+DEFAULT_BASELINE = Path("reports/baseline.json")
+CASE_DIR_BASELINE = "baseline.json"
+"""A case folder's own baseline lives in the folder (the loader reads only case files)."""
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class SuiteConfig:
+    """Everything a run is: what to play, against what, and where its files go."""
+
+    mode: Mode = Mode.REPLAY
+    adapters: Sequence[str] = ()
+    """Adapter ids (empty: every registered adapter)."""
+    models: Sequence[str] = ()
+    """`MODEL` for every adapter or `ADAPTER=MODEL` (empty: recorded, else the adapter's default)."""
+    cases: Sequence[str] = ()
+    """Case ids or globs (empty: all)."""
+    categories: Sequence[str] = ()
+    case_dir: Path | None = None
+    shard: str | None = None
+    target: TargetChoice = "auto"
+    allow_emulator: bool = False
+    stream: StreamPolicy = "alternate"
+    concurrency: int = 4
+    rate: float | None = None
+    retries: int = 2
+    timeout: float = 60.0
+    cassettes: Path = Path("cassettes")
+    results: Path = DEFAULT_RESULTS
+    reports: Path = DEFAULT_REPORTS
+    baseline: Path | None = None
+    """None: the case set's default (reports/baseline.json, or the case folder's baseline.json)."""
+    tolerance: float = 0.0
+
+    def validate(self) -> None:
+        """One clear line for every setting out of range (before anything starts)."""
+        if self.concurrency < 1 or self.concurrency > 1000:
+            raise UserError(f"--concurrency must be between 1 and 1000, got {self.concurrency}")
+        if self.rate is not None and not self.rate > 0:
+            raise UserError(f"--rate must be a positive number of requests per second, got {self.rate:g}")
+        if not self.timeout > 0:
+            raise UserError(f"--timeout must be a positive number of seconds, got {self.timeout:g}")
+        if self.retries < 0 or self.retries > 20:
+            raise UserError(f"--retries must be between 0 and 20, got {self.retries}")
+        if not 0 <= self.tolerance < 1:
+            raise UserError(f"--tolerance must be between 0 and 1, got {self.tolerance:g}")
+        unknown = [c for c in self.categories if c not in CATEGORIES]
+        if unknown:
+            raise UserError(f"unknown --categories {', '.join(unknown)} (known: {', '.join(CATEGORIES)})")
+        if self.reports.exists() and not self.reports.is_dir():
+            raise UserError(f"--reports {self.reports} is a file, not a folder")
+        if self.results.exists() and self.results.is_dir():
+            raise UserError(f"--results {self.results} is a folder, not a results file")
+
+    @property
+    def case_set(self) -> str:
+        return BUILTIN_CASE_SET if self.case_dir is None else self.case_dir.as_posix()
+
+    @property
+    def some_cases(self) -> bool:
+        return bool(self.cases or self.categories or self.shard)
+
+    def baseline_path(self) -> Path:
+        if self.baseline is not None:
+            return self.baseline
+        return DEFAULT_BASELINE if self.case_dir is None else self.case_dir / CASE_DIR_BASELINE
+
+
+@dataclass
+class SuitePlan:
+    adapters: list[str]
+    cases: list[Case]
+    episodes: list[PlannedEpisode]
+    targets: dict[str, TargetKind]
+    lines: list[str]
+    """Where each adapter's answers come from, one line each (said before the run starts)."""
+
+
+@dataclass
+class SuiteOutcome:
+    """What a run produced: its results, scorecard, report files and the gate's verdict."""
+
+    results: ResultsFile
+    frame: pd.DataFrame
+    scorecard: pd.DataFrame
+    gate: GateReport
+    paths: dict[str, Path]
+    plan: SuitePlan
+    resumed: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return self.gate.passed
+
+
+def plan_suite(config: SuiteConfig, picker: TargetPicker, store: CassetteStore) -> SuitePlan:
+    """The episodes of a run and where each adapter's answers come from (no request is sent)."""
+    config.validate()
+    adapters = list(dict.fromkeys(config.adapters)) or adapter_ids()
+    for adapter_id in adapters:
+        get_entry(adapter_id)
+    loaded = load_cases(config.case_dir or BUILTIN_DIR)
+    if not loaded:
+        raise UserError(f"{config.case_dir}: no case files (*.yaml, *.yml, *.jsonl) in the folder")
+    cases = select_cases([item.case for item in loaded], list(config.cases), list(config.categories))
+    models = parse_models(list(config.models), adapters)
+    if config.mode is Mode.REPLAY:
+        # Replay plays every model recorded for an adapter unless models were named.
+        models = {a: (ms if ms != [None] else list(store.models(a)) or [None]) for a, ms in models.items()}
+        targets: dict[str, TargetKind] = {}
+        lines = [_replay_line(store, a, models[a], cases) for a in adapters]
+    else:
+        targets = picker.check(adapters)
+        models = {a: [m or default_model(a, targets[a]) for m in ms] for a, ms in models.items()}
+        lines = [describe_target(a, targets[a], ", ".join(str(m) for m in models[a])) for a in adapters]
+    shard = Shard.parse(config.shard) if config.shard else None
+    episodes = plan(cases, adapters, models, shard)
+    if not episodes:
+        raise UserError(f"shard {config.shard} holds no episode of this selection")
+    return SuitePlan(adapters=adapters, cases=cases, episodes=episodes, targets=targets, lines=lines)
+
+
+def _replay_line(store: CassetteStore, adapter_id: str, models: Sequence[str | None], cases: list[Case]) -> str:
+    """Where a replayed adapter's answers come from: its cassettes, counted by recorded source."""
+    parts = []
+    for model in models:
+        if model is None:
+            continue
+        sources: dict[str, int] = {}
+        for case in cases:
+            try:
+                meta = store.meta(store.path(adapter_id, case.id, model))
+            except UserError:
+                meta = None
+            label = meta.source if meta is not None else "missing"
+            sources[label] = sources.get(label, 0) + 1
+        counted = ", ".join(f"{n} {source}" for source, n in sorted(sources.items()))
+        parts.append(f"{model}: {counted}")
+    if not parts:
+        return f"{adapter_id}: replay, but {store.root / adapter_id} holds no cassette"
+    return f"{adapter_id}: replay cassettes ({'; '.join(parts)})"
+
+
+def _header(config: SuiteConfig, suite: SuitePlan) -> RunHeader:
+    settings: dict[str, Any] = {
+        "mode": config.mode.value,
+        "case_set": config.case_set,
+        "some_cases": config.some_cases,
+        "adapters": suite.adapters,
+        "models": list(config.models),
+        "cases": [case.id for case in suite.cases],
+        "shard": config.shard,
+        "target": config.target,
+        "stream": config.stream,
+        "cassettes": str(config.cassettes),
+    }
+    run_fingerprint = fingerprint(settings)
+    return RunHeader(
+        run=f"{now_iso()}-{run_fingerprint[:8]}",
+        fingerprint=run_fingerprint,
+        started_at=now_iso(),
+        config=settings,
+        plan=[(e.case.id, e.adapter_id, e.model) for e in suite.episodes],
+    )
+
+
+def run_suite(
+    config: SuiteConfig,
+    *,
+    log: Log = lambda line: None,
+    progress: Callable[[int], Any] | None = None,
+    local_model_up: Callable[[], bool] | None = None,
+) -> SuiteOutcome:
+    """Run the suite: every planned episode, the scorecard files, the gate's verdict.
+
+    `log` receives the lines a user should see (where answers come from, resuming); `progress`
+    is called with the number of episodes to play and returns a context manager with
+    `advance(row)` (the CLI's progress bar).
+    """
+    store = CassetteStore(config.cassettes)
+    picker = TargetPicker(
+        choice=config.target,
+        local_model_up=local_model_up or _local_model_up,
+        allow_emulator=config.allow_emulator,
+    )
+    suite = plan_suite(config, picker, store)
+    for line in suite.lines:
+        log(line)
+    results = ResultsFile.open_for(config.results, _header(config, suite))
+    runner_settings = RunSettings(
+        concurrency=config.concurrency,
+        rate=config.rate,
+        max_attempts=config.retries + 1,
+        episode_timeout=config.timeout * 8,
+    )
+    todo_count, resumed = _play(config, suite, store, picker, results, runner_settings, log, progress)
+    results.finish()
+    frame = results_frame(results.rows)
+    card = scorecard(frame)
+    paths = write_scorecard(frame, config.reports)
+    log(f"{len(frame)} episodes; scorecard: {paths['md']}")
+    baseline = _read_baseline(config.baseline_path())
+    scope = RunScope(adapters=frozenset(suite.adapters), case_set=config.case_set, all_cases=not config.some_cases)
+    compared, note = baseline_for_run(baseline, scope)
+    report = evaluate(frame, compared, scope, tolerance=config.tolerance)
+    if note:
+        report.notes.insert(0, note)
+    return SuiteOutcome(results, frame, card, report, paths, suite, resumed)
+
+
+def _read_baseline(path: Path) -> Baseline | None:
+    return read_baseline(path) if path.exists() else None
+
+
+def _play(
+    config: SuiteConfig,
+    suite: SuitePlan,
+    store: CassetteStore,
+    picker: TargetPicker,
+    results: ResultsFile,
+    settings: RunSettings,
+    log: Log,
+    progress: Callable[[int], Any] | None,
+) -> tuple[int, int]:
+    server = emulator = None
+    if config.mode is not Mode.REPLAY and "emulator" in suite.targets.values():
+        from evals.emulator.case_script import CaseEmulator
+        from evals.emulator.server import EmulatorServer
+
+        server = EmulatorServer().start()
+        emulator = CaseEmulator(server)
+    factory = EpisodeFactory(
+        mode=config.mode,
+        store=store,
+        picker=picker,
+        emulator=emulator,
+        stream_policy=config.stream,
+        timeout=config.timeout,
+    )
+    runner = Runner(factory, results, settings)
+    todo = runner.pending(suite.episodes)
+    resumed = len(suite.episodes) - len(todo)
+    if resumed:
+        log(f"resuming {results.path}: {resumed} of {len(suite.episodes)} episodes already done")
+
+    async def play(bar: Progress | None) -> None:
+        runner.progress = bar
+        try:
+            await runner.run(todo)
+        finally:
+            await factory.aclose()
+            if emulator is not None:
+                await emulator.aclose()
+
+    try:
+        if progress is None:
+            asyncio.run(play(None))
+        else:
+            with progress(len(todo)) as bar:
+                asyncio.run(play(bar))
+    finally:
+        if server is not None:
+            server.stop()
+    return len(todo), resumed
+
+
+def _local_model_up() -> bool:
+    try:
+        from evals.local_model import LocalModelServer
+
+        return LocalModelServer().status().state == "running"
+    except Exception:
+        return False
+
+
+__all__ = ["SuiteConfig", "SuiteOutcome", "SuitePlan", "plan_suite", "run_suite"]
