@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from adapters.contract import JsonObject, ProviderError, TurnRequest, TurnResult, WireName
+from adapters.exchange import observe
 from adapters.schema import Dialect, PreparedTools, prepare_tools
 from adapters.wires import Wire, get_wire
 
@@ -115,13 +116,28 @@ class Adapter:
                     message=f"{self.id} cannot send these tools: " + "; ".join(prepared.tools.refusals),
                 )
             )
-        wire = self.wire
-        try:
-            result = await wire.send(self.client, prepared.kwargs)
-        except Exception as exc:  # a wire bug must still not escape as a crash
-            result = TurnResult(error=wire.error_from_exception(exc))
+        result = await self.send(prepared.kwargs)
         if result.tool_calls:
             result.tool_calls = [prepared.tools.restore(call) for call in result.tool_calls]
+        return result
+
+    async def send(self, kwargs: JsonObject) -> TurnResult:
+        """Send encoded SDK arguments and decode the answer; a response that is not the wire's
+        comes back as a `decode` error naming what the server sent."""
+        wire = self.wire
+        with observe() as exchange:
+            try:
+                result = await wire.send(self.client, kwargs)
+            except Exception as exc:  # a wire bug must still not escape as a crash
+                result = TurnResult(error=wire.error_from_exception(exc))
+        if result.error is not None and result.error.kind == "decode":
+            # Say what the server sent: `200 text/html` is a proxy's page, not the model.
+            result.error = result.error.model_copy(
+                update={
+                    "status": result.error.status or exchange.status,
+                    "message": f"{exchange.describe()}: {result.error.message}",
+                }
+            )
         return result
 
     async def aclose(self) -> None:

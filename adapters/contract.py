@@ -129,13 +129,20 @@ class ProviderError(_Model):
     message: str
     retry_after: float | None = None
     """Seconds the provider asked us to wait (Retry-After / retry-after-ms), when it said."""
-    kind: Literal["http", "stream", "timeout", "connection", "decode", "refused"] = "http"
+    kind: Literal["http", "stream", "timeout", "connection", "truncated", "decode", "refused"] = "http"
     """Where it happened: an HTTP status, an error inside a 200 stream, a timeout, a broken
-    connection, an undecodable response, or a request the adapter refused to send."""
+    connection, a stream that ended without its terminal event, a response that is not the
+    wire's (HTML, empty, invalid JSON), or a request the adapter refused to send."""
+
+    @property
+    def bad_response(self) -> bool:
+        """The response's own bytes are wrong (not the wire's JSON, or a stream cut short):
+        replayed from a cassette, that is the cassette's fault, never the model's."""
+        return self.kind in ("decode", "truncated")
 
     @property
     def retryable(self) -> bool:
-        if self.kind in ("timeout", "connection"):
+        if self.kind in ("timeout", "connection", "truncated"):
             return True
         if self.kind in ("decode", "refused"):
             return False
@@ -165,7 +172,11 @@ class TurnResult(_Model):
     """
 
     text: str | None = None
-    """Visible assistant text; None when there is none (never ""). Reasoning is not text."""
+    """Visible assistant text; None when there is none (never ""). Reasoning is not text, and
+    neither is a refusal."""
+    refusal: str | None = None
+    """The model's refusal to answer (Chat `message.refusal`, a Responses `refusal` part):
+    no call, and not the visible text."""
     reasoning: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
     finish_reason: FinishReason | None = None

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from adapters.adapter import AdapterSettings
-from adapters.contract import WIRE_NAMES, ToolCall, TurnResult, WireName
+from adapters.contract import WIRE_NAMES, ProviderError, ToolCall, TurnResult, WireName
 from adapters.registry import create_adapter, direct_adapter_for_wire
 from evals.cassettes.format import Interaction
 from evals.cassettes.transport import InOrderReplay
@@ -52,7 +52,7 @@ async def decode_interaction(interaction: Interaction, wire_name: WireName) -> T
         with warnings.catch_warnings():
             # Recordings name models that have since been retired; the SDK's notice is noise here.
             warnings.simplefilter("ignore", DeprecationWarning)
-            return await wire.send(adapter.client, kwargs)
+            return await adapter.send(kwargs)
     finally:
         await adapter.aclose()
 
@@ -68,15 +68,20 @@ def _call(call: ToolCall) -> dict[str, Any]:
 
 
 def decoded_row(index: int, interaction: Interaction, result: TurnResult) -> dict[str, Any]:
-    """The `xpeval decode --json` line for one interaction."""
-    return {
+    """The `xpeval decode --json` line for one interaction. A response that could not be
+    decoded says why in `decode_error` (and the other interactions are still shown)."""
+    row: dict[str, Any] = {
         "interaction": index,
         "status": interaction.status,
         "tool_calls": [_call(c) for c in result.tool_calls],
         "text": result.text,
+        "refusal": result.refusal,
         "finish_reason": result.raw_finish_reason,
         "error_type": result.error.type if result.error else None,
     }
+    if result.error is not None and result.error.kind in ("decode", "truncated"):
+        row["decode_error"] = result.error.message
+    return row
 
 
 def decode_cassette(
@@ -109,7 +114,10 @@ def decode_cassette(
                         f"interaction {index}: {interaction.method} {interaction.uri} is not a provider call"
                     )
                 continue
-            result = await decode_interaction(interaction, wire_name)
+            try:
+                result = await decode_interaction(interaction, wire_name)
+            except Exception as exc:  # one undecodable interaction must not hide the others
+                result = TurnResult(error=ProviderError(message=f"{type(exc).__name__}: {exc}", kind="decode"))
             rows.append(decoded_row(index, interaction, result))
         return rows
 

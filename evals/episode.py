@@ -42,6 +42,7 @@ class EpisodeOutcome:
     steps: int = 0
     usage: Usage = field(default_factory=Usage)
     final_text: str | None = None
+    refusal: str | None = None
 
     def add_usage(self, result: TurnResult) -> None:
         if result.usage is None:
@@ -122,6 +123,7 @@ async def play_case(
         outcome.calls_per_turn = [list(result.tool_calls)]
         outcome.error = result.error
         outcome.final_text = result.text
+        outcome.refusal = result.refusal
         return outcome
 
     registry, router = case_tools(case)
@@ -144,6 +146,7 @@ async def play_case(
             outcome.add_usage(result)
             calls.extend(result.tool_calls)
             outcome.final_text = result.text
+            outcome.refusal = result.refusal or outcome.refusal
         outcome.calls_per_turn.append(calls)
         if state.error is not None:
             outcome.error = state.error

@@ -38,6 +38,23 @@ class CallRecord(BaseModel):
     parse_error: str | None = None
 
 
+MAX_VALUE_BYTES = 4096
+"""What a row keeps of one argument value, a text or an error message; the rest is replaced by
+its length and sha256 (a model that answers 5 MB must not make every row 5 MB)."""
+MAX_CALL_BYTES = 4 * MAX_VALUE_BYTES
+"""What a row keeps of one call's arguments together."""
+
+
+class Truncation(BaseModel):
+    """A value a row does not keep whole: where it was, its size and its hash."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    field: str
+    bytes: int
+    sha256: str
+
+
 class ResultRow(BaseModel):
     """One attempt at one case through one adapter and model."""
 
@@ -74,6 +91,12 @@ class ResultRow(BaseModel):
     output_tokens: int | None = None
     steps: int = 1
     started_at: str
+    text: str | None = None
+    """The model's last visible text in the episode."""
+    refusal: str | None = None
+    """The model's refusal, when it refused (scored as no call)."""
+    truncated: list[Truncation] = Field(default_factory=list)
+    """Values cut to `MAX_VALUE_BYTES`: each keeps its first bytes, its length and its sha256."""
 
     @property
     def key(self) -> EpisodeKey:
@@ -105,6 +128,55 @@ class RunTrailer(BaseModel):
     run: str
     finished_at: str
     rows: int
+
+
+def _cut(text: str, field: str, notes: list[Truncation], limit: int = MAX_VALUE_BYTES) -> str:
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    digest = hashlib.sha256(data).hexdigest()
+    notes.append(Truncation(field=field, bytes=len(data), sha256=digest))
+    kept = data[:limit].decode("utf-8", errors="ignore")
+    return f"{kept}... [truncated: {len(data)} bytes, sha256 {digest}]"
+
+
+def _bounded_arguments(arguments: dict[str, Any], where: str, notes: list[Truncation]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in arguments.items():
+        if isinstance(value, str):
+            out[name] = _cut(value, f"{where}.{name}", notes)
+            continue
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        out[name] = value if len(text) <= MAX_VALUE_BYTES else _cut(text, f"{where}.{name}", notes)
+    whole = json.dumps(out, ensure_ascii=False, default=str)
+    if len(whole.encode("utf-8")) > MAX_CALL_BYTES:
+        return {"<arguments>": _cut(whole, where, notes, MAX_CALL_BYTES)}
+    return out
+
+
+def bounded(row: ResultRow) -> ResultRow:
+    """The row with every argument value, text and message cut to `MAX_VALUE_BYTES` (the
+    cuts listed in `truncated`): memory and results files stay flat however much a model sends."""
+    notes: list[Truncation] = []
+    calls = [
+        call.model_copy(
+            update={"arguments": _bounded_arguments(call.arguments, f"calls[{i}].arguments", notes)}
+        )
+        for i, call in enumerate(row.calls)
+    ]
+    update: dict[str, Any] = {"calls": calls}
+    for name in ("text", "refusal", "reason", "error_message"):
+        value = getattr(row, name)
+        if isinstance(value, str):
+            update[name] = _cut(value, name, notes)
+    for i, call in enumerate(row.calls):
+        if call.parse_error:
+            calls[i] = calls[i].model_copy(
+                update={"parse_error": _cut(call.parse_error, f"calls[{i}].parse_error", notes)}
+            )
+    if not notes:
+        return row
+    return row.model_copy(update={**update, "truncated": [*row.truncated, *notes]})
 
 
 def now_iso() -> str:
@@ -144,7 +216,9 @@ def _parse_lines(path: Path) -> tuple[list[dict[str, Any]], int]:
         except ValueError:
             value = None
         if not isinstance(value, dict):
-            raise NotAResultsFileError(f"{path}: line {number} is not a JSON object: not an xpeval results file")
+            raise NotAResultsFileError(
+                f"{path}: line {number} is not a JSON object: not an xpeval results file"
+            )
         records.append(value)
         intact += len(line)
     if not records or records[0].get("type") != "run":
@@ -186,7 +260,9 @@ class ResultsFile:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
-            raise NotAResultsFileError(f"{path}: not an xpeval results file: {where}: {first['msg']}") from exc
+            raise NotAResultsFileError(
+                f"{path}: not an xpeval results file: {where}: {first['msg']}"
+            ) from exc
         return results
 
     @classmethod

@@ -22,11 +22,12 @@ from adapters.contract import ProviderError, TurnRequest, TurnResult
 from evals.cases import Case
 from evals.episode import EpisodeOutcome, play_case
 from evals.plan import PlannedEpisode
-from evals.results import CallRecord, ResultRow, ResultsFile, RowSource, now_iso
+from evals.results import CallRecord, ResultRow, ResultsFile, RowSource, bounded, now_iso
 from evals.retry import backoff_delay
 from evals.routing import bound
 from evals.runtime.loop import TurnTaker
 from evals.scoring import score
+from evals.scrub import current_scrubber, scrub_value
 
 
 @dataclass
@@ -46,6 +47,9 @@ class OpenEpisode:
     stream: bool = False
     sleeps: bool = True
     """Whether retries really wait (not when replaying a recording)."""
+    replayed_from: str | None = None
+    """The cassette answering this episode in replay: a response of it that does not decode is
+    the cassette's fault (a conformance failure), never the model's."""
     problems: Callable[[], list[str]] = field(default=lambda: [])
     """Replay problems so far (unmatched requests): a conformance failure, never retried."""
     finish: Callable[[bool], list[str]] = field(default=lambda succeeded: [])
@@ -108,7 +112,7 @@ def _row(
         kind, etype, status, message = error.kind, error.type, error.status, error.message
     else:
         kind, etype, status, message = None, None, None, None
-    return ResultRow(
+    row = ResultRow(
         run=run,
         case_id=case.id,
         category=case.category,
@@ -140,7 +144,14 @@ def _row(
         output_tokens=outcome.usage.output_tokens if outcome else None,
         steps=outcome.steps if outcome else 0,
         started_at=started,
+        text=outcome.final_text if outcome else None,
+        refusal=outcome.refusal if outcome else None,
     )
+    # Secrets first (a provider may echo a key in any text), then the size bound.
+    scrubber = current_scrubber()
+    if scrubber.has_secrets:
+        row = ResultRow.model_validate(scrub_value(row.model_dump(), scrubber))
+    return bounded(row)
 
 
 class Runner:
@@ -251,6 +262,12 @@ class Runner:
                 runner_error = f"{type(exc).__name__}: {exc}"
             latency = time.monotonic() - clock
             problems = episode.problems()
+            if episode.replayed_from is not None and error is not None and error.bad_response:
+                problems = [
+                    *problems,
+                    f"{episode.replayed_from}: a recorded response no longer decodes ({error.kind}: "
+                    f"{error.message}); record it again",
+                ]
             retry = (
                 error is not None
                 and error.retryable

@@ -231,6 +231,7 @@ class EpisodeFactory:
             recorded_model=recorded.model if recorded else None,
             stream=streams(case.id, self.stream_policy),
             sleeps=self.mode is not Mode.REPLAY,
+            replayed_from=str(episode.cassette_path) if self.mode is Mode.REPLAY else None,
             problems=lambda: episode.unmatched_problems() if episode.has_misses else [],
             finish=lambda succeeded: episode.finish(succeeded=succeeded),
             retry=episode.retry,

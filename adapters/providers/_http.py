@@ -14,15 +14,20 @@ from typing import Any
 import httpx2
 
 from adapters.adapter import AdapterSettings
+from adapters.exchange import ObservingTransport
 
 POOL_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=1000)
 """As many connections as requests in flight: the runner bounds concurrency, not the pool."""
 
 
-def async_http_client(settings: AdapterSettings, query: Mapping[str, str] | None = None) -> httpx2.AsyncClient:
-    """The client an SDK sends through: `settings.transport` when one is injected, else a pool."""
+def async_http_client(
+    settings: AdapterSettings, query: Mapping[str, str] | None = None
+) -> httpx2.AsyncClient:
+    """The client an SDK sends through: `settings.transport` when one is injected, else a pool;
+    either way observed, so a decode error can name what the server sent."""
+    inner = settings.transport or httpx2.AsyncHTTPTransport(limits=POOL_LIMITS)
     return httpx2.AsyncClient(
-        transport=settings.transport,
+        transport=ObservingTransport(inner),
         timeout=settings.timeout,
         params=dict(query or {}),
         limits=POOL_LIMITS,

@@ -68,7 +68,11 @@ class Provider:
         return value or None
 
     def live_ready(
-        self, *, api_key: str | None = None, base_url: str | None = None, environ: Mapping[str, str] | None = None
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> bool:
         """Whether it is configured to reach the real provider (not only cassettes or the emulator)."""
         if api_key:

@@ -22,6 +22,8 @@ def create(contract: EffectiveContract, provider: Provider, settings: AdapterSet
 
     base_url, query = split_query(provider.base_url(settings.base_url))
     client = anthropic_sdk.AsyncAnthropic(
-        api_key=provider.api_key(settings.secret_key()), base_url=base_url, **sdk_client_kwargs(settings, query)
+        api_key=provider.api_key(settings.secret_key()),
+        base_url=base_url,
+        **sdk_client_kwargs(settings, query),
     )
     return Adapter(contract=contract, provider=provider, client=client, settings=settings)

@@ -20,7 +20,11 @@ VERTEX = Provider(
     base_url_var="VERTEX_BASE_URL",
     secret_headers=("x-goog-api-key", "authorization"),
     sdk_loggers=GOOGLE_LOGGERS,
-    ready_when=(("VERTEX_API_KEY",), ("GOOGLE_API_KEY",), ("GOOGLE_CLOUD_PROJECT", "GOOGLE_APPLICATION_CREDENTIALS")),
+    ready_when=(
+        ("VERTEX_API_KEY",),
+        ("GOOGLE_API_KEY",),
+        ("GOOGLE_CLOUD_PROJECT", "GOOGLE_APPLICATION_CREDENTIALS"),
+    ),
     extra_env={"project": "GOOGLE_CLOUD_PROJECT", "location": "GOOGLE_CLOUD_LOCATION"},
 )
 

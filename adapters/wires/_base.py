@@ -8,12 +8,15 @@ bytes (the emulator serves those).
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import httpx2
 
 from adapters.contract import JsonObject, ProviderError, TurnRequest, TurnResult, WireName
 from adapters.schema import PreparedTools
@@ -155,48 +158,110 @@ def error_fields(body: Any) -> tuple[str | None, str | None]:
     return (str(etype) if etype else None), (str(message) if message else None)
 
 
-def stainless_error(exc: BaseException) -> ProviderError:
-    """Map an exception from a Stainless-generated SDK (openai, anthropic) to a ProviderError.
-
-    Both SDKs share the same exception shapes (APIStatusError with a response, APIError with
-    a body for errors inside a stream, APITimeoutError, APIConnectionError) under different
-    classes, so this goes by attributes rather than isinstance.
-    """
-    name = type(exc).__name__
-    if "Timeout" in name:
+def stainless_error(exc: BaseException, sdk: Any) -> ProviderError:
+    """Map an exception from a Stainless-generated SDK (`sdk`: the openai or anthropic module,
+    which share these exception types) to a ProviderError, by the SDK's own classes."""
+    if isinstance(exc, sdk.APITimeoutError):
         return ProviderError(message=str(exc) or "request timed out", kind="timeout")
-    status = getattr(exc, "status_code", None)
-    body = getattr(exc, "body", None)
-    response = getattr(exc, "response", None)
-    etype, message = error_fields(body)
-    if status is not None and int(status) == 200:
-        # anthropic raises its in-stream `event: error` as a status error on the 200 response.
-        return ProviderError(type=etype, message=message or str(exc), kind="stream")
-    if status is not None:
-        headers = dict(response.headers) if response is not None else None
+    if isinstance(exc, sdk.APIConnectionError):
+        cause = exc.__cause__
+        if isinstance(cause, httpx2.HTTPError):
+            return transport_error(cause)
+        return ProviderError(message=str(exc) or "connection failed", kind="connection")
+    if isinstance(exc, sdk.APIStatusError):
+        etype, message = error_fields(exc.body)
+        if exc.status_code == 200:
+            # anthropic raises its in-stream `event: error` as a status error on the 200 response.
+            return ProviderError(type=etype, message=message or str(exc), kind="stream")
         return ProviderError(
-            status=int(status),
+            status=exc.status_code,
             type=etype,
             message=message or str(exc),
-            retry_after=retry_after_seconds(headers),
+            retry_after=retry_after_seconds(dict(exc.response.headers)),
             kind="http",
         )
-    if "Connection" in name:
-        return ProviderError(message=str(exc) or "connection failed", kind="connection")
-    if body is not None or name == "APIError":
+    if isinstance(exc, sdk.APIResponseValidationError):
+        return ProviderError(
+            status=exc.status_code, message=f"response does not validate: {exc}", kind="decode"
+        )
+    if isinstance(exc, sdk.APIError):
         # Raised by the SDK's stream iterator for an error frame inside a 200 stream.
-        return ProviderError(status=None, type=etype, message=message or str(exc), kind="stream")
+        etype, message = error_fields(exc.body)
+        return ProviderError(type=etype, message=message or str(exc), kind="stream")
     return transport_error(exc)
 
 
 def transport_error(exc: BaseException) -> ProviderError:
-    """Anything else that broke the exchange: timeouts, connection errors, undecodable data."""
+    """Anything else that broke the exchange: httpx2's timeouts and connection errors, or a
+    body that could not be decoded (invalid JSON, the wrong shape)."""
+    if isinstance(exc, httpx2.TimeoutException):
+        return ProviderError(message=str(exc) or type(exc).__name__, kind="timeout")
+    if isinstance(exc, (httpx2.NetworkError, httpx2.ProtocolError, httpx2.ProxyError)):
+        return ProviderError(message=str(exc) or type(exc).__name__, kind="connection")
     name = type(exc).__name__
-    if "Timeout" in name:
-        return ProviderError(message=str(exc) or name, kind="timeout")
-    if any(word in name for word in ("Connect", "Network", "Protocol", "RemoteProtocol", "ReadError")):
-        return ProviderError(message=str(exc) or name, kind="connection")
     return ProviderError(message=f"{name}: {exc}" if str(exc) else name, kind="decode")
+
+
+class StreamAccumulator(Protocol):
+    """Folds a wire's parsed stream events into a result, and knows whether the stream ended."""
+
+    events: int
+    """Events of this wire seen so far."""
+    terminal: bool
+    """Whether the wire's terminal event arrived (the only proof the stream is whole)."""
+
+    def add(self, event: Any) -> None: ...
+
+    def result(self, error: ProviderError | None = None) -> TurnResult: ...
+
+
+async def read_stream(
+    opened: Awaitable[Any],
+    accumulator: StreamAccumulator,
+    error_of: Callable[[BaseException], ProviderError],
+    terminal: str,
+) -> TurnResult:
+    """Feed every event of a stream to `accumulator`, close the stream however it ends, and
+    say what is wrong with a stream that ended early: no event of the wire at all (a `decode`
+    error: the body is something else) or no terminal event `terminal` (`truncated`)."""
+    stream = None
+    try:
+        stream = await opened
+        async for event in stream:
+            accumulator.add(event)
+    except Exception as exc:
+        return accumulator.result(error=error_of(exc))
+    finally:
+        if stream is not None:
+            await _close_quietly(stream)
+    if accumulator.events == 0:
+        return accumulator.result(
+            error=ProviderError(message="no event of the wire in the stream", kind="decode")
+        )
+    if not accumulator.terminal:
+        return accumulator.result(
+            error=ProviderError(
+                message=f"the stream ended after {accumulator.events} event(s) without {terminal}",
+                kind="truncated",
+            )
+        )
+    return accumulator.result()
+
+
+async def _close_quietly(stream: Any) -> None:
+    """Release a stream's connection; a close that fails changes nothing about the result."""
+    close = getattr(stream, "close", None) or getattr(stream, "aclose", None)
+    if close is None:
+        return
+    with contextlib.suppress(Exception):
+        outcome = close()
+        if hasattr(outcome, "__await__"):
+            await outcome
+
+
+def not_the_wire(what: str) -> ProviderError:
+    """A plain response the SDK could not turn into the wire's response object."""
+    return ProviderError(message=f"not a {what}", kind="decode")
 
 
 def validate_params(adapter: Any, kwargs: JsonObject) -> None:

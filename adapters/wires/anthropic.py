@@ -28,7 +28,9 @@ from adapters.wires._base import (
     RenderedResponse,
     json_response,
     none_if_empty,
+    not_the_wire,
     parse_arguments,
+    read_stream,
     retry_after_header,
     sse_frame,
     sse_response,
@@ -139,6 +141,9 @@ class AnthropicStreamAccumulator:
     """Reassembles raw message stream events; `input_json_delta` fragments become whole inputs."""
 
     def __init__(self) -> None:
+        self.events = 0
+        self.terminal = False
+        """`message_stop` arrived: nothing else proves the stream is whole."""
         self.message_id: str | None = None
         self.model: str | None = None
         self.blocks: dict[int, Any] = {}
@@ -151,7 +156,10 @@ class AnthropicStreamAccumulator:
 
     def add(self, event: Any) -> None:
         kind = getattr(event, "type", None)
-        if kind == "message_start":
+        self.events += 1
+        if kind == "message_stop":
+            self.terminal = True
+        elif kind == "message_start":
             message = event.message
             self.message_id, self.model = message.id, message.model
             if message.usage is not None:
@@ -312,16 +320,16 @@ class AnthropicMessagesWire:
             except Exception as exc:
                 return TurnResult(error=self.error_from_exception(exc), finish_reason="error")
             return self.decode(message)
-        accumulator = AnthropicStreamAccumulator()
-        try:
-            stream = await client.messages.create(**kwargs)
-            async for event in stream:
-                accumulator.add(event)
-        except Exception as exc:
-            return accumulator.result(error=self.error_from_exception(exc))
-        return accumulator.result()
+        return await read_stream(
+            client.messages.create(**kwargs),
+            AnthropicStreamAccumulator(),
+            self.error_from_exception,
+            "message_stop",
+        )
 
     def decode(self, response: Any) -> TurnResult:
+        if not isinstance(getattr(response, "content", None), list):
+            return TurnResult(error=not_the_wire("Messages response (no content)"), finish_reason="error")
         return _result(
             response.id,
             response.model,
@@ -337,7 +345,9 @@ class AnthropicMessagesWire:
         return accumulator.result()
 
     def error_from_exception(self, exc: BaseException) -> ProviderError:
-        return stainless_error(exc)
+        import anthropic
+
+        return stainless_error(exc, anthropic)
 
     def request_path(self, model: str, *, stream: bool) -> str:
         return "/v1/messages"

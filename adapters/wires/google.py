@@ -29,6 +29,7 @@ from adapters.wires._base import (
     RenderedResponse,
     json_response,
     none_if_empty,
+    read_stream,
     retry_after_header,
     retry_after_seconds,
     sse_response,
@@ -93,6 +94,7 @@ class GeminiAccumulator:
     """
 
     def __init__(self) -> None:
+        self.events = 0
         self.text: list[str] = []
         self.reasoning: list[str] = []
         self.calls: list[ToolCall] = []
@@ -104,7 +106,13 @@ class GeminiAccumulator:
         self.prompt_block: str | None = None
         self.chunks_with_content = 0
 
+    @property
+    def terminal(self) -> bool:
+        """A candidate's `finishReason` (or a blocked prompt) ends a Gemini stream."""
+        return self.finish is not None or self.prompt_block is not None
+
     def add(self, chunk: Any) -> None:
+        self.events += 1
         self.response_id = self.response_id or getattr(chunk, "response_id", None)
         self.model = self.model or getattr(chunk, "model_version", None)
         if getattr(chunk, "usage_metadata", None) is not None:
@@ -291,18 +299,18 @@ class GoogleGenAIWire:
 
     async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
         call = {k: v for k, v in kwargs.items() if k != "stream"}
+        if kwargs.get("stream"):
+            return await read_stream(
+                client.models.generate_content_stream(**call),
+                GeminiAccumulator(),
+                self.error_from_exception,
+                "a candidate's finishReason",
+            )
         accumulator = GeminiAccumulator()
         try:
-            if kwargs.get("stream"):
-                async for chunk in await client.models.generate_content_stream(**call):
-                    accumulator.add(chunk)
-            else:
-                accumulator.add(await client.models.generate_content(**call))
+            accumulator.add(await client.models.generate_content(**call))
         except Exception as exc:
-            error = self.error_from_exception(exc)
-            if not kwargs.get("stream"):
-                return TurnResult(error=error, finish_reason="error")
-            return accumulator.result(error=error)
+            return TurnResult(error=self.error_from_exception(exc), finish_reason="error")
         return accumulator.result()
 
     def decode(self, response: Any) -> TurnResult:
@@ -319,6 +327,8 @@ class GoogleGenAIWire:
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         from google.genai import errors
 
+        if isinstance(exc, errors.UnknownApiResponseError):
+            return ProviderError(message=f"the response is not Gemini's JSON: {exc}", kind="decode")
         if not isinstance(exc, errors.APIError):
             return transport_error(exc)
         response = getattr(exc, "response", None)

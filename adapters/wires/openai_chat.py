@@ -25,12 +25,16 @@ from adapters.contract import (
     UserMessage,
     WireName,
 )
+from adapters.exchange import current as current_exchange
 from adapters.schema import PreparedTools
 from adapters.wires._base import (
     RenderedResponse,
+    error_fields,
     json_response,
     none_if_empty,
+    not_the_wire,
     parse_arguments,
+    read_stream,
     retry_after_header,
     sse_frame,
     sse_response,
@@ -93,10 +97,16 @@ class _PendingCall:
 
 
 class ChatStreamAccumulator:
-    """Reassembles chat.completion.chunk events into whole calls, in the provider's order."""
+    """Reassembles chat.completion.chunk events into whole calls, in the provider's order.
+
+    The stream is whole once a choice carries its `finish_reason` (or `[DONE]` closed it:
+    some servers send no finish reason).
+    """
 
     def __init__(self) -> None:
+        self.events = 0
         self.text: list[str] = []
+        self.refusal: list[str] = []
         self.reasoning: list[str] = []
         self.calls: dict[Any, _PendingCall] = {}
         self.finish: str | None = None
@@ -104,7 +114,15 @@ class ChatStreamAccumulator:
         self.response_id: str | None = None
         self.model: str | None = None
 
+    @property
+    def terminal(self) -> bool:
+        if self.finish is not None:
+            return True
+        exchange = current_exchange()
+        return exchange is not None and b"[DONE]" in exchange.tail
+
     def add(self, chunk: Any) -> None:
+        self.events += 1
         self.response_id = self.response_id or getattr(chunk, "id", None) or None
         self.model = self.model or getattr(chunk, "model", None) or None
         if getattr(chunk, "usage", None) is not None:
@@ -122,7 +140,7 @@ class ChatStreamAccumulator:
         if delta.content:
             self.text.append(delta.content)
         if delta.refusal:
-            self.text.append(delta.refusal)
+            self.refusal.append(delta.refusal)
         reasoning = _reasoning_of(delta)
         if reasoning:
             self.reasoning.append(reasoning)
@@ -148,6 +166,7 @@ class ChatStreamAccumulator:
         calls = [_call(c.id, c.name, "".join(c.arguments)) for c in self.calls.values() if c.name]
         return TurnResult(
             text=none_if_empty("".join(self.text)),
+            refusal=none_if_empty("".join(self.refusal)),
             reasoning=none_if_empty("".join(self.reasoning)),
             tool_calls=calls,
             finish_reason="error" if error else normalize_finish(self.finish, bool(calls)),
@@ -243,27 +262,35 @@ class OpenAIChatWire:
             except Exception as exc:
                 return TurnResult(error=self.error_from_exception(exc), finish_reason="error")
             return self.decode(response)
-        accumulator = ChatStreamAccumulator()
-        try:
-            stream = await client.chat.completions.create(**kwargs)
-            async for chunk in stream:
-                accumulator.add(chunk)
-        except Exception as exc:
-            return accumulator.result(error=self.error_from_exception(exc))
-        return accumulator.result()
+        return await read_stream(
+            client.chat.completions.create(**kwargs),
+            ChatStreamAccumulator(),
+            self.error_from_exception,
+            "a choice's finish_reason or [DONE]",
+        )
 
     def decode(self, response: Any) -> TurnResult:
-        choices = getattr(response, "choices", None) or []
-        if not choices:
-            extra = getattr(response, "model_extra", None) or {}
+        extra = getattr(response, "model_extra", None) or {}
+        if not isinstance(getattr(response, "choices", None), list):
             if extra.get("error"):
-                error = stainless_error(_BodyError(extra["error"]))
-                return TurnResult(error=error.model_copy(update={"status": 200, "kind": "http"}), status=200)
+                return TurnResult(error=_body_error(extra["error"]), status=200)
+            return TurnResult(error=not_the_wire("chat completion (no choices)"), finish_reason="error")
+        if not response.choices:
+            if extra.get("error"):
+                return TurnResult(error=_body_error(extra["error"]), status=200)
+            return TurnResult(error=not_the_wire("chat completion with a choice"), finish_reason="error")
+        choice = response.choices[0]
+        message = getattr(choice, "message", None)
+        if message is None:
+            # Azure's content filter answers a choice with its finish reason and no message.
             return TurnResult(
-                response_id=getattr(response, "id", None), status=200, usage=_usage(response.usage)
+                finish_reason=normalize_finish(choice.finish_reason, False),
+                raw_finish_reason=choice.finish_reason,
+                usage=_usage(response.usage),
+                response_id=response.id or None,
+                model=response.model or None,
+                status=200,
             )
-        choice = choices[0]
-        message = choice.message
         calls = [
             _call(tc.id, tc.function.name, tc.function.arguments)
             for tc in (message.tool_calls or [])
@@ -272,9 +299,9 @@ class OpenAIChatWire:
         legacy = getattr(message, "function_call", None)
         if not calls and legacy is not None and legacy.name:
             calls = [_call(None, legacy.name, legacy.arguments)]
-        text = (message.content or "") + (message.refusal or "")
         return TurnResult(
-            text=none_if_empty(text),
+            text=none_if_empty(message.content),
+            refusal=none_if_empty(getattr(message, "refusal", None)),
             reasoning=_reasoning_of(message),
             tool_calls=calls,
             finish_reason=normalize_finish(choice.finish_reason, bool(calls)),
@@ -292,7 +319,9 @@ class OpenAIChatWire:
         return accumulator.result()
 
     def error_from_exception(self, exc: BaseException) -> ProviderError:
-        return stainless_error(exc)
+        import openai
+
+        return stainless_error(exc, openai)
 
     def request_path(self, model: str, *, stream: bool) -> str:
         return "/chat/completions"
@@ -334,7 +363,7 @@ class OpenAIChatWire:
             message: JsonObject = {
                 "role": "assistant",
                 "content": result.text,
-                "refusal": None,
+                "refusal": result.refusal,
                 "annotations": [],
             }
             if calls:
@@ -369,13 +398,15 @@ class OpenAIChatWire:
             chunk(
                 {
                     "role": "assistant",
-                    "content": "" if result.text is None and not calls else None,
+                    "content": "" if result.text is None and not calls and not result.refusal else None,
                     "refusal": None,
                 }
             )
         ]
         if result.text:
             frames.extend(chunk({"content": piece}) for piece in text_pieces(result.text))
+        if result.refusal:
+            frames.extend(chunk({"refusal": piece}) for piece in text_pieces(result.refusal))
         for index, call in enumerate(calls):
             arguments = call["function"]["arguments"]
             frames.append(
@@ -402,12 +433,10 @@ class OpenAIChatWire:
         return sse_response(frames)
 
 
-class _BodyError(Exception):
-    """An error object found in a 200 body, shaped like the SDK's in-stream APIError."""
-
-    def __init__(self, body: Any) -> None:
-        super().__init__("error in response body")
-        self.body = body
+def _body_error(body: Any) -> ProviderError:
+    """An error object found in a 200 body (OpenRouter answers some failures this way)."""
+    etype, message = error_fields(body)
+    return ProviderError(status=200, type=etype, message=message or "error in response body", kind="http")
 
 
 def _raw_arguments(call: ToolCall) -> str:

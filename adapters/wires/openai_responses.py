@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -29,7 +30,9 @@ from adapters.wires._base import (
     RenderedResponse,
     json_response,
     none_if_empty,
+    not_the_wire,
     parse_arguments,
+    read_stream,
     retry_after_header,
     sse_frame,
     sse_response,
@@ -94,29 +97,41 @@ def _reasoning_text(item: Any) -> str:
     return "".join(parts)
 
 
-def _message_text(item: Any) -> str:
-    out = []
+def _message_parts(item: Any) -> tuple[str, str]:
+    """(visible text, refusal) of a message item: a `refusal` part is not text."""
+    text, refusal = [], []
     for part in getattr(item, "content", None) or []:
         kind = getattr(part, "type", None)
         if kind == "output_text":
-            out.append(part.text or "")
+            text.append(part.text or "")
         elif kind == "refusal":
-            out.append(part.refusal or "")
-    return "".join(out)
+            refusal.append(part.refusal or "")
+    return "".join(text), "".join(refusal)
 
 
-def _decode_output(output: list[Any]) -> tuple[str, str, list[ToolCall], list[JsonObject]]:
-    text, reasoning, calls, reasoning_items = [], [], [], []
+@dataclass
+class _Output:
+    text: list[str] = field(default_factory=list)
+    refusal: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+    reasoning_items: list[JsonObject] = field(default_factory=list)
+
+
+def _decode_output(output: list[Any]) -> _Output:
+    decoded = _Output()
     for item in output:
         kind = getattr(item, "type", None)
         if kind == "message":
-            text.append(_message_text(item))
+            text, refusal = _message_parts(item)
+            decoded.text.append(text)
+            decoded.refusal.append(refusal)
         elif kind == "function_call":
-            calls.append(_call_from_item(item))
+            decoded.calls.append(_call_from_item(item))
         elif kind == "reasoning":
-            reasoning.append(_reasoning_text(item))
-            reasoning_items.append(_dump(item))
-    return "".join(text), "".join(reasoning), calls, reasoning_items
+            decoded.reasoning.append(_reasoning_text(item))
+            decoded.reasoning_items.append(_dump(item))
+    return decoded
 
 
 def _error_of(response: Any) -> ProviderError | None:
@@ -132,13 +147,15 @@ def _error_of(response: Any) -> ProviderError | None:
 
 
 def _result_from_response(response: Any, *, error: ProviderError | None = None) -> TurnResult:
-    text, reasoning, calls, reasoning_items = _decode_output(list(getattr(response, "output", None) or []))
+    decoded = _decode_output(list(getattr(response, "output", None) or []))
     incomplete = getattr(response, "incomplete_details", None)
     status = getattr(response, "status", None)
     error = error or _error_of(response)
+    calls = decoded.calls
     return TurnResult(
-        text=none_if_empty(text),
-        reasoning=none_if_empty(reasoning),
+        text=none_if_empty("".join(decoded.text)),
+        refusal=none_if_empty("".join(decoded.refusal)),
+        reasoning=none_if_empty("".join(decoded.reasoning)),
         tool_calls=calls,
         finish_reason="error"
         if error
@@ -148,15 +165,21 @@ def _result_from_response(response: Any, *, error: ProviderError | None = None) 
         response_id=getattr(response, "id", None) or None,
         model=getattr(response, "model", None) or None,
         error=error,
-        provider_data={WIRE_NAME: {"reasoning": reasoning_items}} if reasoning_items else {},
+        provider_data={WIRE_NAME: {"reasoning": decoded.reasoning_items}} if decoded.reasoning_items else {},
         status=200,
     )
+
+
+TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete", "response.failed"})
 
 
 class ResponsesStreamAccumulator:
     """Reassembles Responses stream events; the terminal event's response is authoritative."""
 
     def __init__(self) -> None:
+        self.events = 0
+        self.terminal = False
+        self.refusal: list[str] = []
         self.final: Any = None
         self.error: ProviderError | None = None
         self.items: dict[int, Any] = {}
@@ -167,21 +190,26 @@ class ResponsesStreamAccumulator:
 
     def add(self, event: Any) -> None:
         kind = getattr(event, "type", None)
+        self.events += 1
         if kind in ("response.created", "response.in_progress"):
             self.response = event.response
-        elif kind in ("response.completed", "response.incomplete", "response.failed"):
+        elif kind in TERMINAL_EVENTS:
             self.final = event.response
+            self.terminal = True
         elif kind in ("response.output_item.added", "response.output_item.done"):
             self.items[event.output_index] = event.item
         elif kind == "response.function_call_arguments.delta":
             self.arguments.setdefault(event.output_index, []).append(event.delta)
         elif kind == "response.function_call_arguments.done":
             self.arguments[event.output_index] = [event.arguments]
-        elif kind in ("response.output_text.delta", "response.refusal.delta"):
+        elif kind == "response.output_text.delta":
             self.text.setdefault(event.output_index, []).append(event.delta)
+        elif kind == "response.refusal.delta":
+            self.refusal.append(event.delta)
         elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
             self.reasoning.append(event.delta)
         elif kind == "error":
+            self.terminal = True
             code = getattr(event, "code", None)
             self.error = ProviderError(
                 type=str(code) if code else None,
@@ -196,6 +224,7 @@ class ResponsesStreamAccumulator:
         # No terminal event (or one without its output): rebuild from the pieces that arrived.
         calls: list[ToolCall] = []
         text: list[str] = []
+        refusal: list[str] = list(self.refusal)
         reasoning_items: list[JsonObject] = []
         for index in sorted(set(self.items) | set(self.text)):
             item = self.items.get(index)
@@ -209,11 +238,15 @@ class ResponsesStreamAccumulator:
             elif index in self.text:
                 text.append("".join(self.text[index]))
             elif kind == "message":
-                text.append(_message_text(item))
+                item_text, item_refusal = _message_parts(item)
+                text.append(item_text)
+                if not self.refusal:
+                    refusal.append(item_refusal)
         head = self.final or self.response
         status = getattr(head, "status", None) if self.final is not None else None
         return TurnResult(
             text=none_if_empty("".join(text)),
+            refusal=none_if_empty("".join(refusal)),
             reasoning=none_if_empty("".join(self.reasoning)),
             tool_calls=calls,
             finish_reason="error" if error else normalize_finish(status, None, bool(calls)),
@@ -314,16 +347,19 @@ class OpenAIResponsesWire:
             except Exception as exc:
                 return TurnResult(error=self.error_from_exception(exc), finish_reason="error")
             return self.decode(response)
-        accumulator = ResponsesStreamAccumulator()
-        try:
-            stream = await client.responses.create(**kwargs)
-            async for event in stream:
-                accumulator.add(event)
-        except Exception as exc:
-            return accumulator.result(error=self.error_from_exception(exc))
-        return accumulator.result()
+        return await read_stream(
+            client.responses.create(**kwargs),
+            ResponsesStreamAccumulator(),
+            self.error_from_exception,
+            "response.completed (or incomplete/failed)",
+        )
 
     def decode(self, response: Any) -> TurnResult:
+        if (
+            not isinstance(getattr(response, "output", None), list)
+            and getattr(response, "error", None) is None
+        ):
+            return TurnResult(error=not_the_wire("Responses response (no output)"), finish_reason="error")
         return _result_from_response(response)
 
     def decode_stream(self, events: list[Any]) -> TurnResult:
@@ -333,7 +369,9 @@ class OpenAIResponsesWire:
         return accumulator.result()
 
     def error_from_exception(self, exc: BaseException) -> ProviderError:
-        return stainless_error(exc)
+        import openai
+
+        return stainless_error(exc, openai)
 
     def request_path(self, model: str, *, stream: bool) -> str:
         return "/responses"
@@ -356,14 +394,19 @@ class OpenAIResponsesWire:
 def _render_response(result: TurnResult, model: str, status: str | None = None) -> JsonObject:
     now = int(time.time())
     output: list[JsonObject] = list((result.provider_data.get(WIRE_NAME) or {}).get("reasoning", []))
+    content: list[JsonObject] = []
     if result.text is not None:
+        content.append({"type": "output_text", "text": result.text, "annotations": [], "logprobs": []})
+    if result.refusal is not None:
+        content.append({"type": "refusal", "refusal": result.refusal})
+    if content:
         output.append(
             {
                 "id": "msg_emulated_0",
                 "type": "message",
                 "status": "completed",
                 "role": "assistant",
-                "content": [{"type": "output_text", "text": result.text, "annotations": [], "logprobs": []}],
+                "content": content,
             }
         )
     for index, call in enumerate(result.tool_calls):
@@ -426,6 +469,30 @@ def _render_response(result: TurnResult, model: str, status: str | None = None) 
     }
 
 
+def _part_events(item_id: str, index: int, content_index: int, part: JsonObject) -> list[JsonObject]:
+    """The events that stream one content part (output text or a refusal) of a message."""
+    refusal = part["type"] == "refusal"
+    field_name, kind = ("refusal", "response.refusal") if refusal else ("text", "response.output_text")
+    value = part[field_name]
+    empty = {**part, field_name: ""}
+    where = {"item_id": item_id, "output_index": index, "content_index": content_index}
+    extra: JsonObject = {} if refusal else {"logprobs": []}
+    events: list[JsonObject] = [{"type": "response.content_part.added", **where, "part": empty}]
+    events += [
+        {
+            "type": f"{kind}.delta",
+            **where,
+            "delta": piece,
+            **extra,
+            **({} if refusal else {"obfuscation": "emulated"}),
+        }
+        for piece in text_pieces(value)
+    ]
+    events.append({"type": f"{kind}.done", **where, field_name: value, **extra})
+    events.append({"type": "response.content_part.done", **where, "part": part})
+    return events
+
+
 def _render_events(response: JsonObject) -> list[bytes]:
     sequence = 0
     frames: list[bytes] = []
@@ -441,7 +508,6 @@ def _render_events(response: JsonObject) -> list[bytes]:
     emit({"type": "response.in_progress", "response": opening})
     for index, item in enumerate(response["output"]):
         if item["type"] == "message":
-            text = item["content"][0]["text"]
             emit(
                 {
                     "type": "response.output_item.added",
@@ -449,47 +515,9 @@ def _render_events(response: JsonObject) -> list[bytes]:
                     "item": {**item, "status": "in_progress", "content": []},
                 }
             )
-            part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
-            emit(
-                {
-                    "type": "response.content_part.added",
-                    "item_id": item["id"],
-                    "output_index": index,
-                    "content_index": 0,
-                    "part": part,
-                }
-            )
-            for piece in text_pieces(text):
-                emit(
-                    {
-                        "type": "response.output_text.delta",
-                        "item_id": item["id"],
-                        "output_index": index,
-                        "content_index": 0,
-                        "delta": piece,
-                        "logprobs": [],
-                        "obfuscation": "emulated",
-                    }
-                )
-            emit(
-                {
-                    "type": "response.output_text.done",
-                    "item_id": item["id"],
-                    "output_index": index,
-                    "content_index": 0,
-                    "text": text,
-                    "logprobs": [],
-                }
-            )
-            emit(
-                {
-                    "type": "response.content_part.done",
-                    "item_id": item["id"],
-                    "output_index": index,
-                    "content_index": 0,
-                    "part": {**part, "text": text},
-                }
-            )
+            for content_index, part in enumerate(item["content"]):
+                for event in _part_events(item["id"], index, content_index, part):
+                    emit(event)
         elif item["type"] == "function_call":
             arguments = item["arguments"]
             emit(

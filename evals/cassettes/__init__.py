@@ -4,8 +4,8 @@ and binding one cassette to one adapter for replay or recording (`open_episode`)
 from evals.cassettes.episode import CassetteMiss, CassetteTransport, Episode, open_episode, record_command
 from evals.cassettes.format import CassetteError, Interaction, load_cassette, load_interactions
 from evals.cassettes.meta import CassetteMeta, Mode, Source
-from evals.cassettes.scrub import PLACEHOLDER, Scrubber
 from evals.cassettes.store import CassetteStore
+from evals.scrub import PLACEHOLDER, Scrubber
 
 __all__ = [
     "PLACEHOLDER",

@@ -30,7 +30,7 @@ from vcr.serializers import yamlserializer
 
 from evals.cassettes.format import CassetteError, Interaction, load_interactions, read_document
 from evals.cassettes.matching import VCR_MATCH_ON, RequestKey, request_key
-from evals.cassettes.scrub import Scrubber
+from evals.scrub import Scrubber
 
 _KEY_ATTRIBUTE = "_xpeval_request_key"
 

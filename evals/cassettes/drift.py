@@ -32,9 +32,6 @@ from evals.cassettes.store import CassetteStore
 if TYPE_CHECKING:
     from evals.cases import Case
 
-UNDECODABLE_KINDS = frozenset({"decode", "truncated"})
-"""Errors a recorded response causes by its own bytes: in a replay, the cassette is broken."""
-
 EPISODE_TIMEOUT = 60.0
 """Seconds one replayed episode may take before it counts as hung."""
 
@@ -73,7 +70,7 @@ async def replay_with_runner(episode: Episode, adapter_id: str, case: Case, meta
     finally:
         await adapter.aclose()
     error = outcome.error
-    if error is not None and error.kind in UNDECODABLE_KINDS and not episode.has_misses:
+    if error is not None and error.bad_response and not episode.has_misses:
         return [
             f"{episode.cassette_path}: a recorded response no longer decodes ({error.kind}: {error.message})"
         ]

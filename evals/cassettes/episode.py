@@ -35,8 +35,8 @@ from evals.cassettes.cassette import IndexedCassette, load_recording
 from evals.cassettes.format import CassetteError
 from evals.cassettes.matching import RequestKey, closest, describe, fingerprint, request_diff
 from evals.cassettes.meta import META_KEY, CassetteMeta, Mode, Source, xpeval_version
-from evals.cassettes.scrub import Scrubber, environment_secrets, install_log_filter
 from evals.cassettes.store import CassetteStore
+from evals.scrub import Scrubber, environment_secrets, install_log_filter
 
 TARGET_OF_SOURCE = {"live": "provider", "local-model": "local-model", "emulated": "emulator"}
 """The `xpeval run --target` that records a cassette of each source."""

@@ -20,8 +20,13 @@ from urllib.parse import parse_qsl, urlsplit
 from vcr.matchers import method as vcr_method
 from vcr.matchers import path as vcr_path
 
-IGNORED_QUERY_PARAMS = frozenset({"key"})
-"""Gemini's API-key query parameter: scrubbed when recorded, so never compared."""
+from adapters.secrets import is_credential_param
+
+
+def _ignored(name: str) -> bool:
+    """Credential-like parameters (Gemini's `key`, a `token` in a base URL) are scrubbed when
+    recorded, so never compared."""
+    return is_credential_param(name)
 
 VOLATILE_FIELDS: tuple[str, ...] = ()
 """Top-level request-body fields left out of matching because they change on every run.
@@ -57,7 +62,7 @@ def canonical_query(query: str) -> tuple[tuple[str, str], ...]:
     if not query:
         return ()
     pairs = parse_qsl(query, keep_blank_values=True)
-    return tuple(sorted((k, v) for k, v in pairs if k not in IGNORED_QUERY_PARAMS))
+    return tuple(sorted((k, v) for k, v in pairs if not _ignored(k)))
 
 
 def request_key(method: str, uri: str, body: bytes | str | None) -> RequestKey:
@@ -124,8 +129,8 @@ def closest(
 # --- the same rule as vcrpy matchers, for vcrpy's own machinery and for plain `use_cassette` ---
 
 
-def query_without_key(r1: Any, r2: Any) -> None:
-    """vcrpy matcher: query parameters equal, the scrubbed `key` aside."""
+def query_without_credentials(r1: Any, r2: Any) -> None:
+    """vcrpy matcher: query parameters equal, the scrubbed credential parameters aside."""
     q1, q2 = canonical_query(r1.parsed_uri.query), canonical_query(r2.parsed_uri.query)
     if q1 != q2:
         raise AssertionError(f"{q1} != {q2}")
@@ -137,5 +142,5 @@ def json_body(r1: Any, r2: Any) -> None:
         raise AssertionError("the request bodies differ")
 
 
-VCR_MATCH_ON = (vcr_method, vcr_path, query_without_key, json_body)
+VCR_MATCH_ON = (vcr_method, vcr_path, query_without_credentials, json_body)
 """The matching rule as vcrpy `match_on` functions (equal keys <=> every matcher passes)."""

@@ -29,10 +29,13 @@ def run(args: argparse.Namespace) -> int:
         args.wire,
         on_skip=lambda note: print(f"xpeval: skipped {note}", file=sys.stderr),
     )
+    failed = sum(1 for row in rows if "decode_error" in row)
+    if failed:
+        print(f"xpeval: {failed} of {len(rows)} interaction(s) could not be decoded", file=sys.stderr)
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
-        return 0
+        return 1 if failed else 0
     from rich.console import Console
     from rich.table import Table
 
@@ -45,13 +48,15 @@ def run(args: argparse.Namespace) -> int:
             for c in row["tool_calls"]
         )
         text = row["text"] or ""
+        if row["refusal"]:
+            text = f"{text}\nrefusal: {row['refusal']}".strip()
         table.add_row(
             str(row["interaction"]),
             str(row["status"]),
             calls or "-",
             text if len(text) <= 80 else text[:77] + "...",
             str(row["finish_reason"]),
-            row["error_type"] or "-",
+            row.get("decode_error") or row["error_type"] or "-",
         )
     Console().print(table)
-    return 0
+    return 1 if failed else 0

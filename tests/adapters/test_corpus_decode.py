@@ -68,15 +68,15 @@ def expected_chat(body: bytes, stream: bool) -> dict[str, Any]:
             (c.get("id") or None, c["function"]["name"], args_of(c["function"]["arguments"]))
             for c in message.get("tool_calls") or []
         ]
-        text = (message.get("content") or "") + (message.get("refusal") or "")
         return {
             "calls": calls,
-            "text": text or None,
+            "text": message.get("content") or None,
+            "refusal": message.get("refusal") or None,
             "finish": doc["choices"][0]["finish_reason"],
             "error": None,
         }
     calls: dict[int, list[Any]] = {}
-    text, finish, error = "", None, None
+    text, refusal, finish, error = "", "", None, None
     for _event, data in sse_events(body):
         if data.startswith("[DONE]"):
             break
@@ -87,6 +87,7 @@ def expected_chat(body: bytes, stream: bool) -> dict[str, Any]:
         for choice in doc.get("choices") or []:
             delta = choice.get("delta") or {}
             text += delta.get("content") or ""
+            refusal += delta.get("refusal") or ""
             for piece in delta.get("tool_calls") or []:
                 slot = calls.setdefault(piece["index"], [None, "", ""])
                 slot[0] = slot[0] or piece.get("id")
@@ -97,6 +98,7 @@ def expected_chat(body: bytes, stream: bool) -> dict[str, Any]:
     return {
         "calls": [(i, n, args_of(a)) for i, n, a in calls.values()],
         "text": text or None,
+        "refusal": refusal or None,
         "finish": finish,
         "error": error,
     }
@@ -112,14 +114,21 @@ def expected_responses(body: bytes, stream: bool) -> dict[str, Any]:
         doc = finals[-1]
     else:
         doc = json.loads(body)
-    calls, text = [], ""
+    calls, text, refusal = [], "", ""
     for item in doc.get("output") or []:
         if item["type"] == "function_call":
             calls.append((item["call_id"], item["name"], args_of(item["arguments"])))
         elif item["type"] == "message":
             for part in item["content"]:
-                text += part.get("text") or part.get("refusal") or ""
-    return {"calls": calls, "text": text or None, "finish": doc["status"], "error": None}
+                text += part.get("text") or ""
+                refusal += part.get("refusal") or ""
+    return {
+        "calls": calls,
+        "text": text or None,
+        "refusal": refusal or None,
+        "finish": doc["status"],
+        "error": None,
+    }
 
 
 def expected_anthropic(body: bytes, stream: bool) -> dict[str, Any]:
@@ -207,6 +216,7 @@ def test_decode_matches_what_the_provider_sent(cassette: Path) -> None:
         assert row["status"] == interaction.status, where
         assert [(c["id"], c["name"], c["arguments"]) for c in row["tool_calls"]] == expected["calls"], where
         assert row["text"] == expected["text"], where
+        assert row["refusal"] == expected.get("refusal"), where
         assert row["finish_reason"] == expected["finish"], where
         assert row["error_type"] == expected["error"], where
 
@@ -298,4 +308,4 @@ def test_decode_cli_prints_one_json_line_per_interaction() -> None:
     ).stdout
     rows = [json.loads(line) for line in out.splitlines()]
     assert [r["interaction"] for r in rows] == [0, 1]
-    assert set(rows[0]) == {"interaction", "status", "tool_calls", "text", "finish_reason", "error_type"}
+    assert set(rows[0]) == {"interaction", "status", "tool_calls", "text", "refusal", "finish_reason", "error_type"}

@@ -56,11 +56,6 @@ ALLOWED: dict[WireName, dict[str, str]] = {
         "prompt_cache_retention": CHANGED_OVER_TIME,
         "completed_at": CHANGED_OVER_TIME,
         "phase": "only gpt-5.x message items carry a phase",
-        "output.content.refusal": "a refusal decodes to text, and a TurnResult does not say the text "
-                                  "was a refusal: it renders as output_text",
-        "output.content.annotations": "the output_text part that stands for a refusal (see above)",
-        "output.content.logprobs": "the output_text part that stands for a refusal (see above)",
-        "output.content.text": "the output_text part that stands for a refusal (see above)",
     },
     "anthropic-messages": {
         "stop_details": CHANGED_OVER_TIME,

@@ -1,0 +1,100 @@
+"""What came back over HTTP for a turn: status, content type and the first bytes of the body.
+
+The SDKs hide the raw response once they have parsed it (or failed to). A decode error must
+name what the server actually sent (`200 text/html` is a proxy's error page, not a model
+answering nothing), so every SDK client sends through `ObservingTransport`, which notes the
+last response of the turn in progress. `Adapter.turn` opens the note with `observe()`; asyncio
+copies context into each task, so concurrent turns never share one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+import httpx2
+
+HEAD_BYTES = 120
+"""How much of a body is kept to show what it was (never more: bodies may be megabytes)."""
+TAIL_BYTES = 64
+"""How much of its end is kept: some streams' only terminal mark is their last frame."""
+
+
+@dataclass
+class Exchange:
+    status: int | None = None
+    content_type: str | None = None
+    head: bytes = b""
+    tail: bytes = b""
+
+    def describe(self) -> str:
+        """`200 text/html, body starts '<html>...'` (what the server sent, in one phrase)."""
+        if self.status is None:
+            return "no response"
+        kind = self.content_type or "no content type"
+        head = self.head.decode("utf-8", "replace").strip()
+        shown = f"body starts {head[:60]!r}" if head else "empty body"
+        return f"{self.status} {kind}, {shown}"
+
+
+_CURRENT: ContextVar[Exchange | None] = ContextVar("xpeval_exchange", default=None)
+
+
+def current() -> Exchange | None:
+    """The exchange of the turn in progress (None outside `observe()`)."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def observe() -> Iterator[Exchange]:
+    exchange = Exchange()
+    token = _CURRENT.set(exchange)
+    try:
+        yield exchange
+    finally:
+        _CURRENT.reset(token)
+
+
+class _HeadStream(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, exchange: Exchange) -> None:
+        self._inner = inner
+        self._exchange = exchange
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        exchange = self._exchange
+        async for chunk in self._inner:
+            if len(exchange.head) < HEAD_BYTES:
+                exchange.head += chunk[: HEAD_BYTES - len(exchange.head)]
+            exchange.tail = (exchange.tail + chunk)[-TAIL_BYTES:]
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class ObservingTransport(httpx2.AsyncBaseTransport):
+    """Passes every request to `inner` and notes the response in the turn's `Exchange`."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self.inner.handle_async_request(request)
+        exchange = _CURRENT.get()
+        if exchange is not None:
+            exchange.status = response.status_code
+            exchange.content_type = response.headers.get("content-type")
+            exchange.head = exchange.tail = b""
+            try:
+                body = response.content  # already read (an in-memory body: cassettes, mocks)
+            except httpx2.ResponseNotRead:
+                if isinstance(response.stream, httpx2.AsyncByteStream):
+                    response.stream = _HeadStream(response.stream, exchange)
+            else:
+                exchange.head, exchange.tail = body[:HEAD_BYTES], body[-TAIL_BYTES:]
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -1,0 +1,117 @@
+"""A loopback server that answers every request with one fault, in a wire's own framing.
+
+Built on the emulator's HTTP server (real sockets, chunked streams flushed frame by frame),
+it serves for each fault the bytes a broken provider, proxy or network would send: a stream
+that ends cleanly without its wire's terminal event, an HTML page or an empty body with status
+200, invalid JSON, a body cut in half, a connection cut mid-stream, a 5xx.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import httpx2
+
+from adapters.contract import ProviderError, ToolCall, TurnResult, Usage, WireName
+from adapters.wires import RenderedResponse, get_wire
+from evals.cases import Case
+from evals.emulator import EmulatorServer, Reply
+
+ANSWER = TurnResult(
+    text="Converting 26.2 miles to kilometres for you now.",
+    tool_calls=[ToolCall(id="call_1", name="convert_units", arguments={"value": 26.2, "from_unit": "mi",
+                                                                        "to_unit": "km"})],
+    usage=Usage(input_tokens=10, output_tokens=5, total_tokens=15),
+)
+
+
+def _frames_without_terminal(wire: WireName, frames: list[bytes]) -> list[bytes]:
+    """The stream's frames with the wire's terminal marks taken out; it still ends cleanly."""
+    if wire == "openai-chat":
+        return [f for f in frames if b'"finish_reason":null' in f]
+    if wire == "openai-responses":
+        return [f for f in frames if not f.startswith(b"event: response.completed")]
+    if wire == "anthropic-messages":
+        return [f for f in frames if not f.startswith((b"event: message_delta", b"event: message_stop"))]
+    out = []
+    for frame in frames:  # Gemini: the finishReason inside a chunk is the only terminal mark
+        document = json.loads(frame.removeprefix(b"data: ").strip())
+        for candidate in document.get("candidates", []):
+            candidate.pop("finishReason", None)
+        out.append(b"data: " + json.dumps(document).encode() + b"\r\n\r\n")
+    return out
+
+
+def _sse(frames: list[bytes]) -> RenderedResponse:
+    return RenderedResponse(200, {"content-type": "text/event-stream"}, frames)
+
+
+FaultMaker = Callable[[WireName, bool], Reply]
+
+
+def _rendered(wire: WireName, stream: bool) -> RenderedResponse:
+    return get_wire(wire).render(ANSWER, model="m", stream=stream)
+
+
+def _no_terminal(wire: WireName, stream: bool) -> Reply:
+    return Reply(raw=_sse(_frames_without_terminal(wire, _rendered(wire, True).chunks)))
+
+
+def _html(wire: WireName, stream: bool) -> Reply:
+    page = b"<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"
+    return Reply(raw=RenderedResponse(200, {"content-type": "text/html"}, [page]))
+
+
+def _empty(wire: WireName, stream: bool) -> Reply:
+    content_type = "text/event-stream" if stream else "application/json"
+    return Reply(raw=RenderedResponse(200, {"content-type": content_type}, [b""]))
+
+
+def _invalid_json(wire: WireName, stream: bool) -> Reply:
+    if not stream:
+        return Reply(raw=RenderedResponse(200, {"content-type": "application/json"}, [b'{"id": "x", "choi']))
+    event = b"event: message_start\n" if wire == "anthropic-messages" else b""
+    return Reply(raw=_sse([event + b"data: {not json at all\n\n", event + b"data: [1, 2\n\n"]))
+
+
+def _half_body(wire: WireName, stream: bool) -> Reply:
+    rendered = _rendered(wire, stream)
+    return Reply(raw=RenderedResponse(200, rendered.headers, [rendered.body[: len(rendered.body) // 2]]))
+
+
+def _cut_connection(wire: WireName, stream: bool) -> Reply:
+    return Reply(result=ANSWER, truncate_after=1)
+
+
+def _server_error(wire: WireName, stream: bool) -> Reply:
+    return Reply(result=TurnResult(error=ProviderError(status=503, message="overloaded", kind="http")))
+
+
+FAULTS: dict[str, FaultMaker] = {
+    "no-terminal-event": _no_terminal,
+    "html-200": _html,
+    "empty-200": _empty,
+    "invalid-json": _invalid_json,
+    "half-body": _half_body,
+    "connection-cut": _cut_connection,
+    "503": _server_error,
+}
+STREAM_ONLY = frozenset({"no-terminal-event", "connection-cut"})
+
+
+class FaultEmulator:
+    """The runner's emulator target, answering every request of every episode with one fault."""
+
+    def __init__(self, server: EmulatorServer, fault: str, *, stream: bool, replies: int = 8) -> None:
+        self.server = server
+        self.fault = fault
+        self.stream = stream
+        self.replies = replies
+
+    def upstream_for(self, case: Case, adapter_id: str) -> httpx2.AsyncBaseTransport:
+        from adapters.registry import effective_contract
+
+        wire = effective_contract(adapter_id).wire
+        reply = FAULTS[self.fault](wire, self.stream)
+        return self.server.transport(self.server.script([reply] * self.replies))
