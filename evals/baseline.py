@@ -38,12 +38,23 @@ DEFAULT_MAX_ERROR_RATE = 0.05
 DEFAULT_MAX_MALFORMED_RATE = 0.25
 
 
+SOURCE_CLASS = {"live": "provider", "cassette": "provider", "local-model": "local-model", "emulated": "emulated"}
+"""What a row's numbers are of: a live answer and a replayed live recording are both the
+provider's; the local model and the emulator are their own."""
+
+
 def row_key(source: str, adapter: str, model: str) -> str:
     return f"{source}|{adapter}|{model}"
 
 
+def comparable(key: str) -> tuple[str, str, str]:
+    """(source class, adapter, model): two rows with the same one measure the same thing."""
+    source, adapter, model = split_key(key)
+    return SOURCE_CLASS.get(source, source), adapter, model
+
+
 def split_key(key: str) -> tuple[str, str, str]:
-    source, adapter, model = (key.split("|", 2) + ["", ""])[:3]
+    source, adapter, model = [*key.split("|", 2), "", ""][:3]
     return source, adapter, model
 
 

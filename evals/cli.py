@@ -7,16 +7,40 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from evals import commands
 from evals.errors import UserError
 
 
+class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows an option's default unless its help already says it or there is none to show."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, [], argparse.SUPPRESS):
+            return text
+        return str(super()._get_help_string(action))
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every command's --help shows its defaults."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _DefaultsFormatter)
+        super().__init__(*args, **kwargs)
+
+
+def _version() -> str:
+    from evals.cassettes.meta import xpeval_version
+
+    return xpeval_version()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="xpeval", description="Cross-provider conformance and evaluation for LLM tool calling."
-    )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser = _Parser(prog="xpeval", description="Cross-provider conformance and evaluation for LLM tool calling.")
+    parser.add_argument("--version", action="version", version=f"xpeval {_version()}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if module_info.name.startswith("_"):
             continue

@@ -26,6 +26,7 @@ from evals.baseline import (
     DETERMINISTIC_SOURCES,
     Baseline,
     codes_by_row,
+    comparable,
     flag_counts,
     passed,
     row_key,
@@ -67,11 +68,19 @@ class GateReport:
 
 @dataclass(frozen=True)
 class RunScope:
-    """What a run covered, from its header: which adapters, which case set, all of it or not."""
+    """What a run covered, from its header: which adapters and models, which case set, all of
+    its cases or some."""
 
     adapters: frozenset[str]
     case_set: str
     all_cases: bool = True
+    pairs: frozenset[tuple[str, str]] | None = None
+    """(adapter, model) pairs the run planned; None: every model of its adapters."""
+
+    def covers(self, adapter: str, model: str) -> bool:
+        if adapter not in self.adapters:
+            return False
+        return self.pairs is None or (adapter, model) in self.pairs
 
 
 def baseline_for_run(baseline: Baseline | None, scope: RunScope) -> tuple[Baseline | None, str | None]:
@@ -84,7 +93,7 @@ def baseline_for_run(baseline: Baseline | None, scope: RunScope) -> tuple[Baseli
             f"the baseline is for case set {baseline.case_set!r}, this run used {scope.case_set!r}: gated "
             "on conformance only (write that case set's own baseline with `xpeval gate --update-baseline`)"
         )
-    rows = {key: cases for key, cases in baseline.rows.items() if split_key(key)[1] in scope.adapters}
+    rows = {key: cases for key, cases in baseline.rows.items() if scope.covers(*split_key(key)[1:])}
     return Baseline(case_set=baseline.case_set, rows=rows, run=baseline.run), None
 
 
@@ -147,12 +156,20 @@ def evaluate(
     if baseline is None:
         return report
     current = codes_by_row(frame)
+    by_class = {comparable(key): key for key in current}
     pairings: list[_Pairing] = []
+    compared: set[str] = set()
     for key, before in sorted(baseline.rows.items()):
-        now = current.get(key)
-        if now is None:
-            report.findings.append(Finding(key, "present", False, f"{key}: in the baseline but not in this run"))
+        now_key = by_class.get(comparable(key))
+        if now_key is None:
+            other = [k for k in current if comparable(k)[1:] == comparable(key)[1:]]
+            if other:
+                report.notes.append(f"{key}: this run measured it from another source ({other[0]}): not compared")
+            else:
+                report.findings.append(Finding(key, "present", False, f"{key}: in the baseline but not in this run"))
             continue
+        compared.add(now_key)
+        now = current[now_key]
         if scope is None or scope.all_cases:
             missing = sorted(set(before) - set(now))
             if missing:
@@ -164,7 +181,7 @@ def evaluate(
         if new:
             report.notes.append(f"{key}: {len(new)} case(s) not in the baseline, not compared: {_names(new)}")
         pairings.extend(_pair(key, before, now))
-    for key in sorted(set(current) - set(baseline.rows)):
+    for key in sorted(set(current) - compared):
         report.notes.append(f"{key}: not in the baseline, not compared")
     report.findings.extend(_judge(pairings, tolerance, alpha))
     return report

@@ -27,7 +27,7 @@ import re
 import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 from vcr.filters import decode_response
 from vcr.request import Request as VcrRequest
@@ -64,11 +64,15 @@ def scrub_query(text: str) -> str:
 
 
 def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Values of credential-looking environment variables, long enough to scrub safely."""
+    """Values of credential-looking environment variables, and credential-like query values in
+    URL-valued ones (a base URL `...?token=...`), long enough to scrub safely."""
     env = os.environ if environ is None else environ
-    return sorted(
-        {v for k, v in env.items() if k.upper().endswith(SECRET_ENV_SUFFIXES) and len(v) >= MIN_SECRET_LENGTH}
-    )
+    found = {v for k, v in env.items() if k.upper().endswith(SECRET_ENV_SUFFIXES)}
+    for value in env.values():
+        if "?" in value and "://" in value:
+            query = urlsplit(value).query
+            found.update(v for k, v in parse_qsl(query) if secrets.is_credential_param(k))
+    return sorted(v for v in found if len(v) >= MIN_SECRET_LENGTH)
 
 
 def known_secrets() -> list[str]:

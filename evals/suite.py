@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from adapters.registry import adapter_ids, get_entry
-from evals.baseline import Baseline, read_baseline
+from evals.baseline import Baseline, read_baseline, split_key
 from evals.cases import CATEGORIES, Case, load_cases
 from evals.cases.loader import BUILTIN_DIR
 from evals.cassettes import CassetteStore, Mode
@@ -29,6 +29,7 @@ from evals.results import ResultsFile, RunHeader, fingerprint, now_iso
 from evals.runner import Progress, Runner, RunSettings
 from evals.scorecard import results_frame, scorecard, write_scorecard
 from evals.targets import (
+    Emulator,
     EpisodeFactory,
     StreamPolicy,
     TargetChoice,
@@ -137,8 +138,13 @@ class SuiteOutcome:
         return self.gate.passed
 
 
-def plan_suite(config: SuiteConfig, picker: TargetPicker, store: CassetteStore) -> SuitePlan:
-    """The episodes of a run and where each adapter's answers come from (no request is sent)."""
+def plan_suite(
+    config: SuiteConfig, picker: TargetPicker, store: CassetteStore, baseline: Baseline | None = None
+) -> SuitePlan:
+    """The episodes of a run and where each adapter's answers come from (no request is sent).
+
+    A replay plays every model recorded for an adapter, and every model its baseline rows
+    name: cassettes that disappeared are a failure, not a smaller run."""
     config.validate()
     adapters = list(dict.fromkeys(config.adapters)) or adapter_ids()
     for adapter_id in adapters:
@@ -149,8 +155,11 @@ def plan_suite(config: SuiteConfig, picker: TargetPicker, store: CassetteStore) 
     cases = select_cases([item.case for item in loaded], list(config.cases), list(config.categories))
     models = parse_models(list(config.models), adapters)
     if config.mode is Mode.REPLAY:
-        # Replay plays every model recorded for an adapter unless models were named.
-        models = {a: (ms if ms != [None] else list(store.models(a)) or [None]) for a, ms in models.items()}
+        baselined = [split_key(key)[1:] for key in (baseline.rows if baseline else {})]
+        for adapter_id, named in models.items():
+            if named == [None]:
+                expected = {m for a, m in baselined if a == adapter_id}
+                models[adapter_id] = sorted({*store.models(adapter_id), *expected}) or [None]
         targets: dict[str, TargetKind] = {}
         lines = [_replay_line(store, a, models[a], cases) for a in adapters]
     else:
@@ -214,12 +223,14 @@ def run_suite(
     log: Log = lambda line: None,
     progress: Callable[[int], Any] | None = None,
     local_model_up: Callable[[], bool] | None = None,
+    emulator: Emulator | None = None,
 ) -> SuiteOutcome:
     """Run the suite: every planned episode, the scorecard files, the gate's verdict.
 
     `log` receives the lines a user should see (where answers come from, resuming); `progress`
     is called with the number of episodes to play and returns a context manager with
-    `advance(row)` (the CLI's progress bar).
+    `advance(row)` (the CLI's progress bar). `emulator` answers the emulator target (default:
+    a loopback emulator giving a perfect model's answers, started for the run).
     """
     store = CassetteStore(config.cassettes)
     picker = TargetPicker(
@@ -227,7 +238,8 @@ def run_suite(
         local_model_up=local_model_up or _local_model_up,
         allow_emulator=config.allow_emulator,
     )
-    suite = plan_suite(config, picker, store)
+    baseline = _read_baseline(config.baseline_path())
+    suite = plan_suite(config, picker, store, baseline if baseline and baseline.case_set == config.case_set else None)
     for line in suite.lines:
         log(line)
     results = ResultsFile.open_for(config.results, _header(config, suite))
@@ -237,19 +249,30 @@ def run_suite(
         max_attempts=config.retries + 1,
         episode_timeout=config.timeout * 8,
     )
-    todo_count, resumed = _play(config, suite, store, picker, results, runner_settings, log, progress)
+    resumed = _play(config, suite, store, picker, results, runner_settings, log, progress, emulator)
     results.finish()
     frame = results_frame(results.rows)
     card = scorecard(frame)
     paths = write_scorecard(frame, config.reports)
     log(f"{len(frame)} episodes; scorecard: {paths['md']}")
-    baseline = _read_baseline(config.baseline_path())
-    scope = RunScope(adapters=frozenset(suite.adapters), case_set=config.case_set, all_cases=not config.some_cases)
+    scope = scope_of(results.header)
     compared, note = baseline_for_run(baseline, scope)
     report = evaluate(frame, compared, scope, tolerance=config.tolerance)
     if note:
         report.notes.insert(0, note)
     return SuiteOutcome(results, frame, card, report, paths, suite, resumed)
+
+
+def scope_of(header: RunHeader | None) -> RunScope:
+    """What a run covered, read from its results file's header (the gate needs no flags)."""
+    config = header.config if header is not None else {}
+    plan = header.plan if header is not None else []
+    return RunScope(
+        adapters=frozenset(config.get("adapters") or ()),
+        case_set=str(config.get("case_set") or BUILTIN_CASE_SET),
+        all_cases=not config.get("some_cases"),
+        pairs=frozenset((adapter, model) for _, adapter, model in plan if model is not None) or None,
+    )
 
 
 def _read_baseline(path: Path) -> Baseline | None:
@@ -265,14 +288,16 @@ def _play(
     settings: RunSettings,
     log: Log,
     progress: Callable[[int], Any] | None,
-) -> tuple[int, int]:
-    server = emulator = None
-    if config.mode is not Mode.REPLAY and "emulator" in suite.targets.values():
+    emulator: Emulator | None,
+) -> int:
+    server = None
+    owned: Any = None
+    if emulator is None and config.mode is not Mode.REPLAY and "emulator" in suite.targets.values():
         from evals.emulator.case_script import CaseEmulator
         from evals.emulator.server import EmulatorServer
 
         server = EmulatorServer().start()
-        emulator = CaseEmulator(server)
+        emulator = owned = CaseEmulator(server)
     factory = EpisodeFactory(
         mode=config.mode,
         store=store,
@@ -293,8 +318,8 @@ def _play(
             await runner.run(todo)
         finally:
             await factory.aclose()
-            if emulator is not None:
-                await emulator.aclose()
+            if owned is not None:
+                await owned.aclose()
 
     try:
         if progress is None:
@@ -305,7 +330,7 @@ def _play(
     finally:
         if server is not None:
             server.stop()
-    return len(todo), resumed
+    return resumed
 
 
 def _local_model_up() -> bool:

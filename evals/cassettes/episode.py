@@ -36,7 +36,7 @@ from evals.cassettes.format import CassetteError
 from evals.cassettes.matching import RequestKey, closest, describe, fingerprint, request_diff
 from evals.cassettes.meta import META_KEY, CassetteMeta, Mode, Source, xpeval_version
 from evals.cassettes.store import CassetteStore
-from evals.scrub import Scrubber, environment_secrets, install_log_filter
+from evals.scrub import Scrubber, install_log_filter, known_secrets
 
 TARGET_OF_SOURCE = {"live": "provider", "local-model": "local-model", "emulated": "emulator"}
 """The `xpeval run --target` that records a cassette of each source."""
@@ -364,7 +364,7 @@ def open_episode(
         )
         episode.transport = CassetteTransport(episode, episode.cassette, upstream=None)
         return episode
-    scrubber = Scrubber([*secrets, *environment_secrets()])
+    scrubber = Scrubber([*secrets, *known_secrets()])
     recording, replaced = (None, True) if refresh else _existing_for_record(path, source, model)
     episode._replaced_meta = replaced
     episode.cassette = IndexedCassette(

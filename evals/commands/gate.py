@@ -17,7 +17,6 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "gate",
         help="fail on conformance failures and regressions against a baseline",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument(
         "--baseline",
@@ -58,24 +57,18 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from evals.baseline import Thresholds, read_baseline, refusals, update
     from evals.errors import UserError
-    from evals.gate import RunScope, baseline_for_run, diff_text, evaluate, junit_xml, step_summary
+    from evals.gate import baseline_for_run, diff_text, evaluate, junit_xml, step_summary
     from evals.results import ResultsFile
     from evals.scorecard import results_frame
-    from evals.suite import BUILTIN_CASE_SET, CASE_DIR_BASELINE, DEFAULT_BASELINE
+    from evals.suite import BUILTIN_CASE_SET, CASE_DIR_BASELINE, DEFAULT_BASELINE, scope_of
 
     for name in ("tolerance", "alpha", "max_error_rate", "max_malformed_rate"):
         if not 0 <= getattr(args, name) <= 1:
             raise UserError(f"--{name.replace('_', '-')} must be between 0 and 1, got {getattr(args, name):g}")
     results = ResultsFile.read(args.results)
     results.check_complete()
-    assert results.header is not None
-    config = results.header.config
-    case_set = str(config.get("case_set") or BUILTIN_CASE_SET)
-    scope = RunScope(
-        adapters=frozenset(config.get("adapters") or ()),
-        case_set=case_set,
-        all_cases=not config.get("some_cases"),
-    )
+    scope = scope_of(results.header)
+    case_set = scope.case_set
     baseline_path: Path = args.baseline or (
         DEFAULT_BASELINE if case_set == BUILTIN_CASE_SET else Path(case_set) / CASE_DIR_BASELINE
     )

@@ -15,7 +15,7 @@ def register(subparsers: Any) -> None:
     actions = parser.add_subparsers(dest="local_model_action", metavar="ACTION", required=True)
 
     serve = actions.add_parser("serve", help="start the server and wait until it is ready")
-    serve.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for readiness (180)")
+    serve.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for readiness")
     serve.set_defaults(handler=run_serve)
 
     stop = actions.add_parser("stop", help="stop the server this tool started (by its PID)")

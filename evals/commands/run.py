@@ -25,7 +25,6 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "run",
         help="run cases through adapters and score them",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument(
         "--mode",
