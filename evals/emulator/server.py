@@ -37,6 +37,8 @@ from evals.emulator.script import Reply
 from evals.errors import UserError
 
 SCRIPT_HEADER = "x-emulator-script"
+RECEIVED_KEPT = 2000
+"""The latest requests kept for inspection: a long run must not hold every body it sent."""
 DEFAULT_SCRIPT = "default"
 """The script answering requests that carry no script id."""
 
@@ -98,7 +100,7 @@ class EmulatorServer:
         self._names = itertools.count(1)
         self._server: _QuietServer | None = None
         self._thread: threading.Thread | None = None
-        self.received: list[ReceivedRequest] = []
+        self.received: deque[ReceivedRequest] = deque(maxlen=RECEIVED_KEPT)
         self.connections = 0
 
     # --- lifecycle ----------------------------------------------------------------------
@@ -167,7 +169,12 @@ class EmulatorServer:
     def _next_reply(self, script_id: str) -> Reply | None:
         with self._lock:
             queue = self._scripts.get(script_id)
-            return queue.popleft() if queue else None
+            if not queue:
+                return None
+            reply = queue.popleft()
+            if not queue and script_id != DEFAULT_SCRIPT:
+                del self._scripts[script_id]  # a finished episode's script is not kept
+            return reply
 
     def _count_connection(self) -> None:
         with self._lock:
