@@ -29,7 +29,6 @@ from adapters.schema._vocab import (
     JSON_TYPES,
     LIST_SCHEMA,
     MAP_SCHEMA,
-    META,
     SCHEMA_POSITIONS,
     SINGLE_SCHEMA,
 )
@@ -614,30 +613,6 @@ class Engine:
 
     # ----------------------------------------------------------------- helpers for shapes
 
-    def emit_children(self, view: View, task: Task, out: dict[str, Any], keys: Any = None) -> None:
-        """Build the output slots of the schema-valued keywords of `view` (all, or `keys`)."""
-        kw = view.kw
-        for key in kw if keys is None else keys:
-            if key not in kw:
-                continue
-            value = kw[key]
-            if key in SINGLE_SCHEMA:
-                out[key] = None
-                self.push(value, task, out, key, (task.out_ptr, key))
-            elif key in MAP_SCHEMA:
-                slot: dict[str, Any] = {}
-                out[key] = slot
-                base = (task.out_ptr, key)
-                for name, layers in value.items():
-                    slot[name] = None
-                    self.push(layers, task, slot, name, (base, name))
-            elif key in LIST_SCHEMA:
-                items: list[Any] = [None] * len(value)
-                out[key] = items
-                base = (task.out_ptr, key)
-                for j, layers in enumerate(value):
-                    self.push(layers, task, items, j, (base, j))
-
     def check_common(self, view: View) -> None:
         """Refuse values that no JSON Schema validator would take (the BFCL pseudo-types among
         them), and normalise the two draft-04 forms 2020-12 spells differently."""
@@ -701,7 +676,3 @@ _MEMBER_DROPS = frozenset({"description", "title", "default", "examples", "$comm
 def _short(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def is_meta(key: str) -> bool:
-    return key in META

@@ -150,11 +150,6 @@ def drop_inapplicable(view: View, types: frozenset[str] | None) -> None:
 _INAPPLICABLE: dict[frozenset[str], frozenset[str]] = {}
 
 
-def push_child(e: Engine, task: Task, out: dict[str, Any], key: str, layers: Layers, flags: int = 0) -> None:
-    out[key] = None
-    e.push(layers, task, out, key, (task.out_ptr, key), flags)
-
-
 # --------------------------------------------------------------------------- root
 
 
@@ -352,11 +347,6 @@ def accepts_null(out: Any) -> bool:
         if key in out:
             return any(accepts_null(m) for m in out[key]) if key == "anyOf" else False
     return types is not None or "enum" in out
-
-
-def admits_type(out: Any, json_type: str) -> bool:
-    types = type_set(out.get("type")) if isinstance(out, dict) else None
-    return types is None or admits(types, json_type)
 
 
 def add_description(out: dict[str, Any], note: str) -> None:

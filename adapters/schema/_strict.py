@@ -52,7 +52,7 @@ from adapters.schema._rules import (
     one_of_as_any_of,
     root_object,
 )
-from adapters.schema._vocab import SCHEMA_POSITIONS, TYPE_ORDER, is_assertion, type_set
+from adapters.schema._vocab import SCHEMA_POSITIONS, TYPE_ORDER, type_set
 
 _LOOKAROUND = re.compile(r"\(\?<?[=!]")
 
@@ -580,7 +580,3 @@ def _nesting_depth(out: dict[str, Any], defs: dict[str, Any]) -> int:
             work.append((name, True))
             work.extend((t, False) for _, t in local[name][1] if t not in total and t not in on_path)
     return total[None]
-
-
-def is_constraint(key: str) -> bool:
-    return is_assertion(key)
