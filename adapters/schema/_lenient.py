@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.schema._engine import ROOT, Engine, Refused, Task, View
+from adapters.schema._engine import Engine
 from adapters.schema._rules import Rules, copy_node, root_object
 from adapters.schema._vocab import type_set
+from adapters.schema._walk import Refused, Task, View
+from adapters.schema._wellformed import check_common
 
 
 class OpenAIRules(Rules):
@@ -23,8 +25,8 @@ class OpenAIRules(Rules):
     label = "OpenAI (non-strict)"
 
     def shape(self, e: Engine, view: View, task: Task) -> Any:
-        e.check_common(view)
-        if task.flags & ROOT:
+        check_common(e, view)
+        if task.root:
             root_object(e, view)
         out: dict[str, Any] = {}
         copy_node(e, view, task, out)
@@ -55,9 +57,9 @@ class GeminiJsonSchemaRules(Rules):
     refs_must_resolve = True
 
     def shape(self, e: Engine, view: View, task: Task) -> Any:
-        e.check_common(view)
+        check_common(e, view)
         kw = view.kw
-        if task.flags & ROOT:
+        if task.root:
             root_object(e, view)
             kw = view.kw
         for key in _GEMINI_REFUSED:

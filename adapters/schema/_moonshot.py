@@ -20,18 +20,14 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.schema import _pointer as P
-from adapters.schema._engine import ACT_INLINE, ACT_KEEP, DEFS_MODE, ROOT, Engine, Layer, Refused, Task, View
-from adapters.schema._rules import (
-    Rules,
-    copy_node,
-    drop_inapplicable,
-    inferred_type,
-    one_of_as_any_of,
-    root_object,
-    split_by_type,
-    type_into_members,
-)
+from adapters.schema._engine import Engine
+from adapters.schema._rules import Rules, copy_node, root_object
+from adapters.schema._steps import drop_inapplicable, inferred_type
+from adapters.schema._unions import one_of_as_any_of, split_by_type, type_into_members
+from adapters.schema._view import sibling_keywords
 from adapters.schema._vocab import type_set
+from adapters.schema._walk import Layer, RefAction, RefMode, Refused, Task, View
+from adapters.schema._wellformed import check_common
 
 _ANY_TYPES = ("string", "number", "boolean", "object", "array", "null")
 _ANY_DEF = "AnyValue"
@@ -40,15 +36,15 @@ _ANY_DEF = "AnyValue"
 class MoonshotRules(Rules):
     name = "moonshot"
     label = "Moonshot"
-    ref_mode = DEFS_MODE
+    ref_mode = RefMode.DEFS
     refs_must_resolve = True
     flatten_allof = True
     flatten_root_allof = True
     resolve_root_unions = True
     inline_reason = "Moonshot refuses sibling keywords beside $ref"
 
-    def ref_action(self, e: Engine, task: Task, layers: list[Layer], i: int) -> int:
-        return ACT_INLINE if e.sibling_keywords(layers, i) else ACT_KEEP
+    def ref_action(self, e: Engine, task: Task, layers: list[Layer], i: int) -> RefAction:
+        return RefAction.INLINE if sibling_keywords(layers, i) else RefAction.KEEP
 
     def top(self, e: Engine) -> Any:
         return {"$ref": "#/$defs/" + P.escape(self._any_def(e))}
@@ -60,8 +56,8 @@ class MoonshotRules(Rules):
         return self.top(e)
 
     def shape(self, e: Engine, view: View, task: Task) -> Any:
-        e.check_common(view)
-        if task.flags & ROOT:
+        check_common(e, view)
+        if task.root:
             root_object(e, view)
         kw = view.kw
         if "$ref" in kw:

@@ -85,6 +85,7 @@ ASSERTIONS = (
 )
 """Keywords that change which instances are valid (`format` counted: providers may enforce it)."""
 
+
 def is_assertion(keyword: str) -> bool:
     return keyword in ASSERTIONS
 
