@@ -79,7 +79,7 @@ class Engine:
         self.stack: list[Task] = []
         keep = rules.ref_mode is RefMode.KEEP
         self.child_skip = NO_SKIP if keep else SKIP_DEFS
-        self.views = ViewBuilder(self.losses, keep_defs=keep, child_skip=self.child_skip)
+        self._view = ViewBuilder(self.losses, keep_defs=keep, child_skip=self.child_skip).view
         # defs mode: what the output's root `$defs` will hold
         self.defs_out: dict[str, Any] = {}
         self.def_names: dict[str, str] = {}
@@ -153,11 +153,14 @@ class Engine:
         if task.depth > self.deepest:
             self.deepest = task.depth
         layers: Layers | None = task.layers
-        if _may_expand(task):
+        # only a node that may hold a `$ref` or an `allOf` is expanded (the common leaf is not);
+        # written out here because it runs once per node
+        node = layers[0].node
+        if len(layers) != 1 or type(node) is not dict or "$ref" in node or "allOf" in node or task.root:
             layers = self._expand(task)
             if layers is None:
                 return
-        view = self.views.view(layers)
+        view = self._view(layers)
         if view is None:  # the node is a boolean schema
             out: Any = self.rules.boolean(self, task, layers)
         else:
@@ -182,6 +185,7 @@ class Engine:
         nullable: bool = False,
         member: bool = False,
     ) -> None:
+        # positional: this runs once per node, and keyword arguments cost more
         self.stack.append(
             Task(
                 layers,
@@ -191,8 +195,9 @@ class Engine:
                 out_ptr,
                 parent.chain,
                 parent.owner,
-                nullable=nullable,
-                member=member,
+                False,
+                nullable,
+                member,
             )
         )
 
@@ -401,15 +406,6 @@ class Engine:
         out[i] = layer._replace(skip=layer.skip | {"$ref"})
         out.append(Layer(t_node, t_ptr, LayerKind.REF, self.child_skip))
         return chain | {t_key}
-
-
-def _may_expand(task: Task) -> bool:
-    """Whether the node may hold a `$ref` or `allOf` to expand (the common leaf skips it)."""
-    layers = task.layers
-    if len(layers) != 1 or type(layers[0].node) is not dict:
-        return True
-    node = layers[0].node
-    return "$ref" in node or "allOf" in node or task.root
 
 
 _NO_ARGUMENT_CHANGES = ArgumentMap()

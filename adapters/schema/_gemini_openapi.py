@@ -113,17 +113,25 @@ class GeminiOpenAPIRules(Rules):
 
     def shape(self, e: Engine, view: View, task: Task) -> Any:
         check_common(e, view)
-        if _is_plain_leaf(view, task):
-            return dict(view.kw)
+        kw = view.kw
+        t = kw.get("type")
+        leaf_ok = _LEAF_KEYWORDS.get(t) if type(t) is str else None
+        if leaf_ok is not None and kw.keys() <= leaf_ok and not task.nullable:
+            # the common case: a scalar whose every keyword the subset has as it is
+            return dict(kw)
         if task.root:
             root_object(e, view)
-        _check_property_names(view)
+        # one step per keyword family, each only where the node has the family's keyword
+        if "properties" in view.kw:
+            _check_property_names(view)
         if "oneOf" in view.kw:
             one_of_as_any_of(e, view)
         node = _Node(view, task)
-        _const(e, node)
+        if "const" in view.kw:
+            _const(e, node)
         node.types = type_set(view.kw.get("type"))
-        _enum(e, node)
+        if "enum" in view.kw:
+            _enum(e, node)
         if "anyOf" in view.kw:
             _any_of(e, node)
         elif node.types is None:
@@ -148,14 +156,6 @@ class _Node:
         """Constraints the subset cannot hold, stated in the description."""
         self.nullable = view.kw.get("nullable") is True or task.nullable
         self.types: frozenset[str] | None = None
-
-
-def _is_plain_leaf(view: View, task: Task) -> bool:
-    """The common case: a scalar whose every keyword the subset has as it is."""
-    kw = view.kw
-    t = kw.get("type")
-    leaf_ok = _LEAF_KEYWORDS.get(t) if type(t) is str else None
-    return leaf_ok is not None and kw.keys() <= leaf_ok and not task.nullable
 
 
 # --------------------------------------------------------------------------- object keywords
@@ -224,8 +224,6 @@ def _array(view: View) -> None:
 
 def _const(e: Engine, node: _Node) -> None:
     kw = node.view.kw
-    if "const" not in kw:
-        return
     value = kw.pop("const")
     if isinstance(value, str) or value is None:
         kw["enum"] = [value] if "enum" not in kw or value in kw["enum"] else []
@@ -240,8 +238,6 @@ def _const(e: Engine, node: _Node) -> None:
 def _enum(e: Engine, node: _Node) -> None:
     view = node.view
     kw = view.kw
-    if "enum" not in kw:
-        return
     values = kw["enum"]
     if any(v is None for v in values):
         node.nullable = True

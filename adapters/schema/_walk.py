@@ -121,7 +121,6 @@ class Task:
         out_ptr: P.Ptr,
         chain: frozenset[str],
         owner: str | None,
-        *,
         root: bool = False,
         nullable: bool = False,
         member: bool = False,

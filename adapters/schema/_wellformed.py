@@ -17,6 +17,7 @@ from adapters.schema._walk import Refused, View
 _MISSING: Any = object()
 _DRAFT4_BOUNDS = (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum"))
 _LITERALS = ("enum", "const", "default", "examples")
+_LITERAL_SET = frozenset(_LITERALS)
 _CHECKED = frozenset({"required", "enum", "exclusiveMinimum", "exclusiveMaximum", *_LITERALS})
 """The keywords the checks after `type` look at (most nodes have none of them)."""
 
@@ -25,19 +26,23 @@ def check_common(e: Engine, view: View) -> None:
     """Refuse values that no JSON Schema validator would take (the BFCL pseudo-types among
     them), and normalise the two draft-04 forms 2020-12 spells differently."""
     kw = view.kw
-    _check_type(view, kw.get("type", _MISSING))
+    t = kw.get("type", _MISSING)
+    if t is not _MISSING and not (type(t) is str and t in JSON_TYPES):  # (the common case inline)
+        _check_type(view, t)
     if _CHECKED.isdisjoint(kw):
         return
-    _check_required(view, kw.get("required", ()))
+    # each family's check only where the node has its keywords (this runs once per node)
+    if "required" in kw:
+        _check_required(view, kw["required"])
     if "enum" in kw and not isinstance(kw["enum"], list):
         raise Refused(f"enum at {view.at('enum')} must be an array")
-    _draft4_bounds(kw)
-    _drop_deep_literals(e, view)
+    if "exclusiveMinimum" in kw or "exclusiveMaximum" in kw:
+        _draft4_bounds(kw)
+    if not _LITERAL_SET.isdisjoint(kw):
+        _drop_deep_literals(e, view)
 
 
 def _check_type(view: View, t: Any) -> None:
-    if t is _MISSING or (type(t) is str and t in JSON_TYPES):
-        return
     names = [t] if isinstance(t, str) else t
     if not isinstance(names, list) or not names:
         raise Refused(f"type at {view.at('type')} must be a type name or a non-empty array of them")
