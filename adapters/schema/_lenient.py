@@ -1,6 +1,8 @@
 """Dialects that keep the schema as JSON Schema and change only what their provider refuses.
 
-- openai (Chat Completions, non-strict; rules doc §1): the root is an object; every object has
+Sections are those of docs/provider-schema-rules.md.
+
+- openai (Chat Completions, non-strict; §1): the root is an object; every object has
   `properties` and every array `items` (adding `{}` costs nothing).
 - anthropic (Messages, non-strict; §4): the root is an object and carries no `oneOf`/`anyOf`/
   `allOf`; the rest passes as any valid 2020-12 schema.
@@ -32,7 +34,8 @@ class OpenAIRules(Rules):
         copy_node(e, view, task, out)
         types = type_set(out.get("type"))
         if types is not None:
-            # "object schema missing properties" / "array schema missing items" (§1)
+            # "object schema missing properties" / "array schema missing items" (docs/provider-schema-rules.md
+            # §1)
             if "object" in types and "properties" not in out:
                 out["properties"] = {}
             if "array" in types and "items" not in out and "prefixItems" not in out:
