@@ -152,14 +152,15 @@ class Engine:
         self.nodes += 1
         if task.depth > self.deepest:
             self.deepest = task.depth
-        layers: Layers | None = task.layers
+        layers = task.layers
         # only a node that may hold a `$ref` or an `allOf` is expanded (the common leaf is not);
         # written out here because it runs once per node
         node = layers[0].node
         if len(layers) != 1 or type(node) is not dict or "$ref" in node or "allOf" in node or task.root:
-            layers = self._expand(task)
-            if layers is None:
+            expanded = self._expand(task)
+            if expanded is None:
                 return
+            layers = expanded
         view = self._view(layers)
         if view is None:  # the node is a boolean schema
             out: Any = self.rules.boolean(self, task, layers)
@@ -330,7 +331,7 @@ class Engine:
         already placed (closed by a budget, or kept as a bare `$ref` on a recursion)."""
         rules = self.rules
         out = list(task.layers)
-        chain: frozenset[str] | None = task.chain
+        chain = task.chain
         flatten = rules.flatten_allof or (task.root and rules.flatten_root_allof)
         i = 0
         while i < len(out):
@@ -339,9 +340,10 @@ class Engine:
                     rules.expand_root_layer(self, out, i)
                 if flatten:
                     self._flatten_allof(out, i)
-                chain = self._expand_ref(task, out, i, chain)
-                if chain is None:
+                longer = self._expand_ref(task, out, i, chain)
+                if longer is None:
                     return None
+                chain = longer
             i += 1
         task.chain = chain
         return tuple(out)
