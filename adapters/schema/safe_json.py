@@ -207,13 +207,7 @@ class _Parser:
     def _scalar(self, kind: int, token: str, start: int) -> None:
         if self.state not in _VALUE_STATES:
             raise _error("Expecting ',' delimiter", self.text, start)
-        if kind == _Kind.STRING:
-            value = _string(token)
-        elif kind == _Kind.LITERAL:
-            value = _LITERALS[token]
-        else:
-            value = json.loads(token)
-        self._place(value)
+        self._place(_SCALARS[kind](token))
 
     def _place(self, value: Any) -> None:
         """A finished value goes into the innermost open container (or is the document)."""
@@ -233,6 +227,13 @@ def _string(token: str) -> str:
     """A string token's value (the common case without escapes is a slice)."""
     return token[1:-1] if "\\" not in token else json.loads(token)
 
+
+_SCALARS: dict[int, Callable[[str], Any]] = {
+    _Kind.STRING: _string,
+    _Kind.NUMBER: json.loads,
+    _Kind.LITERAL: _LITERALS.__getitem__,
+}
+"""A scalar token's value, per kind (keys are the `_TOKEN` group numbers)."""
 
 _PUNCTUATION: dict[str, Callable[[_Parser, str, int], None]] = {
     "[": _Parser._open,
