@@ -15,10 +15,8 @@ Public surface used by the adapters (keep it stable):
 
 from __future__ import annotations
 
-from adapters.schema._engine import Budgets
 from adapters.schema._types import (
     DIALECTS,
-    ArgumentMap,
     Dialect,
     Loss,
     LossAction,
@@ -26,7 +24,9 @@ from adapters.schema._types import (
     PreparedTool,
     PreparedTools,
 )
+from adapters.schema._walk import Budgets
 from adapters.schema.apply import apply_dialect
+from adapters.schema.arguments import ArgumentMap
 from adapters.schema.names import map_names
 from adapters.schema.prepare import prepare_tools
 

@@ -1,6 +1,8 @@
 """Dialects that keep the schema as JSON Schema and change only what their provider refuses.
 
-- openai (Chat Completions, non-strict; rules doc §1): the root is an object; every object has
+Sections are those of docs/provider-schema-rules.md.
+
+- openai (Chat Completions, non-strict; §1): the root is an object; every object has
   `properties` and every array `items` (adding `{}` costs nothing).
 - anthropic (Messages, non-strict; §4): the root is an object and carries no `oneOf`/`anyOf`/
   `allOf`; the rest passes as any valid 2020-12 schema.
@@ -13,9 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.schema._engine import ROOT, Engine, Refused, Task, View
+from adapters.schema._engine import Engine
 from adapters.schema._rules import Rules, copy_node, root_object
 from adapters.schema._vocab import type_set
+from adapters.schema._walk import Refused, Task, View
+from adapters.schema._wellformed import check_common
 
 
 class OpenAIRules(Rules):
@@ -23,14 +27,15 @@ class OpenAIRules(Rules):
     label = "OpenAI (non-strict)"
 
     def shape(self, e: Engine, view: View, task: Task) -> Any:
-        e.check_common(view)
-        if task.flags & ROOT:
+        check_common(e, view)
+        if task.root:
             root_object(e, view)
         out: dict[str, Any] = {}
         copy_node(e, view, task, out)
         types = type_set(out.get("type"))
         if types is not None:
-            # "object schema missing properties" / "array schema missing items" (§1)
+            # "object schema missing properties" / "array schema missing items" (docs/provider-schema-rules.md
+            # §1)
             if "object" in types and "properties" not in out:
                 out["properties"] = {}
             if "array" in types and "items" not in out and "prefixItems" not in out:
@@ -55,9 +60,9 @@ class GeminiJsonSchemaRules(Rules):
     refs_must_resolve = True
 
     def shape(self, e: Engine, view: View, task: Task) -> Any:
-        e.check_common(view)
+        check_common(e, view)
         kw = view.kw
-        if task.flags & ROOT:
+        if task.root:
             root_object(e, view)
             kw = view.kw
         for key in _GEMINI_REFUSED:

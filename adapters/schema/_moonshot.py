@@ -1,4 +1,5 @@
-"""Moonshot / Kimi ("Moonshot-flavoured JSON Schema"; rules doc §8, seed 002's decision).
+"""Moonshot / Kimi ("Moonshot-flavoured JSON Schema"; docs/provider-schema-rules.md §8, and the
+Moonshot rule in adapters/schema/RULES.md).
 
 - A `$ref` with sibling keywords is refused ("conflicting keywords found after $ref
   expansion"), so the target is inlined under the node: `required` is the union, `properties`
@@ -10,7 +11,8 @@
 - Every node has a `type`; never beside `$ref` (it is in the target); with `anyOf` the type is in
   each member, not on the parent. A node that accepts any value becomes an `anyOf` of every type
   (exact), with a shared "any value" definition for the elements of arrays.
-- `allOf` is flattened (seed 002 declined to rely on Moonshot's allOf); `oneOf` becomes `anyOf`.
+- `allOf` is flattened (Moonshot's own `allOf` handling is not relied on: RULES.md); `oneOf`
+  becomes `anyOf`.
 - The root is `type: object`; a property literally named `$ref` breaks the validator (refused);
   tuple `items` are reported refused (dropped).
 """
@@ -20,18 +22,14 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.schema import _pointer as P
-from adapters.schema._engine import ACT_INLINE, ACT_KEEP, DEFS_MODE, ROOT, Engine, Layer, Refused, Task, View
-from adapters.schema._rules import (
-    Rules,
-    copy_node,
-    drop_inapplicable,
-    inferred_type,
-    one_of_as_any_of,
-    root_object,
-    split_by_type,
-    type_into_members,
-)
+from adapters.schema._engine import Engine
+from adapters.schema._rules import Rules, copy_node, root_object
+from adapters.schema._steps import drop_inapplicable, inferred_type
+from adapters.schema._unions import one_of_as_any_of, split_by_type, type_into_members
+from adapters.schema._view import sibling_keywords
 from adapters.schema._vocab import type_set
+from adapters.schema._walk import Layer, RefAction, RefMode, Refused, Task, View
+from adapters.schema._wellformed import check_common
 
 _ANY_TYPES = ("string", "number", "boolean", "object", "array", "null")
 _ANY_DEF = "AnyValue"
@@ -40,15 +38,15 @@ _ANY_DEF = "AnyValue"
 class MoonshotRules(Rules):
     name = "moonshot"
     label = "Moonshot"
-    ref_mode = DEFS_MODE
+    ref_mode = RefMode.DEFS
     refs_must_resolve = True
     flatten_allof = True
     flatten_root_allof = True
     resolve_root_unions = True
     inline_reason = "Moonshot refuses sibling keywords beside $ref"
 
-    def ref_action(self, e: Engine, task: Task, layers: list[Layer], i: int) -> int:
-        return ACT_INLINE if e.sibling_keywords(layers, i) else ACT_KEEP
+    def ref_action(self, e: Engine, task: Task, layers: list[Layer], i: int) -> RefAction:
+        return RefAction.INLINE if sibling_keywords(layers, i) else RefAction.KEEP
 
     def top(self, e: Engine) -> Any:
         return {"$ref": "#/$defs/" + P.escape(self._any_def(e))}
@@ -60,48 +58,30 @@ class MoonshotRules(Rules):
         return self.top(e)
 
     def shape(self, e: Engine, view: View, task: Task) -> Any:
-        e.check_common(view)
-        if task.flags & ROOT:
+        check_common(e, view)
+        if task.root:
             root_object(e, view)
-        kw = view.kw
-        if "$ref" in kw:
-            if len(kw) == 1:
-                return {"$ref": e.ref_out(kw["$ref"], task)}
-            raise Refused(
-                f"$ref with siblings left at {view.at('$ref')}"
-            )  # pragma: no cover - inlined before
-        props = kw.get("properties")
-        if isinstance(props, dict) and "$ref" in props:
-            raise Refused(
-                f"a property literally named '$ref' at {view.at('properties')} breaks Moonshot's validator "
-                "('$ref must be a string')"
-            )
-        if "oneOf" in kw:
+        if "$ref" in view.kw:
+            return _bare_ref(e, view, task)
+        _check_property_names(view)
+        if "oneOf" in view.kw:
             one_of_as_any_of(e, view)
-        if "prefixItems" in kw:
-            del kw["prefixItems"]
+        if "prefixItems" in view.kw:
+            del view.kw["prefixItems"]
             e.loss(
                 view.at("prefixItems"), "prefixItems", "dropped", "Moonshot is reported to refuse tuple items"
             )
-        types = type_set(kw.get("type"))
+        types = type_set(view.kw.get("type"))
         drop_inapplicable(view, types)
-        if "anyOf" in kw:
-            if types is not None:
-                type_into_members(e, view, types)
-            out: dict[str, Any] = {}
-            copy_node(e, view, task, out)
-            return out
+        if "anyOf" in view.kw:
+            return _union(e, view, task, types)
         if types is None:
-            values = kw["enum"] if "enum" in kw else [kw["const"]] if "const" in kw else None
-            inferred = inferred_type(values) if values else None
-            if inferred is None:
+            types = _type_from_values(view)
+            if types is None:
                 # accepts any type: one member per type, each with the node's keywords for it
                 return split_by_type(e, view, task, list(_ANY_TYPES))
-            view.kw = kw = {"type": inferred, **kw}
-            types = type_set(inferred)
-        out = {}
+        out: dict[str, Any] = {}
         copy_node(e, view, task, out)
-        assert types is not None
         self._complete(e, out, types)
         return out
 
@@ -128,3 +108,39 @@ class MoonshotRules(Rules):
                     member["items"] = ref
                 schema["anyOf"].append(member)
         return str(name)
+
+
+def _bare_ref(e: Engine, view: View, task: Task) -> dict[str, Any]:
+    """A reference stays a reference (into the root `$defs`); one with siblings was inlined."""
+    if len(view.kw) != 1:  # pragma: no cover - inlined before
+        raise Refused(f"$ref with siblings left at {view.at('$ref')}")
+    return {"$ref": e.ref_out(view.kw["$ref"], task)}
+
+
+def _check_property_names(view: View) -> None:
+    props = view.kw.get("properties")
+    if isinstance(props, dict) and "$ref" in props:
+        raise Refused(
+            f"a property literally named '$ref' at {view.at('properties')} breaks Moonshot's validator "
+            "('$ref must be a string')"
+        )
+
+
+def _union(e: Engine, view: View, task: Task, types: frozenset[str] | None) -> dict[str, Any]:
+    """With `anyOf` the type belongs in each member, not on the parent."""
+    if types is not None:
+        type_into_members(e, view, types)
+    out: dict[str, Any] = {}
+    copy_node(e, view, task, out)
+    return out
+
+
+def _type_from_values(view: View) -> frozenset[str] | None:
+    """An untyped `enum`/`const` node gets the types of its values (exact); None when it has none."""
+    kw = view.kw
+    values = kw["enum"] if "enum" in kw else [kw["const"]] if "const" in kw else None
+    inferred = inferred_type(values) if values else None
+    if inferred is None:
+        return None
+    view.kw = {"type": inferred, **kw}
+    return type_set(inferred)

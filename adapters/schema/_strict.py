@@ -1,58 +1,51 @@
-"""Strict modes: OpenAI Structured Outputs / strict tools (§2, §3) and Anthropic strict tool use (§5).
+"""Strict modes: OpenAI Structured Outputs / strict tools and Anthropic strict tool use
+(docs/provider-schema-rules.md §2, §3, §5).
 
 Both compile the schema into a grammar, so every object is closed (`additionalProperties:
 false`) and only a subset of keywords is allowed. What differs:
 
 - OpenAI: every property is required; an optional one becomes required + nullable, and
   `PassResult.restore_arguments` turns the null the model sends for it back into "omitted".
-  `default` is refused. Recursion is supported. Limits: nesting depth 10, 5,000 properties,
-  1,000 enum values, 120,000 characters of names and values, 15,000 characters for one string
-  enum of more than 250 values.
+  `default` is refused. Recursion is supported. Size limits: `_strict_limits`.
 - Anthropic: optional properties stay optional (few of them: the grammar budget); `allOf`
   is supported; recursion is not; numeric, length and most array bounds are not enforced.
 
 Unsupported scalar constraints are stated in the description (what the official SDK helpers
 do) and reported as `moved-to-description`; unsupported subschemas are dropped and reported.
 A free-form object (explicit `additionalProperties: true` or a schema, `patternProperties`, a
-nested object without properties) cannot be expressed at all and is refused (§13.5); an
-implicitly open object is closed and reported as `narrowed`.
+nested object without properties) cannot be expressed at all and is refused
+(docs/provider-schema-rules.md §13.5); an implicitly open object is closed and reported as
+`narrowed`.
+
+`StrictRules.shape` runs one step per keyword family: the reference, combinators, the type,
+object and array keywords, then the keywords the mode does not support.
 """
 
 from __future__ import annotations
 
+import enum
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from adapters.schema import _pointer as P
-from adapters.schema._engine import (
-    ACT_INLINE,
-    ACT_KEEP,
-    ACT_WRAP,
-    DEFS_MODE,
-    NULLABLE,
-    ROOT,
-    Engine,
-    Layer,
-    Layers,
-    Refused,
-    Task,
-    View,
-)
-from adapters.schema._rules import (
-    Rules,
+from adapters.schema._engine import Engine
+from adapters.schema._rules import Rules, copy_node, root_object
+from adapters.schema._steps import (
     accepts_null,
     add_description,
-    copy_node,
     drop_inapplicable,
     drop_keywords,
     families_used,
     format_constraints,
     inferred_type,
     narrow_to_type,
-    one_of_as_any_of,
-    root_object,
 )
-from adapters.schema._vocab import SCHEMA_POSITIONS, TYPE_ORDER, is_assertion, type_set
+from adapters.schema._strict_limits import check_openai_limits, find_cycle
+from adapters.schema._unions import one_of_as_any_of
+from adapters.schema._view import sibling_keywords
+from adapters.schema._vocab import SCHEMA_POSITIONS, TYPE_ORDER, TYPED_KEYWORDS, type_set
+from adapters.schema._walk import Layer, Layers, RefAction, RefMode, Refused, Task, View
+from adapters.schema._wellformed import check_common
 
 _LOOKAROUND = re.compile(r"\(\?<?[=!]")
 
@@ -107,20 +100,47 @@ _ANTHROPIC_FORMATS = frozenset(
 _ANNOTATION_SIBLINGS = frozenset({"description", "title", "default", "examples", "$comment", "deprecated"})
 
 
-def _ap_state(layers: Layers | None) -> str:
-    """'absent' | 'closed' (false) | 'open' (true / {}) | 'schema' for additionalProperties."""
+class Extra(enum.StrEnum):
+    """What an object's `additionalProperties` says (the value is how refusals name it)."""
+
+    ABSENT = "absent"
+    CLOSED = "closed"
+    """`false`"""
+    OPEN = "open"
+    """`true` or `{}`"""
+    SCHEMA = "schema"
+
+
+def _extra(layers: Layers | None) -> Extra:
     if layers is None:
-        return "absent"
+        return Extra.ABSENT
     nodes = [layer.node for layer in layers]
     if any(n is False for n in nodes):
-        return "closed"
+        return Extra.CLOSED
     if all(n is True or n == {} for n in nodes):
-        return "open"
-    return "schema"
+        return Extra.OPEN
+    return Extra.SCHEMA
+
+
+class _ObjectKeys(NamedTuple):
+    """The property names of an object node the way the mode sends them."""
+
+    required: list[str]
+    optional: list[str]
+    """Properties the input does not require (OpenAI sends them required and nullable)."""
+
+
+def _leaf_keywords(keep: frozenset[str]) -> dict[str, frozenset[str]]:
+    """Per scalar type: the keywords a node may have to be copied unchanged (the fast path)."""
+    general = frozenset({"type", "description", "title", "enum"}) & keep
+    return {
+        t: general | (TYPED_KEYWORDS.get(t, frozenset()) & keep) - {"format", "pattern"}
+        for t in ("string", "integer", "number", "boolean", "null")
+    }
 
 
 class StrictRules(Rules):
-    ref_mode = DEFS_MODE
+    ref_mode = RefMode.DEFS
     refs_must_resolve = True
     resolve_root_unions = True
     inline_reason = "strict mode takes no assertions beside $ref"
@@ -128,15 +148,15 @@ class StrictRules(Rules):
     keep: frozenset[str] = frozenset()
     formats: frozenset[str] = frozenset()
     all_required = False
-    _leaf_keywords: dict[str, frozenset[str]] = {}
+    leaf_keywords: dict[str, frozenset[str]] = {}
 
-    def ref_action(self, e: Engine, task: Task, layers: list[Layer], i: int) -> int:
-        siblings = e.sibling_keywords(layers, i)
+    def ref_action(self, e: Engine, task: Task, layers: list[Layer], i: int) -> RefAction:
+        siblings = sibling_keywords(layers, i)
         if not siblings:
-            return ACT_KEEP
+            return RefAction.KEEP
         if siblings <= _ANNOTATION_SIBLINGS:
-            return ACT_WRAP
-        return ACT_INLINE
+            return RefAction.WRAP
+        return RefAction.INLINE
 
     def top(self, e: Engine) -> Any | None:
         return None
@@ -148,91 +168,50 @@ class StrictRules(Rules):
     # ------------------------------------------------------------------ shape
 
     def shape(self, e: Engine, view: View, task: Task) -> Any:
-        e.check_common(view)
-        kw = view.kw
-        t = kw.get("type")
-        leaf_ok = self._leaf_keywords.get(t) if type(t) is str else None
-        if leaf_ok is not None and kw.keys() <= leaf_ok:
-            # the common case: a scalar whose every keyword this mode keeps as it is
-            leaf = dict(kw)
-            self.after_shape(e, view, leaf)
+        check_common(e, view)
+        leaf = self._leaf(e, view)
+        if leaf is not None:
             return leaf
-        if task.flags & ROOT:
+        if task.root:
             root_object(e, view)
-            kw = view.kw
-        ref = kw.pop("$ref", None)
-        if ref is not None and not kw:
+        ref = view.kw.pop("$ref", None)
+        if ref is not None and not view.kw:
             return {"$ref": e.ref_out(ref, task)}
-        if "oneOf" in kw:
+        if "oneOf" in view.kw:
             one_of_as_any_of(e, view)
         self._ensure_type(e, view, task, ref)
-        kw = view.kw
-        types = type_set(kw.get("type"))
+        types = type_set(view.kw.get("type"))
         is_object = types is not None and "object" in types
-        if is_object:
-            self._check_object(e, view, task)
-        if types is not None and "array" in types and "items" not in kw:
-            raise Refused(
-                f"the array at {P.to_str(view.ptr) or '/'} has no items schema; {self.label} needs the "
-                "element type"
-            )
+        self._check_containers(e, view, task, types, is_object)
         drop_inapplicable(view, types)
         notes: dict[str, Any] = {}
         self._drop_unsupported(e, view, notes)
-        out: dict[str, Any] = {}
-        required_keys: list[str] = []
-        optional: list[str] = []
-        if is_object:
-            props = kw.get("properties", {})
-            required = kw.get("required", [])
-            missing = [r for r in required if r not in props]
-            if missing:
-                raise Refused(
-                    f"required lists {missing} at {view.at('required')} without a schema in properties; "
-                    f"{self.label} closes every object, so such a key could never be sent"
-                )
-            optional = [name for name in props if name not in required]
-            required_keys = list(props) if self.all_required else list(required)
-        for key, value in kw.items():
-            if key == "additionalProperties":
-                continue
-            if key == "properties" and is_object:
-                slot: dict[str, Any] = {}
-                out[key] = slot
-                base = (task.out_ptr, key)
-                for name, layers in value.items():
-                    slot[name] = None
-                    flags = NULLABLE if self.all_required and name in optional else 0
-                    e.push(layers, task, slot, name, (base, name), flags)
-            elif key == "required" and is_object:
-                out[key] = required_keys
-            elif key in SCHEMA_POSITIONS:
-                copy_node(e, view, task, out, only=key)
-            else:
-                out[key] = value
+        keys = self._object_keys(view) if is_object else None
+        out = self._emit(e, view, task, keys)
         if ref is not None:
-            # annotation siblings beside a reference: the reference moves into a one-member
-            # anyOf, which strict mode allows siblings of (and which means the same)
-            wrapper = {"$ref": e.ref_out(ref, task)}
-            if "anyOf" in out:
-                out.setdefault("allOf", []).append(wrapper)  # pragma: no cover - anyOf + $ref + annotations
-            else:
-                out["anyOf"] = [wrapper]
-        if is_object:
-            out.setdefault("properties", {})
-            if self.all_required or "required" in out or required_keys:
-                out["required"] = required_keys
-            out["additionalProperties"] = False
-            pointer = e.out_pointer(task.out_ptr)
-            if self.all_required and optional:
-                e.made_required[pointer] = optional
+            _beside_annotations(out, e.ref_out(ref, task))
+        if keys is not None:
+            self._close_object(e, task, out, keys)
         if notes:
             add_description(out, format_constraints(notes))
         self.after_shape(e, view, out)
         return out
 
+    def _leaf(self, e: Engine, view: View) -> dict[str, Any] | None:
+        """The common case: a scalar whose every keyword this mode keeps as it is."""
+        kw = view.kw
+        t = kw.get("type")
+        leaf_ok = self.leaf_keywords.get(t) if type(t) is str else None
+        if leaf_ok is None or not kw.keys() <= leaf_ok:
+            return None
+        leaf = dict(kw)
+        self.after_shape(e, view, leaf)
+        return leaf
+
     def after_shape(self, e: Engine, view: View, out: dict[str, Any]) -> None:
         """Per-dialect bookkeeping of the finished node."""
+
+    # ------------------------------------------------------------------ type
 
     def _ensure_type(self, e: Engine, view: View, task: Task, ref: str | None) -> None:
         """Strict modes need a type on every node that is not a reference or a union."""
@@ -253,35 +232,95 @@ class StrictRules(Rules):
             return
         raise Refused(
             f"the schema at {P.to_str(view.ptr) or '/'} accepts any value; {self.label} needs a type on "
-            "every "
-            "node (an unconstrained value cannot be expressed)"
+            "every node (an unconstrained value cannot be expressed)"
         )
+
+    # ------------------------------------------------------------------ objects and arrays
+
+    def _check_containers(
+        self, e: Engine, view: View, task: Task, types: frozenset[str] | None, is_object: bool
+    ) -> None:
+        if is_object:
+            self._check_object(e, view, task)
+        if types is not None and "array" in types and "items" not in view.kw:
+            raise Refused(
+                f"the array at {P.to_str(view.ptr) or '/'} has no items schema; {self.label} needs the "
+                "element type"
+            )
 
     def _check_object(self, e: Engine, view: View, task: Task) -> None:
         kw = view.kw
-        state = _ap_state(kw.get("additionalProperties"))
-        if state in ("open", "schema") or "patternProperties" in kw:
-            what = "patternProperties" if "patternProperties" in kw else f"additionalProperties ({state})"
+        extra = _extra(kw.get("additionalProperties"))
+        if extra in (Extra.OPEN, Extra.SCHEMA) or "patternProperties" in kw:
+            what = "patternProperties" if "patternProperties" in kw else f"additionalProperties ({extra})"
             raise Refused(
                 f"the object at {P.to_str(view.ptr) or '/'} is free-form ({what}); {self.label} closes "
                 "every object, so it cannot be expressed (§13.5)"
             )
-        props = kw.get("properties")
-        if not props and not task.flags & ROOT and state != "closed":
+        if not kw.get("properties") and not task.root and extra is not Extra.CLOSED:
             raise Refused(
                 f"the object at {P.to_str(view.ptr) or '/'} declares no properties (a free-form object); "
                 f"{self.label} closes every object, so it cannot be expressed (§13.5)"
             )
-        if state == "absent":
+        if extra is Extra.ABSENT:
             e.closed.append(e.out_pointer(task.out_ptr))
             e.loss(
                 P.join(P.to_str(view.ptr), "additionalProperties"),
                 "additionalProperties",
                 "narrowed",
                 f"open object closed ({self.label} requires additionalProperties: false): undeclared keys "
-                "can "
-                "no longer be sent",
+                "can no longer be sent",
             )
+
+    def _object_keys(self, view: View) -> _ObjectKeys:
+        kw = view.kw
+        props = kw.get("properties", {})
+        required = kw.get("required", [])
+        missing = [r for r in required if r not in props]
+        if missing:
+            raise Refused(
+                f"required lists {missing} at {view.at('required')} without a schema in properties; "
+                f"{self.label} closes every object, so such a key could never be sent"
+            )
+        optional = [name for name in props if name not in required]
+        return _ObjectKeys(list(props) if self.all_required else list(required), optional)
+
+    def _emit(self, e: Engine, view: View, task: Task, keys: _ObjectKeys | None) -> dict[str, Any]:
+        """The output node, in the view's keyword order, its subschemas pushed as tasks."""
+        out: dict[str, Any] = {}
+        for key, value in view.kw.items():
+            if key == "additionalProperties":
+                continue  # written by `_close_object`
+            if keys is not None and key == "properties":
+                self._push_properties(e, task, out, value, keys)
+            elif keys is not None and key == "required":
+                out[key] = keys.required
+            elif key in SCHEMA_POSITIONS:
+                copy_node(e, view, task, out, only=key)
+            else:
+                out[key] = value
+        return out
+
+    def _push_properties(
+        self, e: Engine, task: Task, out: dict[str, Any], value: dict[str, Layers], keys: _ObjectKeys
+    ) -> None:
+        slot: dict[str, Any] = {}
+        out["properties"] = slot
+        base = (task.out_ptr, "properties")
+        for name, layers in value.items():
+            slot[name] = None
+            nullable = self.all_required and name in keys.optional
+            e.push(layers, task, slot, name, (base, name), nullable=nullable)
+
+    def _close_object(self, e: Engine, task: Task, out: dict[str, Any], keys: _ObjectKeys) -> None:
+        out.setdefault("properties", {})
+        if self.all_required or "required" in out or keys.required:
+            out["required"] = keys.required
+        out["additionalProperties"] = False
+        if self.all_required and keys.optional:
+            e.made_required[e.out_pointer(task.out_ptr)] = keys.optional
+
+    # ------------------------------------------------------------------ unsupported keywords
 
     def _drop_unsupported(self, e: Engine, view: View, notes: dict[str, Any]) -> None:
         kw = view.kw
@@ -297,13 +336,8 @@ class StrictRules(Rules):
         self.drop_dialect_specific(e, view, notes)
         unsupported = [k for k in kw if k not in self.keep]
         if unsupported:
-            drop_keywords(
-                e,
-                view,
-                unsupported,
-                reason=f"{self.label} does not support this keyword",
-                to_description=notes,
-            )
+            reason = f"{self.label} does not support this keyword"
+            drop_keywords(e, view, unsupported, reason=reason, to_description=notes)
         if "enum" in kw and not all(v is None or isinstance(v, (str, int, float, bool)) for v in kw["enum"]):
             kw.pop("enum")
             e.loss(
@@ -314,15 +348,14 @@ class StrictRules(Rules):
         """Keywords a dialect supports only with some values."""
 
 
-def _leaf_keywords(keep: frozenset[str]) -> dict[str, frozenset[str]]:
-    """Per scalar type: the keywords a node may have to be copied unchanged (the fast path)."""
-    from adapters.schema._vocab import TYPED_KEYWORDS
-
-    general = frozenset({"type", "description", "title", "enum"}) & keep
-    return {
-        t: general | (TYPED_KEYWORDS.get(t, frozenset()) & keep) - {"format", "pattern"}
-        for t in ("string", "integer", "number", "boolean", "null")
-    }
+def _beside_annotations(out: dict[str, Any], ref: str) -> None:
+    """Annotation siblings beside a reference: the reference moves into a one-member `anyOf`,
+    which strict mode allows siblings of (and which means the same)."""
+    wrapper = {"$ref": ref}
+    if "anyOf" in out:
+        out.setdefault("allOf", []).append(wrapper)  # pragma: no cover - anyOf + $ref + annotations
+    else:
+        out["anyOf"] = [wrapper]
 
 
 class OpenAIStrictRules(StrictRules):
@@ -330,7 +363,7 @@ class OpenAIStrictRules(StrictRules):
     label = "OpenAI strict mode"
     keep = _OPENAI_KEEP
     formats = _OPENAI_FORMATS
-    _leaf_keywords = _leaf_keywords(_OPENAI_KEEP)
+    leaf_keywords = _leaf_keywords(_OPENAI_KEEP)
     all_required = True
     flatten_allof = True
 
@@ -369,34 +402,43 @@ class OpenAIStrictRules(StrictRules):
         """An optional property becomes required and nullable; a null the model sends for it
         means "omitted" (restored by `restore_arguments`)."""
         assert task.out_ptr is not None and task.out_ptr[0] is not None
-        parent, key = task.out_ptr[0][0], task.key
-        # The output's combinator members are still being built here: ask the input too.
-        input_nodes = [layer.node for layer in task.layers if layer.node is not True]
-        if accepts_null(out) or (input_nodes and all(accepts_null(node) for node in input_nodes)):
+        parent = task.out_ptr[0][0]
+        if _already_nullable(task, out):
             e.loss(
-                _original_pointer(task),
+                P.to_str(task.layers[0].ptr),
                 "required",
                 "relaxed",
                 "optional property made required (OpenAI strict mode): it was nullable already, so the model "
                 "sends null to omit it and an explicit null can no longer be told from an omission",
             )
             return out
-        e.made_nullable.setdefault(e.out_pointer(parent), []).append(key)
-        if isinstance(out, dict):
-            simple = not ({"anyOf", "$ref", "const", "allOf"} & out.keys())
-            types = type_set(out.get("type"))
-            if simple and types is not None:
-                out["type"] = [t for t in TYPE_ORDER if t in types or t == "null"]
-                if "enum" in out:
-                    out["enum"] = [*out["enum"], None]
-                return out
-            if set(out) - {"description", "title"} == {"anyOf"}:
-                out["anyOf"].append({"type": "null"})
-                return out
-        return {"anyOf": [out, {"type": "null"}]}
+        e.made_nullable.setdefault(e.out_pointer(parent), []).append(task.key)
+        return _or_null(out)
 
     def finish(self, e: Engine, out: dict[str, Any]) -> None:
-        _check_openai_limits(e, out)
+        check_openai_limits(e, out)
+
+
+def _already_nullable(task: Task, out: Any) -> bool:
+    # The output's combinator members are still being built here: ask the input too.
+    input_nodes = [layer.node for layer in task.layers if layer.node is not True]
+    return accepts_null(out) or bool(input_nodes and all(accepts_null(node) for node in input_nodes))
+
+
+def _or_null(out: Any) -> Any:
+    """`out`, or null: in place where the node can say it (a type list, an anyOf member)."""
+    if isinstance(out, dict):
+        simple = not ({"anyOf", "$ref", "const", "allOf"} & out.keys())
+        types = type_set(out.get("type"))
+        if simple and types is not None:
+            out["type"] = [t for t in TYPE_ORDER if t in types or t == "null"]
+            if "enum" in out:
+                out["enum"] = [*out["enum"], None]
+            return out
+        if set(out) - {"description", "title"} == {"anyOf"}:
+            out["anyOf"].append({"type": "null"})
+            return out
+    return {"anyOf": [out, {"type": "null"}]}
 
 
 class AnthropicStrictRules(StrictRules):
@@ -405,11 +447,11 @@ class AnthropicStrictRules(StrictRules):
     keep = _ANTHROPIC_KEEP
     formats = _ANTHROPIC_FORMATS
     # (enum members must be primitive here, which the full path checks)
-    _leaf_keywords = _leaf_keywords(_ANTHROPIC_KEEP - {"enum"})
+    leaf_keywords = _leaf_keywords(_ANTHROPIC_KEEP - {"enum"})
 
-    def ref_action(self, e: Engine, task: Task, layers: list[Layer], i: int) -> int:
+    def ref_action(self, e: Engine, task: Task, layers: list[Layer], i: int) -> RefAction:
         action = super().ref_action(e, task, layers, i)
-        return ACT_INLINE if action == ACT_WRAP else action
+        return RefAction.INLINE if action is RefAction.WRAP else action
 
     def drop_dialect_specific(self, e: Engine, view: View, notes: dict[str, Any]) -> None:
         kw = view.kw
@@ -425,162 +467,9 @@ class AnthropicStrictRules(StrictRules):
             notes["default"] = kw.pop("default")
 
     def finish(self, e: Engine, out: dict[str, Any]) -> None:
-        cycle = _find_cycle(e.def_edges)
+        cycle = find_cycle(e.def_edges)
         if cycle:
             raise Refused(
                 f"the schema is recursive ({' -> '.join(cycle)}); Anthropic strict tool use does not support "
                 "recursive schemas"
             )
-
-
-def _original_pointer(task: Task) -> str:
-    return P.to_str(task.layers[0].ptr)
-
-
-def _find_cycle(edges: set[tuple[str | None, str]]) -> list[str] | None:
-    graph: dict[str | None, list[str]] = {}
-    for source, target in sorted(edges, key=lambda e: (e[0] or "", e[1])):
-        graph.setdefault(source, []).append(target)
-    state: dict[str | None, int] = {}
-    for start in list(graph):
-        if state.get(start):
-            continue
-        stack: list[tuple[str | None, int]] = [(start, 0)]
-        path: list[str | None] = []
-        while stack:
-            node, index = stack.pop()
-            if index == 0:
-                state[node] = 1
-                path.append(node)
-            children = graph.get(node, [])
-            if index < len(children):
-                stack.append((node, index + 1))
-                nxt = children[index]
-                if state.get(nxt) == 1:
-                    cycle = [*path[path.index(nxt) :], nxt]
-                    return [c or "root" for c in cycle]
-                if not state.get(nxt):
-                    stack.append((nxt, 0))
-            else:
-                state[node] = 2
-                path.pop()
-    return None
-
-
-def _check_openai_limits(e: Engine, out: dict[str, Any]) -> None:
-    """Current documented limits (§2): refuse what cannot fit, drop the largest enums first."""
-    state = e.state
-    defs = out.get("$defs", {})
-    total_props = state.get("properties", 0)
-    if total_props > 5000:
-        raise Refused(f"the schema has {total_props} properties; OpenAI strict mode allows at most 5,000")
-    chars = state.get("chars", 0)
-    enums: list[tuple[dict[str, Any], str]] = state.get("enums", [])
-    total_values = 0
-    for node, pointer in enums:
-        values = node.get("enum", [])
-        size = sum(len(str(v)) for v in values)
-        if len(values) > 250 and all(isinstance(v, str) for v in values) and size > 15000:
-            _drop_enum(e, node, pointer, f"{len(values)} string values of {size} characters exceed 15,000")
-            continue
-        total_values += len(values)
-        chars += size
-    if total_values > 1000:
-        for node, pointer in sorted(enums, key=lambda item: -len(item[0].get("enum", []))):
-            if total_values <= 1000:
-                break
-            values = node.get("enum")
-            if values is None:
-                continue
-            total_values -= len(values)
-            chars -= sum(len(str(v)) for v in values)
-            _drop_enum(e, node, pointer, "the schema's enums exceed 1,000 values in total")
-    if chars > 120_000:
-        raise Refused(
-            f"property names and enum values add up to {chars} characters; OpenAI strict mode allows 120,000"
-        )
-    # nesting cannot exceed the walk's own depth unless references lead into $defs
-    if defs or e.deepest > 10:
-        depth = _nesting_depth(out, defs if isinstance(defs, dict) else {})
-        if depth > 10:
-            raise Refused(f"the schema nests {depth} levels deep; OpenAI strict mode allows 10")
-    for members in state.get("unions", []):
-        _check_first_keys(members, defs if isinstance(defs, dict) else {})
-
-
-def _check_first_keys(members: list[Any], defs: dict[str, Any]) -> None:
-    """'Objects provided via anyOf must not share identical first keys.'"""
-    firsts: list[str] = []
-    for member in members:
-        target = member
-        if isinstance(member, dict) and isinstance(member.get("$ref"), str):
-            name = member["$ref"].rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-            target = defs.get(name)
-        properties = target.get("properties") if isinstance(target, dict) else None
-        if isinstance(properties, dict) and properties:
-            first = next(iter(properties))
-            if first in firsts:
-                raise Refused(
-                    f"two object members of one anyOf start with the same key {first!r}; OpenAI strict mode "
-                    "refuses that ('Objects provided via anyOf must not share identical first keys')"
-                )
-            firsts.append(first)
-
-
-def _drop_enum(e: Engine, node: dict[str, Any], pointer: str, why: str) -> None:
-    node.pop("enum", None)
-    if node.get("type") is None:
-        node["type"] = "string"
-    e.loss(pointer, "enum", "dropped", f"{why} (OpenAI strict mode limit)")
-
-
-def _nesting_depth(out: dict[str, Any], defs: dict[str, Any]) -> int:
-    """Object/array nesting levels, following references into `$defs` (a cycle adds nothing).
-    Iterative: a chain of thousands of definitions must not recurse."""
-    local: dict[str | None, tuple[int, list[tuple[int, str]]]] = {}
-    for name, tree in [(None, out), *defs.items()]:
-        deepest = 0
-        refs: list[tuple[int, str]] = []
-        stack: list[tuple[Any, int]] = [(tree, 0)]
-        while stack:
-            node, level = stack.pop()
-            if not isinstance(node, dict) or (node is out and name is not None):
-                continue
-            deepest = max(deepest, level)
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/$defs/"):
-                target = ref[len("#/$defs/") :].replace("~1", "/").replace("~0", "~")
-                if target in defs:
-                    refs.append((level, target))
-            props = node.get("properties")
-            if isinstance(props, dict):
-                stack.extend((v, level + 1) for v in props.values())
-            if isinstance(node.get("items"), dict):
-                stack.append((node["items"], level + 1))
-            members = node.get("anyOf")
-            if isinstance(members, list):
-                stack.extend((m, level) for m in members)
-        local[name] = (deepest, refs)
-    total: dict[str | None, int] = {}
-    for start in local:
-        if start in total:
-            continue
-        on_path: set[str | None] = set()
-        work: list[tuple[str | None, bool]] = [(start, False)]
-        while work:
-            name, done = work.pop()
-            if done:
-                on_path.discard(name)
-                base, refs = local[name]
-                total[name] = max([base] + [lvl + total.get(t, 0) for lvl, t in refs if t not in on_path])
-                continue
-            if name in total or name in on_path:
-                continue
-            on_path.add(name)
-            work.append((name, True))
-            work.extend((t, False) for _, t in local[name][1] if t not in total and t not in on_path)
-    return total[None]
-
-
-def is_constraint(key: str) -> bool:
-    return is_assertion(key)

@@ -1,4 +1,4 @@
-"""Result types of the dialect passes."""
+"""Result types of the dialect passes (`ArgumentMap` lives with the code that applies it)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.contract import JsonObject, ToolCall, ToolSpec
+from adapters.schema import arguments as _arguments
+from adapters.schema.arguments import ArgumentMap
 
 Dialect = Literal[
     "openai",
@@ -52,29 +54,6 @@ class Loss(BaseModel):
         return self.action in ("inlined", "renamed")
 
 
-class ArgumentMap(BaseModel):
-    """How arguments differ between the original schema and the rewritten one (strict modes).
-
-    Keys are JSON pointers to object nodes of the REWRITTEN schema.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    made_nullable: dict[str, tuple[str, ...]] = Field(default_factory=dict)
-    """Optional keys the pass made required + nullable: a null there means "omitted"."""
-    made_required: dict[str, tuple[str, ...]] = Field(default_factory=dict)
-    """Every key the pass made required (a model must send it; null when it means to omit it)."""
-    closed: tuple[str, ...] = ()
-    """Objects the pass closed with additionalProperties: false (undeclared keys cannot be sent)."""
-    narrowed_types: tuple[str, ...] = ()
-    """Untyped nodes the pass gave the one type their keywords imply (values of other types
-    cannot be sent); reported as `narrowed` losses. Arguments need no mapping for them."""
-
-    @property
-    def empty(self) -> bool:
-        return not (self.made_nullable or self.made_required or self.closed)
-
-
 class PassResult(BaseModel):
     """A dialect pass's answer for one schema: a rewritten schema with its losses, or a refusal."""
 
@@ -88,21 +67,17 @@ class PassResult(BaseModel):
     def restore_arguments(self, arguments: JsonObject) -> JsonObject:
         """Arguments a model sent under the rewritten schema, as the original schema means them
         (a null for a field the pass made nullable becomes an omitted field)."""
-        from adapters.schema.arguments import restore_arguments
-
         if self.schema_ is None or not self.arguments.made_nullable:
             return arguments
-        return restore_arguments(self.schema_, self.arguments, arguments)
+        return _arguments.restore_arguments(self.schema_, self.arguments, arguments)
 
     def arguments_to_wire(self, arguments: JsonObject) -> JsonObject:
         """Arguments valid under the original schema, as a model under the rewritten schema would
         send them (omitted fields the pass made required become null; undeclared keys of objects
         the pass closed are left out, the `narrowed` losses say so)."""
-        from adapters.schema.arguments import arguments_to_wire
-
         if self.schema_ is None or self.arguments.empty:
             return arguments
-        return arguments_to_wire(self.schema_, self.arguments, arguments)
+        return _arguments.arguments_to_wire(self.schema_, self.arguments, arguments)
 
 
 class PreparedTool(BaseModel):
@@ -142,8 +117,6 @@ class PreparedTools(BaseModel):
     def restore(self, call: ToolCall) -> ToolCall:
         """Map a decoded call back to the canonical tool: its original name, and (strict modes)
         a null for a field the pass made nullable back to an omitted field."""
-        from adapters.schema.arguments import restore_arguments
-
         for tool in self.tools:
             if tool.sent is None or tool.sent.name != call.name:
                 continue
@@ -151,7 +124,7 @@ class PreparedTools(BaseModel):
             if tool.original.name != call.name:
                 update["name"] = tool.original.name
             if tool.arguments.made_nullable and call.parse_error is None and isinstance(call.arguments, dict):
-                restored = restore_arguments(tool.sent.parameters, tool.arguments, call.arguments)
+                restored = _arguments.restore_arguments(tool.sent.parameters, tool.arguments, call.arguments)
                 if restored is not call.arguments:
                     update["arguments"] = restored
             return call.model_copy(update=update) if update else call

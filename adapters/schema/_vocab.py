@@ -85,8 +85,6 @@ ASSERTIONS = (
 )
 """Keywords that change which instances are valid (`format` counted: providers may enforce it)."""
 
-META = frozenset({"$schema", "$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$vocabulary", "$comment"})
-
 
 def is_assertion(keyword: str) -> bool:
     return keyword in ASSERTIONS

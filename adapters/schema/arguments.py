@@ -15,11 +15,35 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from adapters.schema import _pointer as P
-from adapters.schema._types import ArgumentMap
 from adapters.schema._vocab import admits, json_type_of, type_set
 
 _MAX_REF_HOPS = 32
+
+
+class ArgumentMap(BaseModel):
+    """How arguments differ between the original schema and the rewritten one (strict modes).
+
+    Keys are JSON pointers to object nodes of the REWRITTEN schema.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    made_nullable: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """Optional keys the pass made required + nullable: a null there means "omitted"."""
+    made_required: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """Every key the pass made required (a model must send it; null when it means to omit it)."""
+    closed: tuple[str, ...] = ()
+    """Objects the pass closed with additionalProperties: false (undeclared keys cannot be sent)."""
+    narrowed_types: tuple[str, ...] = ()
+    """Untyped nodes the pass gave the one type their keywords imply (values of other types
+    cannot be sent); reported as `narrowed` losses. Arguments need no mapping for them."""
+
+    @property
+    def empty(self) -> bool:
+        return not (self.made_nullable or self.made_required or self.closed)
 
 
 def restore_arguments(

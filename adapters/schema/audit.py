@@ -10,6 +10,7 @@ member are compared by value; `oneOf`, `not`, `if`, `propertyNames`, `patternPro
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from adapters.schema._pointer import parse_fragment, resolve
@@ -58,27 +59,53 @@ def assertions(schema: Any) -> set[tuple[str, str]]:
             continue
         seen.add(id(node))
         for key, value in node.items():
-            if key in BY_VALUE:
-                found.add((key, canonical(value)))
-            elif key in BY_NAME:
-                found.add((key, ""))
-            elif key == "enum" and isinstance(value, list):
-                found.update(("enum", canonical(v)) for v in value)
-            elif key == "additionalProperties" and value is False:
-                found.add((key, "false"))
-            if key == "$ref" and isinstance(value, str):
-                tokens = parse_fragment(value)
-                if tokens is not None:
-                    ok, target = resolve(schema, tokens)
-                    if ok:
-                        stack.append(target)
-            elif key in SINGLE_SCHEMA:
-                stack.append(value)
-            elif key in LIST_SCHEMA and isinstance(value, list):
-                stack.extend(value)
-            elif key in MAP_SCHEMA and key not in DEFS and isinstance(value, dict):
-                stack.extend(value.values())
+            record = _RECORD.get(key)
+            if record is not None:
+                found.update(record(key, value))
+            stack.extend(_subschemas(schema, key, value))
     return found
+
+
+# One recorder per keyword family: the (keyword, value) entries a keyword asserts.
+
+
+def _by_value(key: str, value: Any) -> Iterable[tuple[str, str]]:
+    return ((key, canonical(value)),)
+
+
+def _by_name(key: str, value: Any) -> Iterable[tuple[str, str]]:
+    return ((key, ""),)
+
+
+def _enum_members(key: str, value: Any) -> Iterable[tuple[str, str]]:
+    return [("enum", canonical(v)) for v in value] if isinstance(value, list) else ()
+
+
+def _closed_object(key: str, value: Any) -> Iterable[tuple[str, str]]:
+    return ((key, "false"),) if value is False else ()
+
+
+_RECORD: dict[str, Callable[[str, Any], Iterable[tuple[str, str]]]] = {
+    **{key: _by_value for key in BY_VALUE},
+    **{key: _by_name for key in BY_NAME},
+    "enum": _enum_members,
+    "additionalProperties": _closed_object,
+}
+
+
+def _subschemas(schema: Any, key: str, value: Any) -> Iterable[Any]:
+    """The schemas keyword `key` applies to an instance (a reference's target included)."""
+    if key == "$ref":
+        tokens = parse_fragment(value) if isinstance(value, str) else None
+        found, target = resolve(schema, tokens) if tokens is not None else (False, None)
+        return (target,) if found else ()
+    if key in SINGLE_SCHEMA:
+        return (value,)
+    if key in LIST_SCHEMA and isinstance(value, list):
+        return value
+    if key in MAP_SCHEMA and key not in DEFS and isinstance(value, dict):
+        return value.values()
+    return ()
 
 
 def dropped_constraints(before: Any, after: Any) -> set[str]:

@@ -1,6 +1,7 @@
 """Tool names each provider accepts, and a reversible mapping for the others.
 
-Rules (rules doc §1, §4, §6, §8, §13.1), each the conservative reading where the sources differ:
+Rules (docs/provider-schema-rules.md §1, §4, §6, §8, §13.1), each the conservative reading where the
+sources differ:
 - OpenAI (and Azure, Mistral): `^[a-zA-Z0-9_-]{1,64}$`.
 - Anthropic: `^[a-zA-Z0-9_-]{1,64}$` (128 since 2026, but 64 where names are echoed in results).
 - Gemini: starts with a letter or underscore; letters, digits, `_`, `.`, `-`; at most 64 (`:`

@@ -1,8 +1,8 @@
 """Apply a dialect to every tool of a request: schemas rewritten, names mapped, limits checked.
 
-Per-request limits (rules doc §13.8, §5): OpenAI takes at most 128 tools (Moonshot rides the
-same wire), Gemini 512; Anthropic strict compiles all strict tools into one grammar, with
-reported ceilings of about 20 strict tools and 24 optional properties in total. Tools past a
+Per-request limits (docs/provider-schema-rules.md §13.8, §5): OpenAI takes at most 128 tools
+(Moonshot rides the same wire), Gemini 512; Anthropic strict compiles all strict tools into one
+grammar, with reported ceilings of about 20 strict tools and 24 optional properties in total. Tools past a
 limit are refused with the reason (the adapter then refuses the turn instead of sending it).
 """
 

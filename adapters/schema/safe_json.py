@@ -12,8 +12,10 @@ iteratively.
 
 from __future__ import annotations
 
+import enum
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -99,83 +101,145 @@ def _error(message: str, text: str, pos: int) -> json.JSONDecodeError:
     return json.JSONDecodeError(message, text, pos)
 
 
+class _State(enum.Enum):
+    """What the parser expects next."""
+
+    VALUE = "value"
+    VALUE_OR_CLOSE = "value or ]"
+    KEY = "key"
+    KEY_OR_CLOSE = "key or }"
+    COLON = ":"
+    COMMA_OR_CLOSE = ", or a closing bracket"
+    DONE = "end of input"
+
+
+class _Kind(enum.IntEnum):
+    """A token's kind: the number of the `_TOKEN` group that matched it."""
+
+    STRING = 1
+    NUMBER = 2
+    PUNCT = 3
+    LITERAL = 4
+
+
+_VALUE_STATES = (_State.VALUE, _State.VALUE_OR_CLOSE)
+_KEY_STATES = (_State.KEY, _State.KEY_OR_CLOSE)
+
+
 def _parse_iteratively(text: str) -> Any:
     """A JSON parser with an explicit stack of open containers and one state variable."""
-    stack: list[Any] = []
-    keys: list[Any] = []
-    state = _VALUE
-    result: Any = None
-    pos = 0
-    for match in _TOKEN.finditer(text):
-        kind = match.lastindex
-        start = match.start(kind or 0)
-        if match.start() != pos or kind is None:
+    return _Parser(text).parse()
+
+
+class _Parser:
+    """One handler per token kind (a punctuation mark each); errors as `json` words them."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.stack: list[Any] = []
+        """The open containers, innermost last."""
+        self.keys: list[Any] = []
+        """Per open container: the key its next value goes under (objects)."""
+        self.state = _State.VALUE
+        self.result: Any = None
+
+    def parse(self) -> Any:
+        text = self.text
+        pos = 0
+        for match in _TOKEN.finditer(text):
+            kind = match.lastindex
+            start = match.start(kind or 0)
+            if match.start() != pos or kind is None:
+                raise _error("Invalid JSON token", text, pos)
+            pos = match.end()
+            if self.state is _State.DONE:
+                raise _error("Extra data", text, start)
+            token = match.group(kind)
+            if kind == _Kind.PUNCT:
+                _PUNCTUATION[token](self, token, start)
+            elif self.state in _KEY_STATES:
+                self._key(kind, token, start)
+            else:
+                self._scalar(kind, token, start)
+        if _WHITESPACE.match(text, pos).end() != len(text):  # type: ignore[union-attr]
             raise _error("Invalid JSON token", text, pos)
-        pos = match.end()
-        token = match.group(kind)
-        if state == _DONE:
-            raise _error("Extra data", text, start)
-        if kind == _PUNCT:
-            if token == "]" or token == "}":
-                closes_list = token == "]"
-                if (
-                    not stack
-                    or isinstance(stack[-1], list) != closes_list
-                    or (
-                        state != _COMMA_OR_CLOSE
-                        and state != (_VALUE_OR_CLOSE if closes_list else _KEY_OR_CLOSE)
-                    )
-                ):
-                    raise _error("Unexpected closing bracket", text, start)
-                value = stack.pop()
-                keys.pop()
-            elif token == ",":
-                if state != _COMMA_OR_CLOSE:
-                    raise _error("Unexpected ','", text, start)
-                state = _VALUE if isinstance(stack[-1], list) else _KEY
-                continue
-            elif token == ":":
-                if state != _COLON:
-                    raise _error("Unexpected ':'", text, start)
-                state = _VALUE
-                continue
-            else:  # "[" or "{"
-                if state != _VALUE and state != _VALUE_OR_CLOSE:
-                    raise _error("Expecting ',' delimiter", text, start)
-                stack.append([] if token == "[" else {})
-                keys.append(None)
-                state = _VALUE_OR_CLOSE if token == "[" else _KEY_OR_CLOSE
-                continue
-        elif state in (_KEY, _KEY_OR_CLOSE):
-            if kind != _STRING:
-                raise _error("Expecting property name enclosed in double quotes", text, start)
-            keys[-1] = token[1:-1] if "\\" not in token else json.loads(token)
-            state = _COLON
-            continue
-        elif state != _VALUE and state != _VALUE_OR_CLOSE:
-            raise _error("Expecting ',' delimiter", text, start)
-        elif kind == _STRING:
-            value = token[1:-1] if "\\" not in token else json.loads(token)
-        elif kind == _LITERAL:
-            value = _LITERALS[token]
-        else:
-            value = json.loads(token)
-        if not stack:
-            result = value
-            state = _DONE
-            continue
-        parent = stack[-1]
+        if self.state is not _State.DONE:
+            raise _error("Expecting value", text, pos)
+        return self.result
+
+    def _open(self, token: str, start: int) -> None:
+        if self.state not in _VALUE_STATES:
+            raise _error("Expecting ',' delimiter", self.text, start)
+        self.stack.append([] if token == "[" else {})
+        self.keys.append(None)
+        self.state = _State.VALUE_OR_CLOSE if token == "[" else _State.KEY_OR_CLOSE
+
+    def _close(self, token: str, start: int) -> None:
+        closes_list = token == "]"
+        stack = self.stack
+        empty_ok = _State.VALUE_OR_CLOSE if closes_list else _State.KEY_OR_CLOSE
+        if (
+            not stack
+            or isinstance(stack[-1], list) != closes_list
+            or (self.state is not _State.COMMA_OR_CLOSE and self.state is not empty_ok)
+        ):
+            raise _error("Unexpected closing bracket", self.text, start)
+        value = stack.pop()
+        self.keys.pop()
+        self._place(value)
+
+    def _comma(self, token: str, start: int) -> None:
+        if self.state is not _State.COMMA_OR_CLOSE:
+            raise _error("Unexpected ','", self.text, start)
+        self.state = _State.VALUE if isinstance(self.stack[-1], list) else _State.KEY
+
+    def _colon(self, token: str, start: int) -> None:
+        if self.state is not _State.COLON:
+            raise _error("Unexpected ':'", self.text, start)
+        self.state = _State.VALUE
+
+    def _key(self, kind: int, token: str, start: int) -> None:
+        if kind != _Kind.STRING:
+            raise _error("Expecting property name enclosed in double quotes", self.text, start)
+        self.keys[-1] = _string(token)
+        self.state = _State.COLON
+
+    def _scalar(self, kind: int, token: str, start: int) -> None:
+        if self.state not in _VALUE_STATES:
+            raise _error("Expecting ',' delimiter", self.text, start)
+        self._place(_SCALARS[kind](token))
+
+    def _place(self, value: Any) -> None:
+        """A finished value goes into the innermost open container (or is the document)."""
+        if not self.stack:
+            self.result = value
+            self.state = _State.DONE
+            return
+        parent = self.stack[-1]
         if isinstance(parent, list):
             parent.append(value)
         else:
-            parent[keys[-1]] = value
-        state = _COMMA_OR_CLOSE
-    if _WHITESPACE.match(text, pos).end() != len(text):  # type: ignore[union-attr]
-        raise _error("Invalid JSON token", text, pos)
-    if state != _DONE:
-        raise _error("Expecting value", text, pos)
-    return result
+            parent[self.keys[-1]] = value
+        self.state = _State.COMMA_OR_CLOSE
 
 
-_VALUE, _VALUE_OR_CLOSE, _KEY, _KEY_OR_CLOSE, _COLON, _COMMA_OR_CLOSE, _DONE = range(7)
-_STRING, _NUMBER, _PUNCT, _LITERAL = 1, 2, 3, 4
+def _string(token: str) -> str:
+    """A string token's value (the common case without escapes is a slice)."""
+    return token[1:-1] if "\\" not in token else json.loads(token)
+
+
+_SCALARS: dict[int, Callable[[str], Any]] = {
+    _Kind.STRING: _string,
+    _Kind.NUMBER: json.loads,
+    _Kind.LITERAL: _LITERALS.__getitem__,
+}
+"""A scalar token's value, per kind (keys are the `_TOKEN` group numbers)."""
+
+_PUNCTUATION: dict[str, Callable[[_Parser, str, int], None]] = {
+    "[": _Parser._open,
+    "{": _Parser._open,
+    "]": _Parser._close,
+    "}": _Parser._close,
+    ",": _Parser._comma,
+    ":": _Parser._colon,
+}

@@ -1,6 +1,6 @@
 """What each provider accepts: an independent checker of tool definitions as sent.
 
-`check(mode, definition)` lists the provider rules (from `provider-schema-rules.md`, each with its
+`check(mode, definition)` lists the provider rules (from `docs/provider-schema-rules.md`, each with its
 evidence) that a tool definition breaks; an empty list means no published rule refuses it. It
 judges what would go on the wire, so `definition` is in the mode's REST shape
 (`build_definition` makes one; `mode_for` names the mode an adapter's wire and dialect send).

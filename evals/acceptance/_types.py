@@ -35,7 +35,7 @@ PROVIDER_MODES: tuple[ProviderMode, ...] = (
 class Rule:
     """One published rule of one provider, with the evidence for it.
 
-    `source` carries the evidence tag and link exactly as `provider-schema-rules.md` cites it
+    `source` carries the evidence tag and link exactly as `docs/provider-schema-rules.md` cites it
     ([doc], [err], [lib]); rules that the doc only marks [claim] or "unconfirmed" are not
     enforced.
     """

@@ -1,6 +1,6 @@
 """`check(mode, definition)`: would this provider/mode accept this tool definition as sent?
 
-An independent reading of `provider-schema-rules.md`, deliberately not sharing code with the
+An independent reading of `docs/provider-schema-rules.md`, deliberately not sharing code with the
 dialect passes (`adapters/schema`): a pass and its judge written from one walker would agree on
 their shared mistakes.
 """

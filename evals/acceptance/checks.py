@@ -7,6 +7,7 @@ provider's rules read as a table: which rule, which data, which evidence.
 
 from __future__ import annotations
 
+import enum
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -338,24 +339,36 @@ def _ref_cycle(root: dict[str, Any]) -> str | None:
             return ref
     targets = {ref[1:] for _, ref in refs}
     graph = {t: {ref[1:] for pointer, ref in refs if _inside(pointer, t)} for t in targets}
-    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    visits: dict[str, _Visit] = {}
     for start in sorted(targets):
-        if state.get(start):
+        if start not in visits:
+            target = _cycle_from(graph, start, visits)
+            if target is not None:
+                return "#" + target
+    return None
+
+
+class _Visit(enum.Enum):
+    ON_PATH = "on the current path"
+    DONE = "done"
+
+
+def _cycle_from(graph: dict[str, set[str]], start: str, visits: dict[str, _Visit]) -> str | None:
+    """Depth first from `start`: the first target met again while still on the path."""
+    stack: list[tuple[str, list[str]]] = [(start, sorted(graph[start]))]
+    visits[start] = _Visit.ON_PATH
+    while stack:
+        current, pending = stack[-1]
+        if not pending:
+            visits[current] = _Visit.DONE
+            stack.pop()
             continue
-        stack: list[tuple[str, list[str]]] = [(start, sorted(graph[start]))]
-        state[start] = 1
-        while stack:
-            current, pending = stack[-1]
-            if not pending:
-                state[current] = 2
-                stack.pop()
-                continue
-            nxt = pending.pop()
-            if state.get(nxt) == 1:
-                return "#" + nxt
-            if not state.get(nxt):
-                state[nxt] = 1
-                stack.append((nxt, sorted(graph.get(nxt, ()))))
+        nxt = pending.pop()
+        if visits.get(nxt) is _Visit.ON_PATH:
+            return nxt
+        if nxt not in visits:
+            visits[nxt] = _Visit.ON_PATH
+            stack.append((nxt, sorted(graph.get(nxt, ()))))
     return None
 
 

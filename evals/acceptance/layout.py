@@ -42,7 +42,8 @@ LAYOUTS: dict[ProviderMode, ToolLayout] = {
     "openai-responses-strict": ToolLayout((), "parameters", True, _FUNCTION),
     "anthropic": ToolLayout((), "input_schema", None),
     "anthropic-strict": ToolLayout((), "input_schema", True),
-    # Gemini wants `parameters` omitted, not empty, for a function without arguments (rules doc §6).
+    # Gemini wants `parameters` omitted, not empty, for a function without arguments
+    # (docs/provider-schema-rules.md §6).
     "gemini-parameters": ToolLayout(
         (), "parameters", None, (), ("parametersJsonSchema",), schema_optional=True
     ),
@@ -56,7 +57,8 @@ def mode_for(wire: str, dialect: str, strict: bool | None) -> ProviderMode:
     and the strict flag its dialect puts on the tool.
 
     Responses without an explicit `strict: false` is judged as strict: the API normalises such
-    tools to strict form when it can (rules doc §3), so strict rules decide what reaches it.
+    tools to strict form when it can (docs/provider-schema-rules.md §3), so strict rules decide what
+    reaches it.
     """
     if wire == "openai-chat":
         if dialect == "moonshot":

@@ -135,21 +135,22 @@ def test_recursive_schemas_are_refused_by_anthropic_strict_only() -> None:
 
 
 def test_mutually_recursive_definitions_are_recursive() -> None:
+    defs: dict[str, Any] = {
+        "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}, "required": ["b"],
+              "additionalProperties": False},
+        "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "required": ["a"],
+              "additionalProperties": False},
+    }  # fmt: skip
     schema = {
         "type": "object",
         "properties": {"a": {"$ref": "#/$defs/A"}},
         "required": ["a"],
         "additionalProperties": False,
-        "$defs": {
-            "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}, "required": ["b"],
-                  "additionalProperties": False},
-            "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "required": ["a"],
-                  "additionalProperties": False},
-        },
-    }  # fmt: skip
+        "$defs": defs,
+    }
     found = check("anthropic-strict", build_definition("anthropic-strict", "t", "", schema))
     assert [v.rule for v in found] == ["anthropic.strict.recursive-schema"]
-    acyclic = {**schema, "$defs": {**schema["$defs"], "B": {"type": "string"}}}
+    acyclic = {**schema, "$defs": {**defs, "B": {"type": "string"}}}
     assert check("anthropic-strict", build_definition("anthropic-strict", "t", "", acyclic)) == []
 
 

@@ -578,7 +578,10 @@ NOT_REPLAYED: dict[tuple[str, str], str] = {
     (
         "openai",
         "string too long. Expected a string with maximum length 1024",
-    ): "seen only through a relay; the rules doc marks the 1024 cap unconfirmed, so it is not enforced",
+    ): (
+        "seen only through a relay; docs/provider-schema-rules.md §1 marks the 1024 cap "
+        "unconfirmed, so it is not enforced"
+    ),
     (
         "openai",
         "'^[a-zA-Z0-9_\\\\.-]+$'",

@@ -154,8 +154,12 @@ def test_the_time_budget_stops_generation_early() -> None:
 
 
 def test_values_refused_only_by_a_reported_type_narrowing_are_narrowed_not_false_rejections() -> None:
-    untyped = {"type": "object", "properties": {"when": {"minLength": 1}, "n": {"type": "integer"}},
-               "required": ["when", "n"], "additionalProperties": False}
+    untyped = {
+        "type": "object",
+        "properties": {"when": {"minLength": 1}, "n": {"type": "integer"}},
+        "required": ["when", "n"],
+        "additionalProperties": False,
+    }
     narrowed = _with(untyped, ("properties", "when"), type="string")
     tightened = _with(narrowed, ("properties", "n"), minimum=10)
     explained = ArgumentMappings(narrowed_types=frozenset({"/properties/when"}))

@@ -1,4 +1,5 @@
-"""What each dialect must change for its provider (rules doc §1-§7), one behaviour per test."""
+"""What each dialect must change for its provider (docs/provider-schema-rules.md §1-§7), one
+behaviour per test."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Seed 002's Moonshot decision, one rule per test, and Moonshot's other schema rules (§8)."""
+"""The Moonshot `$ref` rule of adapters/schema/RULES.md, one rule per test, and Moonshot's other
+schema rules (docs/provider-schema-rules.md §8)."""
 
 from __future__ import annotations
 

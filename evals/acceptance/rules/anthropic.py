@@ -1,4 +1,4 @@
-"""Anthropic Messages `tools[].input_schema`, non-strict and strict. Rules doc §4-§5."""
+"""Anthropic Messages `tools[].input_schema`, non-strict and strict. docs/provider-schema-rules.md §4-§5."""
 
 from __future__ import annotations
 

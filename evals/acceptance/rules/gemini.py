@@ -1,5 +1,5 @@
 """Google Gemini function declarations: `parameters` (an OpenAPI 3.0 Schema subset, a proto
-message) and `parametersJsonSchema` (JSON Schema). Rules doc §6-§7."""
+message) and `parametersJsonSchema` (JSON Schema). docs/provider-schema-rules.md §6-§7."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Moonshot / Kimi: "Moonshot-flavoured JSON Schema" on the Chat Completions wire. Rules doc §8.
+"""Moonshot / Kimi: "Moonshot-flavoured JSON Schema" on the Chat Completions wire
+(docs/provider-schema-rules.md §8).
 
 Every refusal reads `tools.function.parameters is not a valid moonshot flavored json schema,
 details: <At path '<path>': <reason>>`; the messages below reuse the provider's reasons.
@@ -43,7 +44,8 @@ REF_TYPE = Rule(
 REF_SIBLINGS = Rule(
     "moonshot.ref-with-siblings",
     "A $ref must stand alone: sibling keywords conflict after $ref expansion (even description).",
-    "[err] github.com/MoonshotAI/kimi-cli/issues/2061 (2026-04); seed 002 (Moonshot decision)",
+    "[err] github.com/MoonshotAI/kimi-cli/issues/2061 (2026-04); "
+    "docs/provider-schema-rules.md §8 (every sibling counts as a conflict)",
 )
 REF_ROOT_DEFS = Rule(
     "moonshot.ref-root-defs",

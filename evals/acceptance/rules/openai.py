@@ -1,5 +1,5 @@
-"""OpenAI (and Azure OpenAI: same validator, rules doc §9): Chat Completions and Responses,
-non-strict and strict. Rules doc §1-§3."""
+"""OpenAI (and Azure OpenAI: same validator, docs/provider-schema-rules.md §9): Chat Completions and
+Responses, non-strict and strict. docs/provider-schema-rules.md §1-§3."""
 
 from __future__ import annotations
 
