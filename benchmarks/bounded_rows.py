@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import resource
 import subprocess
 import sys
 import tempfile
@@ -41,7 +40,7 @@ def child(episodes: int, size: int, folder: Path) -> dict[str, float]:
     from evals.cases import Case, load_cases
     from evals.cassettes import CassetteStore, Mode
     from evals.emulator import EmulatorServer, Reply
-    from evals.plan import PlannedEpisode
+    from evals.plan import PlannedEpisode, RunPlan
     from evals.results import ResultsFile, RunHeader
     from evals.runner import Runner, RunSettings
     from evals.targets import EpisodeFactory, TargetPicker
@@ -70,7 +69,7 @@ def child(episodes: int, size: int, folder: Path) -> dict[str, float]:
             stream_policy="never",  # a 5 MB streamed answer is 300,000 frames: the emulator, not xpeval, would be measured
         )
         header = RunHeader(run="bench", fingerprint="bench", started_at="now", config={},
-                           plan=[(p.case.id, p.adapter_id, p.model) for p in planned])
+                           plan=RunPlan(cases=sorted({p.case.id for p in planned}), models={a: ["m"] for a in ADAPTERS}))
         path = folder / f"results-{episodes}-{size}.jsonl"
         results = ResultsFile.open_for(path, header)
         runner = Runner(factory, results, RunSettings(concurrency=CONCURRENCY, max_attempts=1))
@@ -82,9 +81,11 @@ def child(episodes: int, size: int, folder: Path) -> dict[str, float]:
                 await factory.aclose()
 
         asyncio.run(play())
-    rows = [r for r in results.rows if r.final]
+        results.close()
+    rows = [r for r in ResultsFile.read(results.path).rows if r.final]
     assert len(rows) == len(planned) and all(r.error_kind is None for r in rows), "every episode answered"
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+    peak_mb = int(hwm.split()[1]) / 1024  # this process image's own peak (ru_maxrss survives exec)
     return {"peak_mb": peak_mb, "bytes_per_row": path.stat().st_size / len(rows), "rows": len(rows)}
 
 

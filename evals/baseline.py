@@ -94,12 +94,34 @@ def flag_counts(codes: Iterable[str], rate: str) -> tuple[int, int]:
 
 
 def codes_by_row(frame: pd.DataFrame) -> dict[str, dict[str, str]]:
-    """{row key: {case id: code}} of a results frame (final attempts, one per episode)."""
+    """{row key: {case id: code}} of a results frame (final attempts, one per episode).
+
+    Vectorized: a nightly's frame has millions of rows, one Python dict per row would cost
+    more than reading them."""
+    if frame.empty:
+        return {}
+    irrelevant = frame["irrelevance"].astype(bool)
+    codes = (
+        _flags(frame["correct"])
+        + _flags(frame["tool_selection_correct"])
+        + _flags(frame["arguments_correct"])
+        + _flags(frame["correct"]).where(irrelevant, "-")
+        + _flags(frame["malformed"])
+        + _flags(frame["error"])
+    )
+    keys = frame["source"].astype(str) + "|" + frame["adapter"].astype(str) + "|" + frame["model"].astype(str)
     rows: dict[str, dict[str, str]] = {}
-    for record in frame.to_dict("records"):
-        key = row_key(str(record["source"]), str(record["adapter"]), str(record["model"]))
-        rows.setdefault(key, {})[str(record["case_id"])] = case_code(record)
+    table = pd.DataFrame({"key": keys, "case": frame["case_id"].astype(str), "code": codes})
+    for key, group in table.groupby("key", sort=False):
+        rows[str(key)] = dict(zip(group["case"], group["code"], strict=True))
     return rows
+
+
+def _flags(column: pd.Series) -> pd.Series:
+    """'y' / 'n' per row, '-' where the value is missing."""
+    known = column.notna()
+    values = column.where(known, False).astype(bool)
+    return pd.Series(["y" if v else "n" for v in values], index=column.index).where(known, "-")
 
 
 @dataclass

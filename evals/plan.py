@@ -7,6 +7,8 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pydantic import BaseModel, ConfigDict
+
 from adapters.registry import get_entry
 from evals.cases import Case
 from evals.errors import UserError
@@ -89,3 +91,47 @@ def plan(
         if shard is None or shard.holds(case.id, adapter_id)
         for model in models[adapter_id]
     ]
+
+
+PlannedKey = tuple[str, str, str | None]
+"""(case id, adapter id, model) of a planned episode; model None: resolved when it starts."""
+
+
+class RunPlan(BaseModel):
+    """Every episode a run plans, written compactly (the cases, each adapter's models, the
+    shard) so a results file's header stays small however many episodes it plans."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cases: list[str]
+    models: dict[str, list[str | None]]
+    """Per adapter, in run order, its models."""
+    shard: str | None = None
+
+    @classmethod
+    def of(cls, case_ids: Sequence[str], models: dict[str, list[str | None]], shard: Shard | None) -> RunPlan:
+        return cls(
+            cases=list(case_ids),
+            models={a: list(m) for a, m in models.items()},
+            shard=f"{shard.index}/{shard.count}" if shard else None,
+        )
+
+    def pairs(self) -> set[tuple[str, str]]:
+        """(adapter, model) pairs planned with a named model."""
+        return {(a, m) for a, models in self.models.items() for m in models if m is not None}
+
+    def cases_of(self, adapter_id: str) -> list[str]:
+        """The cases planned for one adapter (all of them, or its shard's)."""
+        shard = Shard.parse(self.shard) if self.shard else None
+        return [c for c in self.cases if shard is None or shard.holds(c, adapter_id)]
+
+    def keys(self) -> list[PlannedKey]:
+        """The planned episodes, in the order `plan` plays them."""
+        shard = Shard.parse(self.shard) if self.shard else None
+        return [
+            (case_id, adapter_id, model)
+            for case_id in self.cases
+            for adapter_id, models in self.models.items()
+            if shard is None or shard.holds(case_id, adapter_id)
+            for model in models
+        ]

@@ -175,7 +175,7 @@ class Runner:
     def pending(self, episodes: Sequence[PlannedEpisode]) -> list[PlannedEpisode]:
         """Episodes without a final row yet (what a resumed run still has to do). An episode
         planned without a model is done when any model's final row exists for it."""
-        finals = self.results.final_rows()
+        finals = self.results.final_keys()
         any_model = {(case_id, adapter) for case_id, adapter, _ in finals}
         return [
             planned

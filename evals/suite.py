@@ -24,10 +24,11 @@ from evals.cases.loader import BUILTIN_DIR
 from evals.cassettes import CassetteStore, Mode
 from evals.errors import UserError
 from evals.gate import GateReport, RunScope, baseline_for_run, evaluate
-from evals.plan import PlannedEpisode, Shard, parse_models, plan, select_cases
+from evals.plan import PlannedEpisode, RunPlan, Shard, parse_models, plan, select_cases
 from evals.results import ResultsFile, RunHeader, fingerprint, now_iso
 from evals.runner import Progress, Runner, RunSettings
-from evals.scorecard import results_frame, scorecard, write_scorecard
+from evals.load import load_run
+from evals.scorecard import scorecard, write_scorecard
 from evals.targets import (
     Emulator,
     EpisodeFactory,
@@ -118,6 +119,7 @@ class SuitePlan:
     episodes: list[PlannedEpisode]
     targets: dict[str, TargetKind]
     lines: list[str]
+    run_plan: RunPlan
     """Where each adapter's answers come from, one line each (said before the run starts)."""
 
 
@@ -170,7 +172,14 @@ def plan_suite(
     episodes = plan(cases, adapters, models, shard)
     if not episodes:
         raise UserError(f"shard {config.shard} holds no episode of this selection")
-    return SuitePlan(adapters=adapters, cases=cases, episodes=episodes, targets=targets, lines=lines)
+    return SuitePlan(
+        adapters=adapters,
+        cases=cases,
+        episodes=episodes,
+        targets=targets,
+        lines=lines,
+        run_plan=RunPlan.of([c.id for c in cases], models, shard),
+    )
 
 
 def _replay_line(store: CassetteStore, adapter_id: str, models: Sequence[str | None], cases: list[Case]) -> str:
@@ -213,7 +222,7 @@ def _header(config: SuiteConfig, suite: SuitePlan) -> RunHeader:
         fingerprint=run_fingerprint,
         started_at=now_iso(),
         config=settings,
-        plan=[(e.case.id, e.adapter_id, e.model) for e in suite.episodes],
+        plan=suite.run_plan,
     )
 
 
@@ -249,9 +258,13 @@ def run_suite(
         max_attempts=config.retries + 1,
         episode_timeout=config.timeout * 8,
     )
-    resumed = _play(config, suite, store, picker, results, runner_settings, log, progress, emulator)
+    try:
+        resumed = _play(config, suite, store, picker, results, runner_settings, log, progress, emulator)
+    except BaseException:
+        results.close()  # every row played so far reaches the file: the run resumes from there
+        raise
     results.finish()
-    frame = results_frame(results.rows)
+    frame = load_run(results.path).frame
     card = scorecard(frame)
     paths = write_scorecard(frame, config.reports)
     log(f"{len(frame)} episodes; scorecard: {paths['md']}")
@@ -266,12 +279,12 @@ def run_suite(
 def scope_of(header: RunHeader | None) -> RunScope:
     """What a run covered, read from its results file's header (the gate needs no flags)."""
     config = header.config if header is not None else {}
-    plan = header.plan if header is not None else []
+    pairs = header.plan.pairs() if header is not None and header.plan is not None else set()
     return RunScope(
         adapters=frozenset(config.get("adapters") or ()),
         case_set=str(config.get("case_set") or BUILTIN_CASE_SET),
         all_cases=not config.get("some_cases"),
-        pairs=frozenset((adapter, model) for _, adapter, model in plan if model is not None) or None,
+        pairs=frozenset(pairs) or None,
     )
 
 

@@ -107,3 +107,26 @@ def test_a_run_of_one_adapter_or_some_cases_passes_its_gate(tmp_path: Path) -> N
             cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
         )
         assert gate.returncode == 0, gate.stdout[-2000:]
+
+
+def test_the_columnar_reader_gives_the_same_scorecard_and_verdicts_as_the_row_reader(main_job: MainJob) -> None:
+    from evals.baseline import codes_by_row, read_baseline
+    from evals.gate import RunScope, evaluate
+    from evals.load import load_run
+    from evals.scorecard import results_frame, scorecard
+
+    path = main_job.reports.parent / "results.jsonl"
+    by_rows = results_frame(ResultsFile.read(path).rows)
+    columnar = load_run(path).frame
+    assert len(columnar) == len(by_rows) == len(CASES) * sum(
+        len(CassetteStore(REPO_ROOT / "cassettes").models(a)) for a in {r.adapter for r in main_job.rows}
+    )
+    old, new = scorecard(by_rows), scorecard(columnar)
+    pd.testing.assert_frame_equal(old.reset_index(drop=True), new.reset_index(drop=True), check_dtype=False)
+    assert codes_by_row(by_rows) == codes_by_row(columnar)
+    baseline = read_baseline(REPO_ROOT / "reports" / "baseline.json")
+    scope = RunScope(adapters=frozenset(columnar["adapter"]), case_set="builtin")
+    old_report, new_report = evaluate(by_rows, baseline, scope), evaluate(columnar, baseline, scope)
+    assert [(f.key, f.metric, f.ok) for f in old_report.findings] == [
+        (f.key, f.metric, f.ok) for f in new_report.findings
+    ]

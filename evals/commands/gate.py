@@ -58,27 +58,26 @@ def run(args: argparse.Namespace) -> int:
     from evals.baseline import Thresholds, read_baseline, refusals, update
     from evals.errors import UserError
     from evals.gate import baseline_for_run, diff_text, evaluate, junit_xml, step_summary
-    from evals.results import ResultsFile
-    from evals.scorecard import results_frame
+    from evals.load import load_run
     from evals.suite import BUILTIN_CASE_SET, CASE_DIR_BASELINE, DEFAULT_BASELINE, scope_of
 
     for name in ("tolerance", "alpha", "max_error_rate", "max_malformed_rate"):
         if not 0 <= getattr(args, name) <= 1:
             raise UserError(f"--{name.replace('_', '-')} must be between 0 and 1, got {getattr(args, name):g}")
-    results = ResultsFile.read(args.results)
-    results.check_complete()
-    scope = scope_of(results.header)
+    run = load_run(args.results)
+    run.check_complete()
+    scope = scope_of(run.header)
     case_set = scope.case_set
     baseline_path: Path = args.baseline or (
         DEFAULT_BASELINE if case_set == BUILTIN_CASE_SET else Path(case_set) / CASE_DIR_BASELINE
     )
-    frame = results_frame(results.rows)
+    frame = run.frame
     if args.update_baseline:
         problems = refusals(frame, Thresholds(args.max_error_rate, args.max_malformed_rate))
         if problems:
             raise UserError("not writing a baseline from this run: " + "; ".join(problems))
         old = read_baseline(baseline_path) if baseline_path.exists() else None
-        new, diff = update(old, frame, case_set=case_set, run=results.run_id, all_cases=scope.all_cases)
+        new, diff = update(old, frame, case_set=case_set, run=run.header.run, all_cases=scope.all_cases)
         new.write(baseline_path)
         for line in diff or ["(no change)"]:
             print(line)

@@ -13,7 +13,7 @@ import pytest
 from evals.cases import load_cases
 from evals.cassettes import CassetteStore, Mode
 from evals.emulator import EmulatorServer
-from evals.plan import PlannedEpisode
+from evals.plan import PlannedEpisode, RunPlan
 from evals.results import ResultsFile, RunHeader, final_results
 from evals.runner import Runner, RunSettings
 from evals.targets import EpisodeFactory, TargetPicker
@@ -51,7 +51,7 @@ def run_faulted(server: EmulatorServer, tmp_path: Path, fault: str, stream: bool
     )
     planned = [PlannedEpisode(case, adapter, "m") for case in CASES for adapter in DIRECT]
     header = RunHeader(run="faults", fingerprint=f"{fault}-{stream}", started_at="now", config={},
-                       plan=[(p.case.id, p.adapter_id, p.model) for p in planned])
+                       plan=RunPlan(cases=[c.id for c in CASES], models={a: ["m"] for a in DIRECT}))
     results = ResultsFile.open_for(tmp_path / f"{fault}-{stream}.jsonl", header)
     runner = Runner(factory, results, RunSettings(concurrency=4, max_attempts=2, backoff_base=0.0,
                                                   backoff_cap=0.0))
@@ -63,7 +63,8 @@ def run_faulted(server: EmulatorServer, tmp_path: Path, fault: str, stream: bool
             await factory.aclose()
 
     asyncio.run(play())
-    return list(final_results(results.rows))
+    results.close()
+    return list(final_results(ResultsFile.read(results.path).rows))
 
 
 @pytest.mark.parametrize(("fault", "stream"), MATRIX, ids=[f"{f}-{'stream' if s else 'plain'}" for f, s in MATRIX])

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from evals.plan import RunPlan
 from evals.results import ResultsFile, RunHeader
 from tests._corpus import REPO_ROOT
 from tests.gate._rows import outcomes
@@ -26,7 +27,7 @@ def header(planned: int) -> RunHeader:
         fingerprint="f",
         started_at="2026-12-01T00:00:00+00:00",
         config={"adapters": ["openai-compatible"], "case_set": "builtin"},
-        plan=[(f"case_{i:03d}", "openai-compatible", "qwen") for i in range(planned)],
+        plan=RunPlan(cases=[f"case_{i:03d}" for i in range(planned)], models={"openai-compatible": ["qwen"]}),
     )
 
 
@@ -36,6 +37,7 @@ def written(path: Path, planned: int, done: int, *, finished: bool) -> Path:
         results.append(row)
     if finished:
         results.finish()
+    results.close()
     return path
 
 

@@ -36,9 +36,11 @@ def test_rows_survive_a_reopen_of_the_same_unfinished_run(tmp_path: Path) -> Non
     path = tmp_path / "results.jsonl"
     first = ResultsFile.open_for(path, header())
     first.append(row("a"))
+    first.close()  # what a killed process leaves: every row it wrote
     again = ResultsFile.open_for(path, header())
     assert [r.case_id for r in again.rows] == ["a"]
     again.append(row("b"))
+    again.close()
     assert [r.case_id for r in ResultsFile.read(path).rows] == ["a", "b"]
 
 
@@ -46,10 +48,12 @@ def test_a_torn_last_line_is_dropped_and_overwritten(tmp_path: Path) -> None:
     path = tmp_path / "results.jsonl"
     results = ResultsFile.open_for(path, header())
     results.append(row("a"))
+    results.close()
     with path.open("a") as handle:
         handle.write('{"type": "result", "case_id": "half')
     resumed = ResultsFile.open_for(path, header())
     resumed.append(row("b"))
+    resumed.close()
     assert [r.case_id for r in ResultsFile.read(path).rows] == ["a", "b"]
 
 
@@ -57,6 +61,7 @@ def test_a_different_or_finished_run_starts_a_new_file_and_keeps_the_old(tmp_pat
     path = tmp_path / "results.jsonl"
     old = ResultsFile.open_for(path, header("f1"))
     old.append(row("a"))
+    old.close()
     new = ResultsFile.open_for(path, header("f2"))
     assert new.rows == [] and (tmp_path / "results.jsonl.prev").exists()
     new.finish()
@@ -67,3 +72,22 @@ def test_a_different_or_finished_run_starts_a_new_file_and_keeps_the_old(tmp_pat
 def test_the_final_attempt_is_what_counts(tmp_path: Path) -> None:
     rows = [row("a", 1, final=False, correct=False), row("a", 2, final=True), row("b")]
     assert [(r.case_id, r.attempt) for r in final_results(rows)] == [("a", 2), ("b", 1)]
+
+
+def test_rows_are_written_off_the_caller_with_a_bounded_fsync_cadence(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import threading
+
+    from evals import results as module
+
+    syncs: list[str] = []
+    real = os.fsync
+    monkeypatch.setattr(module.os, "fsync", lambda fd: (syncs.append(threading.current_thread().name), real(fd)))
+    path = tmp_path / "results.jsonl"
+    results = ResultsFile.open_for(path, header())
+    for i in range(2000):
+        results.append(row(f"c{i}"))
+    assert "MainThread" not in syncs, "the caller never waits for the disk"
+    results.finish()
+    assert len(ResultsFile.read(path).rows) == 2000 and ResultsFile.read(path).complete
+    assert 1 <= len(syncs) <= 5, f"{len(syncs)} fsyncs for 2000 rows written within a second"

@@ -1,0 +1,129 @@
+"""The gate over a million result rows, against a pyarrow read of the same file.
+
+A real run's rows (the committed cassettes replayed) are replicated into one results file of
+`--rows` result lines (each replica renames its cases, so every row is its own episode), with
+its plan and completion record. Measured in the same run, each in a fresh process:
+
+- gate:      `xpeval gate --results FILE` (completeness check, per-case codes, the paired test
+             against the committed baseline, the scorecard's counts);
+- yardstick: pyarrow's JSON reader with an explicit schema, then the same per-row aggregation
+             (counts per source, adapter and model) in pandas.
+
+Targets: the gate within 3x the yardstick's wall time, and under 2 GB peak RSS.
+Run: `python benchmarks/results_at_scale.py [--rows N]`; exit 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TIME_TARGET = 3.0
+RSS_TARGET_MB = 2048.0
+
+_MEASURE = """
+import json, sys, time
+started = time.perf_counter()
+{body}
+# VmHWM is this process image's own peak: ru_maxrss would carry the forking parent's over exec.
+hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps({{"seconds": time.perf_counter() - started, "peak_mb": int(hwm.split()[1]) / 1024}}))
+"""
+
+GATE = """
+from evals.cli import main
+code = main(["gate", "--results", sys.argv[1], "--baseline", sys.argv[2]])
+assert code in (0, 1), code
+"""
+
+YARDSTICK = """
+import io
+import pyarrow.json as pajson
+from evals.load import SCHEMA
+data = open(sys.argv[1], "rb").read()
+rows = data[data.find(b"\\n") + 1:]  # the header line is not a row
+table = pajson.read_json(io.BytesIO(rows), parse_options=pajson.ParseOptions(
+    explicit_schema=SCHEMA, unexpected_field_behavior="ignore"))
+frame = table.to_pandas()
+frame = frame[(frame["type"] == "result") & frame["final"].fillna(False)]
+counts = frame.groupby(["source", "adapter", "model"])[["correct", "tool_selection_correct", "malformed"]].sum()
+assert len(counts)
+"""
+
+
+def replay_run(folder: Path) -> Path:
+    results = folder / "results.jsonl"
+    subprocess.run(
+        [sys.executable, "-m", "evals.cli", "run", "--no-progress", "--no-schema-report", "--results",
+         str(results), "--reports", str(folder / "reports")],
+        cwd=REPO, check=True, capture_output=True,
+    )
+    return results
+
+
+def replicate(source: Path, rows: int, target: Path) -> int:
+    lines = source.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    results = [json.loads(line) for line in lines if '"type":"result"' in line]
+    copies = -(-rows // len(results))
+    cases: list[str] = []
+    with target.open("w", encoding="utf-8") as out, (target.parent / "rows.tmp").open("w") as body:
+        written = 0
+        for copy in range(copies):
+            for row in results:  # whole copies only: a run plans every adapter for each case
+                suffix = "" if copy == 0 else f"__r{copy}"
+                renamed = {**row, "case_id": row["case_id"] + suffix}
+                body.write(json.dumps(renamed, separators=(",", ":")) + "\n")
+                if not cases or cases[-1] != renamed["case_id"]:
+                    cases.append(renamed["case_id"])
+                written += 1
+        header["plan"] = {**header["plan"], "cases": list(dict.fromkeys(cases))}
+        out.write(json.dumps(header, separators=(",", ":")) + "\n")
+        body.flush()
+        with (target.parent / "rows.tmp").open() as rows_file:
+            for line in rows_file:
+                out.write(line)
+        out.write(json.dumps({"type": "complete", "run": header["run"], "finished_at": "now", "rows": written}) + "\n")
+    return written
+
+
+def measure(body: str, *args: str) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE.format(body=body), *args], cwd=REPO, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"measurement failed:\n{done.stderr[-3000:]}")
+    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        started = time.perf_counter()
+        source = replay_run(Path(folder))
+        big = Path(folder) / "big.jsonl"
+        written = replicate(source, args.rows, big)
+        print(f"{written} result rows ({big.stat().st_size / 1e6:.0f} MB) built in "
+              f"{time.perf_counter() - started:.0f} s")
+        yardstick = measure(YARDSTICK, str(big))
+        gate = measure(GATE, str(big), str(REPO / "reports" / "baseline.json"))
+    ratio = gate["seconds"] / yardstick["seconds"]
+    print(f"pyarrow yardstick: {yardstick['seconds']:.1f} s, {yardstick['peak_mb']:.0f} MB peak")
+    print(f"xpeval gate:       {gate['seconds']:.1f} s, {gate['peak_mb']:.0f} MB peak")
+    print(f"ratio {ratio:.2f}x (target <= {TIME_TARGET}x), peak {gate['peak_mb']:.0f} MB (target < {RSS_TARGET_MB:.0f})")
+    ok = ratio <= TIME_TARGET and gate["peak_mb"] < RSS_TARGET_MB
+    print("target met" if ok else "TARGET MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
