@@ -68,8 +68,13 @@ def child(episodes: int, size: int, folder: Path) -> dict[str, float]:
             emulator=Big(server),
             stream_policy="never",  # a 5 MB streamed answer is 300,000 frames: the emulator, not xpeval, would be measured
         )
-        header = RunHeader(run="bench", fingerprint="bench", started_at="now", config={},
-                           plan=RunPlan(cases=sorted({p.case.id for p in planned}), models={a: ["m"] for a in ADAPTERS}))
+        header = RunHeader(
+            run="bench",
+            fingerprint="bench",
+            started_at="now",
+            config={},
+            plan=RunPlan(cases=sorted({p.case.id for p in planned}), models={a: ["m"] for a in ADAPTERS}),
+        )
         path = folder / f"results-{episodes}-{size}.jsonl"
         results = ResultsFile.open_for(path, header)
         runner = Runner(factory, results, RunSettings(concurrency=CONCURRENCY, max_attempts=1))
@@ -92,7 +97,9 @@ def child(episodes: int, size: int, folder: Path) -> dict[str, float]:
 def measure(episodes: int, size: int, folder: Path) -> dict[str, float]:
     done = subprocess.run(
         [sys.executable, __file__, "--child", str(episodes), str(size), str(folder)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
         raise SystemExit(f"child run failed:\n{done.stderr[-3000:]}")
@@ -117,12 +124,18 @@ def main() -> int:
         whole = measure(args.episodes, big, Path(folder))
     growth = whole["peak_mb"] / fifth["peak_mb"]
     overhead = whole["peak_mb"] - small["peak_mb"]
-    print(f"episodes with {args.mb:g} MB arguments: {int(whole['rows'])} (fifth-size run: {int(fifth['rows'])})")
-    print(f"peak RSS: {whole['peak_mb']:.0f} MB; fifth-size run {fifth['peak_mb']:.0f} MB "
-          f"(ratio {growth:.2f}, target <= {RSS_GROWTH_TARGET}); 1 KB arguments {small['peak_mb']:.0f} MB "
-          f"(+{overhead:.0f} MB, target <= {PER_IN_FLIGHT_MB * CONCURRENCY * len(ADAPTERS):.0f})")
-    print(f"results file: {whole['bytes_per_row'] / 1024:.1f} KB per row (1 KB arguments: "
-          f"{small['bytes_per_row'] / 1024:.1f} KB; target <= {ROW_BYTES_TARGET / 1024:.0f} KB)")
+    print(
+        f"episodes with {args.mb:g} MB arguments: {int(whole['rows'])} (fifth-size run: {int(fifth['rows'])})"
+    )
+    print(
+        f"peak RSS: {whole['peak_mb']:.0f} MB; fifth-size run {fifth['peak_mb']:.0f} MB "
+        f"(ratio {growth:.2f}, target <= {RSS_GROWTH_TARGET}); 1 KB arguments {small['peak_mb']:.0f} MB "
+        f"(+{overhead:.0f} MB, target <= {PER_IN_FLIGHT_MB * CONCURRENCY * len(ADAPTERS):.0f})"
+    )
+    print(
+        f"results file: {whole['bytes_per_row'] / 1024:.1f} KB per row (1 KB arguments: "
+        f"{small['bytes_per_row'] / 1024:.1f} KB; target <= {ROW_BYTES_TARGET / 1024:.0f} KB)"
+    )
     ok = (
         growth <= RSS_GROWTH_TARGET
         and overhead <= PER_IN_FLIGHT_MB * CONCURRENCY * len(ADAPTERS)

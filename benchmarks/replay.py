@@ -14,8 +14,15 @@ The SDK client is built once per variant: its first request pays a one-off platf
 that is no part of replay. Our client reaches each episode's transport through a one-line
 switch (the raw client goes through the same switch).
 
-Target (issue 6): xpeval at most 1.3x raw, for a 1-interaction and a 200-interaction cassette.
-Run: `python benchmarks/replay.py [--rounds-1 N] [--rounds-200 N]`; exit status 1 when the
+Target: xpeval at most 1.3x raw, for a 1-interaction and a 200-interaction cassette.
+
+Then the whole replay job, as `xpeval run` plays it: every committed cassette through every
+adapter (cases, agent loop, scoring, result rows, scorecard, gate), in this process, against
+the raw SDK decode of the same recorded interactions (each served from memory to the SDK of its
+wire and parsed, plain or streamed as recorded). Reported as CPU per episode; target: the job at
+most JOB_TARGET times the raw decode.
+
+Run: `python benchmarks/replay.py [--rounds-1 N] [--rounds-200 N]`; exit status 1 when a
 target is missed.
 """
 
@@ -39,6 +46,8 @@ from adapters.wires import get_wire
 from evals.cassettes import CassetteStore, Mode, open_episode
 
 TARGET = 1.3
+JOB_TARGET = 3.0
+REPO = Path(__file__).resolve().parent.parent
 ADAPTER = "bench-openai-chat"
 MODEL = "gpt-bench"
 
@@ -73,10 +82,12 @@ async def record(store: CassetteStore, size: int) -> None:
     """Record a `size`-interaction cassette through our own record mode (no network)."""
     answered = iter(range(size))
     upstream = httpx2.MockTransport(lambda request: rendered_reply(next(answered)))
-    episode = open_episode(store, ADAPTER, f"size-{size}", Mode.RECORD, source="emulated", model=MODEL,
-                           upstream=upstream)
-    client = openai.AsyncOpenAI(api_key="bench-key-0000", max_retries=0,
-                                http_client=httpx2.AsyncClient(transport=episode.transport))
+    episode = open_episode(
+        store, ADAPTER, f"size-{size}", Mode.RECORD, source="emulated", model=MODEL, upstream=upstream
+    )
+    client = openai.AsyncOpenAI(
+        api_key="bench-key-0000", max_retries=0, http_client=httpx2.AsyncClient(transport=episode.transport)
+    )
     for i in range(size):
         await client.chat.completions.create(model=MODEL, messages=prompt(i))  # type: ignore[arg-type]
     assert episode.finish() == []
@@ -94,10 +105,11 @@ async def measure(
     store: CassetteStore, size: int, rounds: int, vcrpy_rounds: int
 ) -> dict[str, tuple[float, float]]:
     """Median (CPU, wall) seconds per interaction for each variant."""
-    path = store.path(ADAPTER, f"size-{size}")
+    path = store.path(ADAPTER, f"size-{size}", MODEL)
     switch = Switch()
-    client = openai.AsyncOpenAI(api_key="bench-key-0000", max_retries=0,
-                                http_client=httpx2.AsyncClient(transport=switch))
+    client = openai.AsyncOpenAI(
+        api_key="bench-key-0000", max_retries=0, http_client=httpx2.AsyncClient(transport=switch)
+    )
     vcr_client = openai.AsyncOpenAI(api_key="bench-key-0000", max_retries=0, http_client=httpx2.AsyncClient())
     raw_transport = httpx2.MockTransport(prepared_reply())
 
@@ -133,6 +145,56 @@ async def measure(
     }
 
 
+async def raw_decode_of_committed() -> tuple[float, int]:
+    """CPU seconds to let each wire's SDK parse every committed recorded response, and how many."""
+    from adapters.adapter import AdapterSettings
+    from adapters.registry import create_adapter, direct_adapter_for_wire, effective_contract
+    from evals.cassettes import load_cassette
+    from evals.cassettes.transport import recorded_response
+
+    store = CassetteStore(REPO / "cassettes")
+    current: list[httpx2.Response] = []
+    transport = httpx2.MockTransport(lambda request: current.pop())
+    clients = {}
+    interactions = []
+    for adapter_id, _model, _case, path in store.iter_cassettes():
+        wire = effective_contract(adapter_id).wire
+        if wire not in clients:
+            clients[wire] = create_adapter(
+                direct_adapter_for_wire(wire), AdapterSettings(transport=transport)
+            )
+        interactions.extend((wire, i) for i in load_cassette(path))
+    cpu = time.process_time()
+    for wire, interaction in interactions:
+        adapter = clients[wire]
+        kwargs = adapter.wire.minimal_request("m")
+        kwargs["stream"] = adapter.wire.is_stream(interaction.uri, interaction.request_json())
+        current.append(recorded_response(interaction))
+        await adapter.wire.send(adapter.client, kwargs)
+    spent = time.process_time() - cpu
+    for adapter in clients.values():
+        await adapter.aclose()
+    return spent, len(interactions)
+
+
+def whole_job() -> tuple[float, int]:
+    """CPU seconds of the default replay job in this process, and its episodes."""
+    from evals.suite import SuiteConfig, run_suite
+
+    with tempfile.TemporaryDirectory() as folder:
+        config = SuiteConfig(
+            cassettes=REPO / "cassettes",
+            results=Path(folder) / "results.jsonl",
+            reports=Path(folder) / "reports",
+            baseline=REPO / "reports" / "baseline.json",
+        )
+        cpu = time.process_time()
+        outcome = run_suite(config)
+        spent = time.process_time() - cpu
+    assert outcome.passed, "the committed replay passes its gate"
+    return spent, len(outcome.frame)
+
+
 async def main(rounds_1: int, rounds_200: int) -> int:
     missed = False
     with tempfile.TemporaryDirectory() as folder:
@@ -142,7 +204,10 @@ async def main(rounds_1: int, rounds_200: int) -> int:
             await record(store, size)
             medians = await measure(store, size, rounds, vcrpy_rounds)
             (raw, raw_wall), (ours, ours_wall), (plain, plain_wall) = (
-                medians["raw"], medians["xpeval"], medians["vcrpy"])
+                medians["raw"],
+                medians["xpeval"],
+                medians["vcrpy"],
+            )
             ratio = ours / raw
             verdict = "ok" if ratio <= TARGET else f"MISSED (target {TARGET}x)"
             print(
@@ -153,6 +218,15 @@ async def main(rounds_1: int, rounds_200: int) -> int:
                 f"({ours_wall / raw_wall:.2f}x) | vcrpy {plain_wall * 1e3:.3f} ({plain_wall / raw_wall:.2f}x)"
             )
             missed = missed or ratio > TARGET
+    raw_cpu, interactions = await raw_decode_of_committed()
+    job_cpu, episodes = await asyncio.to_thread(whole_job)
+    ratio = job_cpu / raw_cpu
+    print(
+        f"whole replay job: {episodes} episodes, {interactions} interactions; CPU ms/episode: "
+        f"xpeval {job_cpu / episodes * 1e3:.2f} | raw SDK decode {raw_cpu / episodes * 1e3:.2f} "
+        f"({ratio:.1f}x, target <= {JOB_TARGET:g}x) {'ok' if ratio <= JOB_TARGET else 'MISSED'}"
+    )
+    missed = missed or ratio > JOB_TARGET
     return 1 if missed else 0
 
 

@@ -60,9 +60,21 @@ assert len(counts)
 def replay_run(folder: Path) -> Path:
     results = folder / "results.jsonl"
     subprocess.run(
-        [sys.executable, "-m", "evals.cli", "run", "--no-progress", "--no-schema-report", "--results",
-         str(results), "--reports", str(folder / "reports")],
-        cwd=REPO, check=True, capture_output=True,
+        [
+            sys.executable,
+            "-m",
+            "evals.cli",
+            "run",
+            "--no-progress",
+            "--no-schema-report",
+            "--results",
+            str(results),
+            "--reports",
+            str(folder / "reports"),
+        ],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
     )
     return results
 
@@ -89,7 +101,10 @@ def replicate(source: Path, rows: int, target: Path) -> int:
         with (target.parent / "rows.tmp").open() as rows_file:
             for line in rows_file:
                 out.write(line)
-        out.write(json.dumps({"type": "complete", "run": header["run"], "finished_at": "now", "rows": written}) + "\n")
+        out.write(
+            json.dumps({"type": "complete", "run": header["run"], "finished_at": "now", "rows": written})
+            + "\n"
+        )
     return written
 
 
@@ -112,14 +127,18 @@ def main() -> int:
         source = replay_run(Path(folder))
         big = Path(folder) / "big.jsonl"
         written = replicate(source, args.rows, big)
-        print(f"{written} result rows ({big.stat().st_size / 1e6:.0f} MB) built in "
-              f"{time.perf_counter() - started:.0f} s")
+        print(
+            f"{written} result rows ({big.stat().st_size / 1e6:.0f} MB) built in "
+            f"{time.perf_counter() - started:.0f} s"
+        )
         yardstick = measure(YARDSTICK, str(big))
         gate = measure(GATE, str(big), str(REPO / "reports" / "baseline.json"))
     ratio = gate["seconds"] / yardstick["seconds"]
     print(f"pyarrow yardstick: {yardstick['seconds']:.1f} s, {yardstick['peak_mb']:.0f} MB peak")
     print(f"xpeval gate:       {gate['seconds']:.1f} s, {gate['peak_mb']:.0f} MB peak")
-    print(f"ratio {ratio:.2f}x (target <= {TIME_TARGET}x), peak {gate['peak_mb']:.0f} MB (target < {RSS_TARGET_MB:.0f})")
+    print(
+        f"ratio {ratio:.2f}x (target <= {TIME_TARGET}x), peak {gate['peak_mb']:.0f} MB (target < {RSS_TARGET_MB:.0f})"
+    )
     ok = ratio <= TIME_TARGET and gate["peak_mb"] < RSS_TARGET_MB
     print("target met" if ok else "TARGET MISSED")
     return 0 if ok else 1
