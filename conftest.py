@@ -1,31 +1,24 @@
-"""pytest wiring shared by the whole suite."""
+"""pytest wiring of this repository's own tests.
+
+The registry-derived parametrization, cassette modes and the conformance suite come from
+xpeval's own pytest plugin (`evals.pytest_plugin`, loaded through its `pytest11` entry point),
+exactly as in any other project.
+"""
 
 from __future__ import annotations
 
 import os
 
-pytest_plugins = ("evals.cassettes.pytest_plugin",)  # --cassette-mode replay|record|live, `cassette_episode`
 
-# Tests never talk to real providers: make sure no ambient key leaks into a request or cassette.
-for _name in (
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "AZURE_OPENAI_API_KEY",
-    "MOONSHOT_API_KEY",
-    "MIMO_API_KEY",
-    "OPENAI_COMPATIBLE_API_KEY",
-    "VERTEX_API_KEY",
-):
-    if os.environ.get(_name) and not os.environ.get("XPEVAL_LIVE"):
-        os.environ.pop(_name)
+def _clear_provider_keys() -> None:
+    """Tests never talk to real providers: no ambient key may leak into a request or cassette.
+    The key variables are each provider's own data (`Provider.key_vars`)."""
+    from adapters.registry import providers
+
+    if os.environ.get("XPEVAL_LIVE"):
+        return
+    for name in {var for provider in providers() for var in provider.key_vars}:
+        os.environ.pop(name, None)
 
 
-def pytest_generate_tests(metafunc):  # type: ignore[no-untyped-def]
-    """Registry-derived parametrization: any test taking `adapter_id` runs once per registered
-    adapter, wrappers included, so a new registry entry gets the whole suite by itself."""
-    if "adapter_id" in metafunc.fixturenames:
-        from adapters.registry import ADAPTER_REGISTRY
-
-        metafunc.parametrize("adapter_id", list(ADAPTER_REGISTRY))
+_clear_provider_keys()

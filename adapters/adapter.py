@@ -9,17 +9,56 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from adapters.contract import JsonObject, ProviderError, TurnRequest, TurnResult, WireName
+from adapters.contract import (
+    ForceTool,
+    JsonObject,
+    ProviderError,
+    ToolChoice,
+    TurnRequest,
+    TurnResult,
+    WireName,
+)
 from adapters.exchange import observe
 from adapters.schema import Dialect, PreparedTools, prepare_tools
 from adapters.wires import Wire, get_wire
 
 if TYPE_CHECKING:
     from adapters.providers._spec import Provider
+
+
+ToolChoiceMode = Literal["auto", "none", "required", "named"]
+TOOL_CHOICE_MODES: tuple[ToolChoiceMode, ...] = ("auto", "none", "required", "named")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an adapter supports, declared in its registry entry and checked by the conformance
+    suite against what it really does (a declaration and the behaviour that differ fail it)."""
+
+    tool_choice: frozenset[ToolChoiceMode] = frozenset(TOOL_CHOICE_MODES)
+    """The tool_choice modes it sends; any other is refused before a request is built."""
+    parallel_calls: bool = True
+    """It decodes several calls in one answer."""
+    streamed_tool_calls: bool = True
+    """It decodes tool calls from a streamed answer."""
+    strict_schemas: bool = False
+    """It sends tools in the provider's strict mode (arguments guaranteed to match the schema)."""
+
+    def row(self) -> dict[str, object]:
+        return {
+            "tool_choice": [m for m in TOOL_CHOICE_MODES if m in self.tool_choice],
+            "parallel_calls": self.parallel_calls,
+            "streamed_tool_calls": self.streamed_tool_calls,
+            "strict_schemas": self.strict_schemas,
+        }
+
+
+def choice_mode(choice: ToolChoice) -> ToolChoiceMode:
+    return "named" if isinstance(choice, ForceTool) else choice
 
 
 @dataclass(frozen=True)
@@ -31,6 +70,8 @@ class EffectiveContract:
     schema_dialect: Dialect
     chain: tuple[str, ...]
     """The id, then each parent up to the direct entry."""
+    capabilities: Capabilities = Capabilities()
+    """The nearest declaration along the chain (a wrapper inherits its parent's)."""
 
 
 class AdapterSettings(BaseModel):
@@ -108,6 +149,13 @@ class Adapter:
 
     async def turn(self, request: TurnRequest) -> TurnResult:
         """Send one turn and decode it. Provider failures and bad model output are values."""
+        mode = choice_mode(request.tool_choice)
+        if request.tools and mode not in self.contract.capabilities.tool_choice:
+            return TurnResult(
+                error=ProviderError(
+                    kind="refused", message=f"{self.id} does not support tool_choice {mode!r} (its capabilities)"
+                )
+            )
         prepared = self.prepare(request)
         if prepared.tools.refusals:
             return TurnResult(

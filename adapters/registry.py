@@ -10,11 +10,12 @@ string until `get_entry` / `effective_contract` accepts it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from adapters.adapter import Adapter, AdapterFactory, AdapterSettings, EffectiveContract
+from adapters.adapter import Adapter, AdapterFactory, AdapterSettings, Capabilities, EffectiveContract
 from adapters.contract import WIRE_NAMES, WireName
 from adapters.providers import anthropic, azure, google, openai, vertex
 from adapters.providers._spec import Provider
@@ -28,7 +29,9 @@ class UnknownAdapterError(LookupError):
     """An adapter id (or a contract parent) that the registry does not know."""
 
     def __init__(self, adapter_id: str) -> None:
-        super().__init__(f"Unknown adapter: {adapter_id}")
+        problem = PLUGIN_PROBLEMS.get(adapter_id) if isinstance(adapter_id, str) else None
+        detail = f" (its plugin entry point was refused: {problem})" if problem else ""
+        super().__init__(f"Unknown adapter: {adapter_id}{detail}")
         self.adapter_id = adapter_id
 
     def __str__(self) -> str:
@@ -46,6 +49,7 @@ class DirectEntry:
     provider: Provider
     factory: AdapterFactory
     description: str = ""
+    capabilities: Capabilities = Capabilities()
 
     kind: ClassVar[Literal["direct"]] = "direct"
 
@@ -58,6 +62,8 @@ class WrapperEntry:
     schema_dialect: Dialect | None = None
     """Set only where this provider's schema dialect differs from its parent's."""
     description: str = ""
+    capabilities: Capabilities | None = None
+    """Set only where this provider supports something else than its parent."""
 
     kind: ClassVar[Literal["wrapper"]] = "wrapper"
 
@@ -78,6 +84,7 @@ ADAPTER_REGISTRY: dict[str, RegistryEntry] = {
         provider=openai.OPENAI,
         factory=openai.create,
         description="OpenAI Responses (strict function tools, the API's own default)",
+        capabilities=Capabilities(strict_schemas=True),
     ),
     "anthropic-messages": DirectEntry(
         wire="anthropic-messages",
@@ -151,6 +158,7 @@ def effective_contract(
     chain: list[str] = []
     visited: set[str] = set()
     dialect: Dialect | None = None
+    capabilities: Capabilities | None = None
     current = adapter_id
     while True:
         if current in visited:
@@ -160,19 +168,72 @@ def effective_contract(
         chain.append(current)
         if dialect is None:
             dialect = entry.schema_dialect
+        if capabilities is None:
+            capabilities = entry.capabilities
         if isinstance(entry, DirectEntry):
-            assert dialect is not None
+            assert dialect is not None and capabilities is not None
             return EffectiveContract(
-                id=adapter_id, wire=entry.wire, schema_dialect=dialect, chain=tuple(chain)
+                id=adapter_id, wire=entry.wire, schema_dialect=dialect, chain=tuple(chain),
+                capabilities=capabilities,
             )
         current = entry.contract_parent
+
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+PLUGIN_GROUP = "xpeval.adapters"
+PLUGIN_PROBLEMS: dict[str, str] = {}
+"""Adapter ids offered by an installed package's entry point and refused, with the reason."""
+
+
+def load_plugins(group: str = PLUGIN_GROUP) -> list[str]:
+    """Register the adapters other packages offer: entry points of `group`, each named by its
+    adapter id and pointing at its registry entry (a `DirectEntry` or `WrapperEntry`).
+
+    Each is validated exactly like a built-in entry; one that fails (it does not load, is not
+    an entry, names an unknown parent, makes a cycle, clashes with a built-in id) is not
+    registered, so using its id fails closed with `Unknown adapter: <id>` and the reason.
+    Entries may build on each other in any order. Returns the ids registered."""
+    from importlib.metadata import entry_points
+
+    pending: dict[str, RegistryEntry] = {}
+    for point in entry_points(group=group):
+        try:
+            entry = point.load()
+        except Exception as exc:  # a broken plugin must not break xpeval
+            PLUGIN_PROBLEMS[point.name] = f"cannot load {point.value}: {type(exc).__name__}: {exc}"
+            continue
+        if not isinstance(entry, DirectEntry | WrapperEntry):
+            PLUGIN_PROBLEMS[point.name] = f"{point.value} is not a DirectEntry or WrapperEntry"
+        elif point.name in ADAPTER_REGISTRY:
+            PLUGIN_PROBLEMS[point.name] = "the id is already registered"
+        else:
+            pending[point.name] = entry
+    registered: list[str] = []
+    while pending:
+        progress = False
+        for adapter_id, entry in list(pending.items()):
+            try:
+                register_adapter(adapter_id, entry)
+            except (UnknownAdapterError, RegistryError) as exc:
+                PLUGIN_PROBLEMS[adapter_id] = str(exc)
+                continue
+            PLUGIN_PROBLEMS.pop(adapter_id, None)
+            registered.append(adapter_id)
+            del pending[adapter_id]
+            progress = True
+        if not progress:
+            break
+    return registered
 
 
 def validate_registry(registry: Mapping[str, RegistryEntry]) -> None:
     """Every id resolves to a known wire and dialect; raises on the first problem."""
     for adapter_id, entry in registry.items():
-        if not adapter_id or adapter_id != adapter_id.strip():
-            raise RegistryError(f"Invalid adapter id: {adapter_id!r}")
+        if not isinstance(adapter_id, str) or not _ID.fullmatch(adapter_id):
+            raise RegistryError(
+                f"Invalid adapter id: {adapter_id!r} (letters, digits, '.', '_' and '-', starting with a "
+                "letter or digit: it names cassette folders and CLI flags)"
+            )
         if isinstance(entry, DirectEntry) and entry.wire not in WIRE_NAMES:
             raise RegistryError(f"Adapter {adapter_id} names an unknown wire: {entry.wire}")
         if entry.schema_dialect is not None and entry.schema_dialect not in DIALECTS:
@@ -183,6 +244,8 @@ def validate_registry(registry: Mapping[str, RegistryEntry]) -> None:
             raise RegistryError(f"Adapter {adapter_id} has no factory")
         if not isinstance(entry.provider, Provider):
             raise RegistryError(f"Adapter {adapter_id} states no provider")
+        if entry.capabilities is not None and not isinstance(entry.capabilities, Capabilities):
+            raise RegistryError(f"Adapter {adapter_id} declares capabilities that are not a Capabilities")
         effective_contract(adapter_id, registry)
 
 
@@ -229,3 +292,4 @@ def unregister_adapter(adapter_id: str) -> None:
 
 
 validate_registry(ADAPTER_REGISTRY)
+load_plugins()

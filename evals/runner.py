@@ -262,7 +262,7 @@ class Runner:
                 runner_error = f"{type(exc).__name__}: {exc}"
             latency = time.monotonic() - clock
             problems = episode.problems()
-            if episode.replayed_from is not None and error is not None and error.bad_response:
+            if episode.replayed_from is not None and not problems and error is not None and error.bad_response:
                 problems = [
                     *problems,
                     f"{episode.replayed_from}: a recorded response no longer decodes ({error.kind}: "

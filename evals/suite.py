@@ -77,6 +77,8 @@ class SuiteConfig:
     baseline: Path | None = None
     """None: the case set's default (reports/baseline.json, or the case folder's baseline.json)."""
     tolerance: float = 0.0
+    root: Path = Path(".")
+    """The project root: a case folder is named relative to it (the case set's label)."""
 
     def validate(self) -> None:
         """One clear line for every setting out of range (before anything starts)."""
@@ -100,7 +102,7 @@ class SuiteConfig:
 
     @property
     def case_set(self) -> str:
-        return BUILTIN_CASE_SET if self.case_dir is None else self.case_dir.as_posix()
+        return BUILTIN_CASE_SET if self.case_dir is None else case_set_label(self.case_dir, self.root)
 
     @property
     def some_cases(self) -> bool:
@@ -109,7 +111,24 @@ class SuiteConfig:
     def baseline_path(self) -> Path:
         if self.baseline is not None:
             return self.baseline
-        return DEFAULT_BASELINE if self.case_dir is None else self.case_dir / CASE_DIR_BASELINE
+        return default_baseline(self.case_set, self.root)
+
+
+def case_set_label(case_dir: Path, root: Path) -> str:
+    """A case folder's name in results headers and baselines: relative to the project root
+    (the same on every machine), else as given."""
+    try:
+        return case_dir.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return case_dir.as_posix()
+
+
+def default_baseline(case_set: str, root: Path) -> Path:
+    """reports/baseline.json for the built-in cases; a case folder keeps its own baseline.json."""
+    if case_set == BUILTIN_CASE_SET:
+        return root / DEFAULT_BASELINE
+    folder = Path(case_set)
+    return (folder if folder.is_absolute() else root / folder) / CASE_DIR_BASELINE
 
 
 @dataclass
@@ -318,6 +337,7 @@ def _play(
         emulator=emulator,
         stream_policy=config.stream,
         timeout=config.timeout,
+        record_flags=record_flags(config),
     )
     runner = Runner(factory, results, settings)
     todo = runner.pending(suite.episodes)
@@ -344,6 +364,16 @@ def _play(
         if server is not None:
             server.stop()
     return resumed
+
+
+def record_flags(config: SuiteConfig) -> tuple[str, ...]:
+    """The flags a printed `xpeval run --mode record ...` hint needs to run as printed."""
+    flags: list[str] = []
+    if config.case_dir is not None:
+        flags += ["--case-dir", str(config.case_dir)]
+    if config.cassettes.resolve() != (config.root / "cassettes").resolve():
+        flags += ["--cassettes", str(config.cassettes)]
+    return tuple(flags)
 
 
 def _local_model_up() -> bool:

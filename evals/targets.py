@@ -170,6 +170,8 @@ class EpisodeFactory:
     stream_policy: StreamPolicy = "alternate"
     timeout: float = 60.0
     secrets: tuple[str, ...] = ()
+    record_flags: tuple[str, ...] = ()
+    """What a printed re-record hint adds so that it runs as printed (--case-dir, --cassettes)."""
     _adapters: dict[tuple[str, TargetKind], tuple[Adapter, EpisodeRouter]] = field(default_factory=dict)
 
     def target_of(self, adapter_id: str, recorded: Source | None) -> TargetKind:
@@ -218,6 +220,7 @@ class EpisodeFactory:
             model=model,
             secrets=self.secrets,
             upstream=upstream if upstream is not None else router.upstream,
+            flags=self.record_flags,
         )
         transport = episode.transport if self.mode is not Mode.LIVE else upstream
         return OpenEpisode(

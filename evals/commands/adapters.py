@@ -1,4 +1,5 @@
-"""`xpeval adapters [--json]`: every registered adapter and the wire it resolves to."""
+"""`xpeval adapters [--capabilities] [--json]`: every registered adapter, the wire it resolves
+to, and what it supports (the capability matrix its registry entries declare)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,48 @@ import argparse
 import json
 from typing import Any
 
-from adapters.registry import ADAPTER_REGISTRY, WrapperEntry, effective_contract
+from adapters.registry import ADAPTER_REGISTRY, PLUGIN_PROBLEMS, WrapperEntry, effective_contract
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("adapters", help="list the registered adapters")
     parser.add_argument("--json", action="store_true", help="print a JSON list")
+    parser.add_argument(
+        "--capabilities",
+        action="store_true",
+        help="the capability matrix: tool_choice modes, parallel calls, streamed calls, strict schemas, dialect",
+    )
     parser.set_defaults(handler=run)
+
+
+def capability_rows() -> list[dict[str, Any]]:
+    """One row per adapter: what its registry entry (or the nearest parent's) declares."""
+    rows = []
+    for adapter_id in ADAPTER_REGISTRY:
+        contract = effective_contract(adapter_id)
+        rows.append({"id": adapter_id, "wire": contract.wire, "schema_dialect": contract.schema_dialect,
+                     **contract.capabilities.row()})
+    return rows
+
+
+def _show_capabilities(as_json: bool) -> int:
+    rows = capability_rows()
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    modes = ["auto", "none", "required", "named"]
+    table = Table("id", "wire", "dialect", *modes, "parallel", "streamed", "strict",
+                  title="What each adapter supports: tool_choice modes, parallel calls, streamed tool calls, strict "
+                  "schemas (declared in the registry, checked by the conformance suite)")
+    for row in rows:
+        table.add_row(row["id"], row["wire"], row["schema_dialect"],
+                      *("yes" if m in row["tool_choice"] else "no" for m in modes),
+                      *("yes" if row[k] else "no" for k in ("parallel_calls", "streamed_tool_calls", "strict_schemas")))
+    Console(width=160).print(table)
+    return 0
 
 
 def adapter_rows() -> list[dict[str, Any]]:
@@ -31,6 +67,12 @@ def adapter_rows() -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
+    for adapter_id, problem in sorted(PLUGIN_PROBLEMS.items()):
+        print(f"xpeval: adapter {adapter_id} of an installed package was refused: {problem}", file=sys.stderr)
+    if args.capabilities:
+        return _show_capabilities(args.json)
     rows = adapter_rows()
     if args.json:
         print(json.dumps(rows, indent=2))

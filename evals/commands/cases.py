@@ -32,6 +32,13 @@ def register(subparsers: Any) -> None:
     listing.add_argument("--categories", nargs="+", metavar="CATEGORY", help="only these categories")
     listing.set_defaults(handler=run_list)
 
+    schema = actions.add_parser("schema", help="print the JSON Schema of a case file (for editors and CI)")
+    schema.set_defaults(handler=run_schema)
+
+    validate = actions.add_parser("validate", help="check every case file of a folder; exit 2 naming each problem")
+    validate.add_argument("dir", type=Path, help="case folder or file")
+    validate.set_defaults(handler=run_validate)
+
     bfcl = actions.add_parser("bfcl", help="convert the installed bfcl-eval package's data into cases")
     bfcl.add_argument("--categories", nargs="+", metavar="CATEGORY",
                       help="BFCL categories (e.g. simple_python live_parallel) or ours (e.g. parallel); "
@@ -68,6 +75,70 @@ def run_list(args: argparse.Namespace) -> int:
     for row in rows:
         table.add_row(row["id"], row["category"], ", ".join(row["tools"]), row["file"])
     Console().print(table)
+    return 0
+
+
+def case_file_schema() -> dict[str, Any]:
+    """The JSON Schema of a case file: one case, or a `cases:` list (plus `x-` anchor keys)."""
+    case = Case.model_json_schema(ref_template="#/$defs/{model}")
+    defs = case.pop("$defs", {})
+    defs["Case"] = case
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "xpeval case file",
+        "description": "One case, or a mapping with a `cases` list; other top-level keys start with `x-` "
+        "and hold YAML anchors (see docs/cases.md). A JSON Lines file holds one case per line.",
+        "anyOf": [
+            {"$ref": "#/$defs/Case"},
+            {
+                "type": "object",
+                "required": ["cases"],
+                "properties": {"cases": {"type": "array", "items": {"$ref": "#/$defs/Case"}}},
+                "patternProperties": {"^x-": {}},
+                "additionalProperties": False,
+            },
+        ],
+        "$defs": defs,
+    }
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    print(json.dumps(case_file_schema(), indent=2))
+    return 0
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    from evals.cases.loader import CASE_FILE_SUFFIXES, load_case_file
+
+    source: Path = args.dir
+    if not source.exists():
+        raise UserError(f"{source}: no such case file or folder")
+    files = [source] if source.is_file() else sorted(
+        p for p in source.rglob("*") if p.is_file() and p.suffix in CASE_FILE_SUFFIXES
+    )
+    if not files:
+        raise UserError(f"{source}: no case files (*.yaml, *.yml, *.jsonl)")
+    root = source.parent if source.is_file() else source
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    for path in files:
+        try:
+            loaded = load_case_file(path, root=root)
+        except UserError as exc:
+            problems.append(str(exc))
+            continue
+        for item in loaded:
+            if item.case.id in seen:
+                problems.append(f"{item.file}: case id {item.case.id!r} already used in {seen[item.case.id]}")
+            seen[item.case.id] = item.file
+            counts[item.case.category] = counts.get(item.case.category, 0) + 1
+    for problem in problems:
+        print(f"xpeval: {problem}", file=sys.stderr)
+    if problems:
+        return 2
+    summary = ", ".join(f"{n} {category}" for category, n in sorted(counts.items()))
+    print(f"{sum(counts.values())} cases in {len(files)} file(s) are valid ({summary})")
     return 0
 
 

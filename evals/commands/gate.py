@@ -10,7 +10,6 @@ from typing import Any
 
 from evals.baseline import DEFAULT_MAX_ERROR_RATE, DEFAULT_MAX_MALFORMED_RATE
 from evals.gate import ALPHA
-from evals.suite import DEFAULT_RESULTS
 
 
 def register(subparsers: Any) -> None:
@@ -23,7 +22,9 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="baseline JSON (default: reports/baseline.json, or the run's case folder's baseline.json)",
     )
-    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="results file of the run to judge")
+    parser.add_argument(
+        "--results", type=Path, help="results file of the run to judge (default: the project's reports/results.jsonl)"
+    )
     parser.add_argument("--junit", type=Path, help="write JUnit XML here")
     parser.add_argument(
         "--tolerance",
@@ -59,18 +60,19 @@ def run(args: argparse.Namespace) -> int:
     from evals.errors import UserError
     from evals.gate import baseline_for_run, diff_text, evaluate, junit_xml, step_summary
     from evals.load import load_run
-    from evals.suite import BUILTIN_CASE_SET, CASE_DIR_BASELINE, DEFAULT_BASELINE, scope_of
+    from evals.project import project_settings
+    from evals.suite import default_baseline, scope_of
 
     for name in ("tolerance", "alpha", "max_error_rate", "max_malformed_rate"):
         if not 0 <= getattr(args, name) <= 1:
             raise UserError(f"--{name.replace('_', '-')} must be between 0 and 1, got {getattr(args, name):g}")
-    run = load_run(args.results)
+    project = project_settings()
+    run = load_run(args.results or project.results)
     run.check_complete()
     scope = scope_of(run.header)
     case_set = scope.case_set
-    baseline_path: Path = args.baseline or (
-        DEFAULT_BASELINE if case_set == BUILTIN_CASE_SET else Path(case_set) / CASE_DIR_BASELINE
-    )
+    configured = project.baseline if project.cases and case_set != "builtin" else None
+    baseline_path: Path = args.baseline or configured or default_baseline(case_set, project.root)
     frame = run.frame
     if args.update_baseline:
         problems = refusals(frame, Thresholds(args.max_error_rate, args.max_malformed_rate))

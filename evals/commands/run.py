@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from evals.cases import CATEGORIES
-from evals.suite import DEFAULT_REPORTS, DEFAULT_RESULTS
 
 
 def csv_values(values: list[str] | None) -> list[str]:
@@ -66,9 +65,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--rate", type=float, help="requests per second per adapter (default: unlimited)")
     parser.add_argument("--retries", type=int, default=2, help="retries of a retryable provider failure")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
-    parser.add_argument("--cassettes", type=Path, default=Path("cassettes"), help="cassette folder")
-    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="results file (JSON lines)")
-    parser.add_argument("--reports", type=Path, default=DEFAULT_REPORTS, help="where scorecards go")
+    parser.add_argument("--cassettes", type=Path, help="cassette folder (default: the project's cassettes/)")
+    parser.add_argument(
+        "--results", type=Path, help="results file, JSON lines (default: the project's reports/results.jsonl)"
+    )
+    parser.add_argument("--reports", type=Path, help="where scorecards go (default: the project's reports/)")
     parser.add_argument(
         "--baseline",
         type=Path,
@@ -84,16 +85,21 @@ def register(subparsers: Any) -> None:
 
 
 def config_from(args: argparse.Namespace) -> Any:
+    """The run's SuiteConfig: the flags, else the project's `[tool.xpeval]`, else the defaults."""
     from evals.cassettes import Mode
+    from evals.project import project_settings
     from evals.suite import SuiteConfig
 
+    project = project_settings()
+    case_dir = args.case_dir or project.cases
     return SuiteConfig(
         mode=Mode(args.mode),
-        adapters=tuple(csv_values(args.adapters)),
-        models=tuple(args.models),
+        adapters=tuple(csv_values(args.adapters)) or project.adapters,
+        models=tuple(args.models) or project.models,
         cases=tuple(csv_values(args.cases)),
         categories=tuple(csv_values(args.categories)),
-        case_dir=args.case_dir,
+        case_dir=case_dir,
+        root=project.root,
         shard=args.shard,
         target=args.target,
         allow_emulator=args.allow_emulator,
@@ -102,10 +108,10 @@ def config_from(args: argparse.Namespace) -> Any:
         rate=args.rate,
         retries=args.retries,
         timeout=args.timeout,
-        cassettes=args.cassettes,
-        results=args.results,
-        reports=args.reports,
-        baseline=args.baseline,
+        cassettes=args.cassettes or project.cassettes,
+        results=args.results or project.results,
+        reports=args.reports or project.reports,
+        baseline=args.baseline or (project.baseline if case_dir == project.cases else None),
     )
 
 

@@ -20,16 +20,13 @@ import pytest
 
 from adapters.adapter import AdapterSettings
 from adapters.contract import TurnRequest, UserMessage
-from adapters.registry import create_adapter
+from adapters.registry import create_adapter, providers
 from evals.cassettes import CassetteStore, Mode, load_cassette, open_episode
 from evals.emulator import EmulatorServer, Reply
 from tests.cassettes._episodes import MODEL, SIMPLE, answer, builtin_case
 
 CASE = builtin_case(SIMPLE)
-PROVIDER_KEY_VARIABLES = (
-    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AZURE_OPENAI_API_KEY",
-    "MOONSHOT_API_KEY", "MIMO_API_KEY", "OPENAI_COMPATIBLE_API_KEY", "VERTEX_API_KEY",
-)
+PROVIDER_KEY_VARIABLES = sorted({var for provider in providers() for var in provider.key_vars})
 
 
 def planted(label: str) -> str:

@@ -14,17 +14,14 @@ import pytest
 
 from adapters import secrets as known
 from adapters.contract import ProviderError, ToolCall, TurnResult
-from adapters.registry import adapter_ids, effective_contract
+from adapters.registry import adapter_ids, effective_contract, providers
 from adapters.wires import get_wire
 from evals.cases import Case
 from evals.cassettes import Mode
 from evals.emulator import EmulatorServer, Reply
 from evals.suite import SuiteConfig, run_suite
 
-KEY_VARIABLES = (
-    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "AZURE_OPENAI_API_KEY",
-    "MOONSHOT_API_KEY", "MIMO_API_KEY", "OPENAI_COMPATIBLE_API_KEY", "VERTEX_API_KEY",
-)
+KEY_VARIABLES = sorted({var for provider in providers() for var in provider.key_vars})
 CASES = ("calc_simple_01", "weather_simple_01", "calendar_multi_turn_01")
 
 

@@ -21,7 +21,7 @@ from adapters.contract import (
 )
 from adapters.wires import RenderedResponse
 from evals.emulator import Reply
-from tests.adapters._fixtures import (
+from evals.conformance._fixtures import (
     TOOL_CHOICES,
     request,
     scripted,

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from adapters.contract import ToolCall, TurnResult
 from evals.emulator import Reply
-from tests.adapters._fixtures import request, scripted
+from evals.conformance._fixtures import request, scripted
 
 NAMES = st.from_regex(r"[a-zA-Z][a-zA-Z0-9_]{0,40}", fullmatch=True)
 SCALARS = (

@@ -1,0 +1,105 @@
+"""A project's xpeval settings: `[tool.xpeval]` in its pyproject.toml, found from any subfolder.
+
+    [tool.xpeval]
+    cases = "evals/cases"          # a case folder (default: xpeval's built-in cases)
+    cassettes = "cassettes"        # default "cassettes"
+    reports = "reports"            # default "reports"; results go to <reports>/results.jsonl
+    baseline = "reports/baseline.json"   # default: the case folder's baseline.json, or reports/baseline.json
+    adapters = ["openai-chat", "deepseek"]   # default: every registered adapter
+    models = ["deepseek=deepseek-chat"]      # as --models
+
+Paths are relative to the project root (the folder of that pyproject.toml), so `xpeval run`
+and `pytest` find the same files from anywhere inside the project. Without such a table the
+root is the current folder. Command-line flags win over the table.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evals.errors import UserError
+
+KEYS = frozenset({"cases", "cassettes", "reports", "results", "baseline", "adapters", "models"})
+
+
+@dataclass(frozen=True)
+class ProjectSettings:
+    root: Path
+    cassettes: Path
+    reports: Path
+    results: Path
+    cases: Path | None = None
+    baseline: Path | None = None
+    adapters: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    pyproject: Path | None = None
+    """The file the settings came from (None: no `[tool.xpeval]` table was found)."""
+
+
+def find_pyproject(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The nearest pyproject.toml at or above `start` with a `[tool.xpeval]` table."""
+    for folder in [start, *start.parents]:
+        candidate = folder / "pyproject.toml"
+        if not candidate.is_file():
+            continue
+        try:
+            document = tomllib.loads(candidate.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise UserError(f"{candidate}: cannot read it as TOML: {exc}") from exc
+        table = document.get("tool", {}).get("xpeval")
+        if table is not None:
+            if not isinstance(table, dict):
+                raise UserError(f"{candidate}: [tool.xpeval] must be a table")
+            return candidate, table
+    return None
+
+
+def _paths(table: dict[str, Any], name: str, where: Path) -> str | None:
+    value = table.get(name)
+    if value is not None and not isinstance(value, str):
+        raise UserError(f"{where}: [tool.xpeval] {name} must be a path (a string)")
+    return value
+
+
+def _names(table: dict[str, Any], name: str, where: Path) -> tuple[str, ...]:
+    value = table.get(name, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise UserError(f"{where}: [tool.xpeval] {name} must be a list of strings")
+    return tuple(value)
+
+
+def project_settings(start: Path | None = None) -> ProjectSettings:
+    """The settings of the project around `start` (default: the current folder)."""
+    here = (start or Path.cwd()).resolve()
+    found = find_pyproject(here)
+    if found is None:
+        return ProjectSettings(
+            root=here, cassettes=here / "cassettes", reports=here / "reports",
+            results=here / "reports" / "results.jsonl",
+        )
+    pyproject, table = found
+    unknown = sorted(set(table) - KEYS)
+    if unknown:
+        raise UserError(f"{pyproject}: unknown [tool.xpeval] key(s) {', '.join(unknown)} (known: {', '.join(sorted(KEYS))})")
+    root = pyproject.parent
+
+    def path(name: str, default: str | None) -> Path | None:
+        value = _paths(table, name, pyproject) or default
+        return root / value if value else None
+
+    reports = path("reports", "reports")
+    assert reports is not None
+    return ProjectSettings(
+        root=root,
+        cassettes=path("cassettes", "cassettes") or root / "cassettes",
+        reports=reports,
+        results=path("results", None) or reports / "results.jsonl",
+        cases=path("cases", None),
+        baseline=path("baseline", None),
+        adapters=_names(table, "adapters", pyproject),
+        models=_names(table, "models", pyproject),
+        pyproject=pyproject,
+    )
