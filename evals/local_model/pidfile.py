@@ -2,8 +2,8 @@
 
 A PID alone is not an identity: after the server dies the number can be reused by anything.
 The record therefore keeps the process's start time (from /proc) and its command line's
-binary and port; a process is ours only when all three still match. Nothing else is ever
-signalled.
+binary and port (and the served model's alias); a process is ours only when all of them still
+match. Nothing else is ever signalled.
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ class ServerRecord(BaseModel):
     port: int
     binary: str
     model: str
+    """The model file it serves."""
+    alias: str | None = None
+    """The served model's alias (`--alias`); None in records written before there were several."""
     log: str
     started_at: float
     """Wall-clock time of the start (seconds since the epoch)."""
@@ -95,7 +98,8 @@ def describe_process(pid: int) -> str:
 
 
 def is_our_server(record: ServerRecord) -> bool:
-    """The recorded PID is still the server xpeval started: same start time, binary and port."""
+    """The recorded PID is still the server xpeval started: same start time, binary, port and
+    (when recorded) model alias."""
     if record.pid <= 1 or not is_alive(record.pid):
         return False
     if record.process_start_ticks is None or process_start_ticks(record.pid) != record.process_start_ticks:
@@ -103,4 +107,7 @@ def is_our_server(record: ServerRecord) -> bool:
     cmdline = process_cmdline(record.pid)
     if not cmdline or record.binary not in cmdline:
         return False
-    return any(arg == "--port" and value == str(record.port) for arg, value in itertools.pairwise(cmdline))
+    pairs = list(itertools.pairwise(cmdline))
+    if record.alias is not None and ("--alias", record.alias) not in pairs:
+        return False
+    return ("--port", str(record.port)) in pairs

@@ -1,8 +1,10 @@
-"""Start, stop and inspect the local llama-server: loopback, a fixed port, our PID only.
+"""Start, stop and inspect a local llama-server: one per model, loopback, the model's fixed
+port, our PID only.
 
 `serve` starts the server in its own session (it outlives the command that started it), waits
-until `/health` says ready and records the process; `stop` signals only a process that the
-record proves is the server xpeval started; `status` never changes anything.
+until `/health` says ready and records the process in the model's own PID file; `stop` signals
+only a process that the record proves is the server xpeval started; `status` never changes
+anything.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Literal
@@ -26,6 +28,7 @@ from evals.local_model import config, gguf, pidfile
 from evals.local_model.artifacts import Artifacts, find_artifacts
 from evals.local_model.command import server_command
 from evals.local_model.errors import LocalModelError
+from evals.local_model.models import ServedModel, resolve
 from evals.local_model.pidfile import ServerRecord
 
 State = Literal["running", "starting", "stopped", "foreign"]
@@ -36,8 +39,10 @@ _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 
 @dataclass(frozen=True)
 class ServerStatus:
-    """Where the server stands. `foreign`: something xpeval did not start holds the port."""
+    """Where one model's server stands. `foreign`: something xpeval did not start holds the port."""
 
+    model: str
+    """The served model's alias."""
     state: State
     port: int
     pid: int | None = None
@@ -51,7 +56,7 @@ class ServerStatus:
     def line(self) -> str:
         pid = f" pid {self.pid}" if self.pid else ""
         detail = f": {self.detail}" if self.detail else ""
-        return f"local model {self.state}{pid} on {self.base_url}{detail}"
+        return f"local model {self.model} {self.state}{pid} on {self.base_url}{detail}"
 
 
 def chat_template_path() -> Path:
@@ -82,14 +87,37 @@ def _log_tail(path: Path, lines: int = 5) -> str:
     return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:])
 
 
-@dataclass
 class LocalModelServer:
-    """The local model server of one user: its files, its port, and what serves it."""
+    """The server of one model for one user: its files, its port, and what serves it."""
 
-    paths: config.LocalModelPaths = field(default_factory=config.LocalModelPaths.default)
-    port: int = config.PORT
-    artifacts: Artifacts | None = None
-    """What to run; found in the installed extra when None."""
+    def __init__(
+        self,
+        model: ServedModel | str | None = None,
+        *,
+        paths: config.LocalModelPaths | None = None,
+        port: int | None = None,
+        artifacts: Artifacts | None = None,
+    ) -> None:
+        self.model = resolve(model)
+        self.paths = paths or config.LocalModelPaths.default()
+        self.port = self.model.port if port is None else port
+        """The model's own port unless given (tests use free ports)."""
+        self.artifacts = artifacts
+        """What to run; found in the installed extra when None."""
+
+    def __repr__(self) -> str:
+        return f"LocalModelServer({self.model.alias!r}, port={self.port})"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.paths.pid_file(self.model)
+
+    @property
+    def log_file(self) -> Path:
+        return self.paths.log_file(self.model)
+
+    def _status(self, state: State, pid: int | None = None, detail: str = "", **extra: float) -> ServerStatus:
+        return ServerStatus(self.model.alias, state, self.port, pid, detail, **extra)
 
     @property
     def base_url(self) -> str:
@@ -99,20 +127,25 @@ class LocalModelServer:
     def openai_base_url(self) -> str:
         return config.openai_base_url(self.port)
 
+    def _is_ours(self, record: ServerRecord) -> bool:
+        """`record` describes this model's server (its alias and port) and its process still
+        is that server. A record of another model, copied or misplaced, is never acted on."""
+        if record.alias not in (None, self.model.alias) or record.port != self.port:
+            return False
+        return pidfile.is_our_server(record)
+
     def status(self) -> ServerStatus:
         """What runs now; changes nothing."""
-        record = pidfile.read_record(self.paths.pid_file)
-        if record is not None and pidfile.is_our_server(record):
+        record = pidfile.read_record(self.pid_file)
+        if record is not None and self._is_ours(record):
             code = health(record.port)
             if code == 200:
-                return ServerStatus("running", record.port, record.pid)
-            return ServerStatus("starting", record.port, record.pid, "not ready yet")
+                return ServerStatus(self.model.alias, "running", record.port, record.pid)
+            return ServerStatus(self.model.alias, "starting", record.port, record.pid, "not ready yet")
         if port_is_open(self.port):
-            return ServerStatus(
-                "foreign", self.port, None, "the port is held by a process xpeval did not start"
-            )
+            return self._status("foreign", detail="the port is held by a process xpeval did not start")
         detail = f"stale PID file for pid {record.pid}" if record is not None else ""
-        return ServerStatus("stopped", self.port, None, detail)
+        return self._status("stopped", detail=detail)
 
     def serve(self, timeout: float = 180.0) -> ServerStatus:
         """Start the server unless ours already runs; return once `/health` answers 200."""
@@ -123,7 +156,7 @@ class LocalModelServer:
     def _serve_lock(self) -> Iterator[None]:
         # Two `serve` calls at once would both start a server and overwrite each other's record.
         self.paths.state_dir.mkdir(parents=True, exist_ok=True)
-        with (self.paths.state_dir / "serve.lock").open("w") as lock:
+        with self.paths.serve_lock(self.model).open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 yield
@@ -133,20 +166,25 @@ class LocalModelServer:
     def _serve(self, timeout: float) -> ServerStatus:
         current = self.status()
         if current.state == "running":
-            return ServerStatus("running", current.port, current.pid, "already running")
+            return ServerStatus(self.model.alias, "running", current.port, current.pid, "already running")
         if current.state == "starting" and current.pid is not None:
             return self._wait_ready(current.pid, None, time.monotonic(), timeout)
         if current.state == "foreign":
             raise LocalModelError(
                 f"port {self.port} is in use by a process xpeval did not start; stop it first"
             )
-        artifacts = self.artifacts or find_artifacts()
-        model = gguf.assemble(
-            artifacts.model_parts, self.paths.gguf, sha256=artifacts.model_sha256, size=artifacts.model_size
+        artifacts = self.artifacts or find_artifacts(self.model)
+        model_file = gguf.assemble(
+            artifacts.model_parts,
+            self.paths.gguf(self.model),
+            sha256=artifacts.model_sha256,
+            size=artifacts.model_size,
         )
-        command = server_command(artifacts.binary, model, chat_template_path(), port=self.port)
+        command = server_command(
+            artifacts.binary, model_file, chat_template_path(), model=self.model, port=self.port
+        )
         began = time.monotonic()
-        with self.paths.log_file.open("wb") as log:
+        with self.log_file.open("wb") as log:
             process = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
@@ -156,13 +194,14 @@ class LocalModelServer:
             )
         _CHILDREN[process.pid] = process
         pidfile.write_record(
-            self.paths.pid_file,
+            self.pid_file,
             ServerRecord(
                 pid=process.pid,
                 port=self.port,
                 binary=str(artifacts.binary),
-                model=str(model),
-                log=str(self.paths.log_file),
+                model=str(model_file),
+                alias=self.model.alias,
+                log=str(self.log_file),
                 started_at=time.time(),
                 process_start_ticks=pidfile.process_start_ticks(process.pid),
             ),
@@ -176,44 +215,45 @@ class LocalModelServer:
         while time.monotonic() < deadline:
             exited = process.poll() is not None if process is not None else not pidfile.is_alive(pid)
             if exited:
-                pidfile.remove_record(self.paths.pid_file)
+                pidfile.remove_record(self.pid_file)
                 _CHILDREN.pop(pid, None)
                 raise LocalModelError(
-                    f"llama-server exited while starting (log {self.paths.log_file}): "
-                    f"{_log_tail(self.paths.log_file)}"
+                    f"llama-server for {self.model.alias} exited while starting (log {self.log_file}): "
+                    f"{_log_tail(self.log_file)}"
                 )
             if health(self.port, timeout=1.0) == 200:
-                return ServerStatus("running", self.port, pid, startup_seconds=time.monotonic() - began)
+                return self._status("running", pid, startup_seconds=time.monotonic() - began)
             time.sleep(0.1)
         self.stop()
         raise LocalModelError(
-            f"llama-server was not ready after {timeout:.0f} s and was stopped (log {self.paths.log_file})"
+            f"llama-server for {self.model.alias} was not ready after {timeout:.0f} s and was stopped "
+            f"(log {self.log_file})"
         )
 
     def stop(self, timeout: float = 15.0) -> ServerStatus:
         """Stop the server xpeval started, by its recorded PID; refuse any other process."""
-        record = pidfile.read_record(self.paths.pid_file)
+        record = pidfile.read_record(self.pid_file)
         if record is None:
             if port_is_open(self.port):
                 raise LocalModelError(
-                    f"port {self.port} is held by a process xpeval did not start (no PID file); "
-                    "not stopping it"
+                    f"port {self.port} is held by a process xpeval did not start (no PID file for "
+                    f"{self.model.alias}); not stopping it"
                 )
-            return ServerStatus("stopped", self.port, None, "was not running")
+            return self._status("stopped", detail="was not running")
         if not pidfile.is_alive(record.pid):
-            pidfile.remove_record(self.paths.pid_file)
+            pidfile.remove_record(self.pid_file)
             self._reap(record.pid)
-            return ServerStatus("stopped", self.port, None, "was not running (removed its stale PID file)")
-        if not pidfile.is_our_server(record):
-            pidfile.remove_record(self.paths.pid_file)
+            return self._status("stopped", detail="was not running (removed its stale PID file)")
+        if not self._is_ours(record):
+            pidfile.remove_record(self.pid_file)
             raise LocalModelError(
-                f"pid {record.pid} is no longer the local model server "
+                f"pid {record.pid} is no longer the local model server of {self.model.alias} "
                 f"(it runs {pidfile.describe_process(record.pid)}); "
                 "not stopping it, removed the stale PID file"
             )
         self._signal_and_wait(record, timeout)
-        pidfile.remove_record(self.paths.pid_file)
-        return ServerStatus("stopped", record.port, record.pid, "stopped")
+        pidfile.remove_record(self.pid_file)
+        return ServerStatus(self.model.alias, "stopped", record.port, record.pid, "stopped")
 
     def _signal_and_wait(self, record: ServerRecord, timeout: float) -> None:
         for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):

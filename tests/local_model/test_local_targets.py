@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from adapters.adapter import AdapterSettings
 from adapters.contract import ForceTool, ToolSpec, TurnRequest, UserMessage
 from adapters.registry import adapter_ids, effective_contract
 from evals.local_model import (
+    DEFAULT_MODEL,
+    MODELS,
     LocalModelError,
+    ServedModel,
     create_local_adapter,
     force_named_tool,
     local_adapter_ids,
@@ -83,3 +87,42 @@ def test_a_local_adapter_sends_a_named_choice_as_the_one_tool_required() -> None
     assert [tool["function"]["name"] for tool in kwargs["tools"]] == ["get_weather"]
     assert kwargs["tool_choice"] == "required"
     assert str(adapter.client.base_url).rstrip("/") == "http://127.0.0.1:18181/v1"
+
+
+def _url(adapter: object) -> str:
+    return str(adapter.client.base_url).rstrip("/")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.alias)
+def test_an_adapter_points_at_the_port_of_the_model_it_names(model: ServedModel) -> None:
+    by_object = create_local_adapter("openai-responses", model=model)
+    by_alias = create_local_adapter("anthropic-messages", model=model.alias)
+
+    assert _url(by_object) == f"http://127.0.0.1:{model.port}/v1"
+    assert _url(by_alias) == f"http://127.0.0.1:{model.port}"
+    assert by_object.prepare(_request("auto")).kwargs["model"] == "m"  # the request's own name is kept
+
+
+def test_without_a_model_the_request_names_it_or_the_default_answers() -> None:
+    other = MODELS[1]
+
+    named = create_local_adapter("openai-compatible", AdapterSettings(model=other.alias))
+    unnamed = create_local_adapter("openai-compatible")
+    unknown = create_local_adapter("openai-compatible", AdapterSettings(model="some-model"))
+
+    assert _url(named) == f"http://127.0.0.1:{other.port}/v1"
+    assert _url(unnamed) == _url(unknown) == f"http://127.0.0.1:{DEFAULT_MODEL.port}/v1"
+
+
+def test_the_adapters_default_model_is_the_served_models_alias() -> None:
+    for model in MODELS:
+        assert create_local_adapter("openai-compatible", model=model).default_model == model.alias
+
+
+def test_a_request_naming_one_model_is_not_sent_to_another() -> None:
+    with pytest.raises(LocalModelError, match=r"names model .* but is sent to"):
+        create_local_adapter("openai-compatible", AdapterSettings(model=MODELS[0].alias), model=MODELS[1])
+
+
+def test_every_model_serves_the_same_adapters() -> None:
+    assert local_adapter_ids() == local_adapter_ids(port=MODELS[1].port)

@@ -1,8 +1,10 @@
-"""The real llama-server with the real model: serve, one tool-calling turn, stop.
+"""The real llama-server with the real models: serve, tool-calling turns on every wire, stop.
 
 Runs only where the `local-model` extra is installed (`xpeval local-model install`); skipped
-with the reason elsewhere. Uses its own port and state directory, so a server the user keeps
-running on 18181 is neither reused nor touched; the assembled model file is shared.
+with the reason elsewhere. Uses its own ports and state directory, so servers the user keeps
+running on the models' ports are neither reused nor touched; the assembled model files are
+shared. Parallel calls are checked with the default model (1.5B): the 0.5B answers a two-call
+request with one call (measured, see docs/local-model.md), which says nothing about the wires.
 """
 
 from __future__ import annotations
@@ -16,15 +18,18 @@ from typing import Any
 import httpx2
 import pytest
 
-from adapters.contract import ToolSpec, TurnRequest, UserMessage
+from adapters.contract import ToolSpec, TurnRequest, TurnResult, UserMessage
 from evals.local_model import (
-    MODEL_ALIAS,
+    DEFAULT_MODEL,
+    MODELS,
     ExtraNotInstalledError,
     LocalModelPaths,
     LocalModelServer,
+    ServedModel,
     create_local_adapter,
     find_artifacts,
 )
+from evals.local_model.gguf import read_metadata
 from evals.local_model.pidfile import is_alive
 from tests.local_model.conftest import free_port
 from tests.local_model.test_chat_template import render
@@ -45,39 +50,90 @@ TIME = ToolSpec(
 CALL = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
 
 
-@pytest.fixture(scope="module")
-def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModelServer]:
+WIRES = ["openai-compatible", "openai-responses", "anthropic-messages"]
+"""One adapter per served wire: OpenAI Chat, OpenAI Responses, Anthropic Messages."""
+COMBINATIONS = [
+    pytest.param(a, s, id=f"{a}-{'stream' if s else 'plain'}") for a in WIRES for s in (False, True)
+]
+
+
+def _serve(model: ServedModel, tmp_path_factory: pytest.TempPathFactory) -> LocalModelServer:
     try:
-        artifacts = find_artifacts()
+        artifacts = find_artifacts(model)
     except ExtraNotInstalledError as exc:
         pytest.skip(f"needs the local-model extra: {exc}")
     paths = LocalModelPaths(
         state_dir=Path(tmp_path_factory.mktemp("local-model-state")),
         cache_dir=LocalModelPaths.default().cache_dir,
     )
-    server = LocalModelServer(paths=paths, port=free_port(), artifacts=artifacts)
+    server = LocalModelServer(model, paths=paths, port=free_port(), artifacts=artifacts)
     server.serve(timeout=300)
+    return server
+
+
+@pytest.fixture(scope="module")
+def real_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModelServer]:
+    server = _serve(DEFAULT_MODEL, tmp_path_factory)
     yield server
     server.stop()
 
 
-def test_the_real_model_answers_a_tool_request_with_a_structured_call(real_server: LocalModelServer) -> None:
-    adapter = create_local_adapter("openai-compatible", port=real_server.port)
+@pytest.fixture(scope="module")
+def small_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModelServer]:
+    server = _serve(MODELS[1], tmp_path_factory)
+    yield server
+    server.stop()
+
+
+def _turn(server: LocalModelServer, adapter_id: str, prompt: str, *, stream: bool) -> TurnResult:
+    adapter = create_local_adapter(adapter_id, model=server.model, port=server.port)
     request = TurnRequest(
-        model=MODEL_ALIAS,
-        messages=[UserMessage(content="What is the weather in Paris right now?")],
+        model=server.model.alias,
+        messages=[UserMessage(content=prompt)],
         tools=[WEATHER, TIME],
         temperature=0,
-        max_output_tokens=128,
+        max_output_tokens=200,
+        stream=stream,
     )
+    return asyncio.run(adapter.turn(request))
 
-    result = asyncio.run(adapter.turn(request))
+
+@pytest.mark.parametrize(("wire_adapter", "stream"), COMBINATIONS)
+def test_the_real_model_answers_a_tool_request_with_a_structured_call(
+    real_server: LocalModelServer, wire_adapter: str, stream: bool
+) -> None:
+    result = _turn(real_server, wire_adapter, "What is the weather in Paris right now?", stream=stream)
 
     assert result.error is None, result.error
     assert [call.name for call in result.tool_calls] == ["get_weather"]
     assert result.tool_calls[0].parse_error is None
     assert "paris" in str(result.tool_calls[0].arguments.get("city", "")).lower()
     assert result.finish_reason == "tool_calls"
+
+
+@pytest.mark.parametrize(("wire_adapter", "stream"), COMBINATIONS)
+def test_a_request_that_needs_two_calls_gets_two_parallel_calls(
+    real_server: LocalModelServer, wire_adapter: str, stream: bool
+) -> None:
+    result = _turn(
+        real_server, wire_adapter, "What is the weather in Paris and in Rome right now?", stream=stream
+    )
+
+    assert result.error is None, result.error
+    assert [call.name for call in result.tool_calls] == ["get_weather", "get_weather"]
+    assert all(call.parse_error is None for call in result.tool_calls)
+    cities = sorted(str(call.arguments.get("city", "")).lower() for call in result.tool_calls)
+    assert cities == ["paris", "rome"]
+    assert len({call.id for call in result.tool_calls}) == 2  # each call its own id
+    assert result.finish_reason == "tool_calls"
+
+
+def test_the_server_allows_parallel_calls_with_the_shipped_template(real_server: LocalModelServer) -> None:
+    # llama-server's default for `parallel_tool_calls` is this capability of the template.
+    props = httpx2.get(f"{real_server.base_url}/props", timeout=30, trust_env=False).json()
+
+    assert props["chat_template_caps"]["supports_parallel_tool_calls"] is True
+    assert props["model_alias"] == DEFAULT_MODEL.alias
 
 
 def test_the_server_renders_the_shipped_template_as_jinja2_does(real_server: LocalModelServer) -> None:
@@ -89,9 +145,10 @@ def test_the_server_renders_the_shipped_template_as_jinja2_does(real_server: Loc
     tools = [{"type": "function", "function": WEATHER.model_dump()}]
 
     served = httpx2.post(
-        f"{real_server.openai_base_url.removesuffix('/v1')}/apply-template",
+        f"{real_server.base_url}/apply-template",
         json={"messages": messages, "tools": tools},
         timeout=60,
+        trust_env=False,
     ).json()["prompt"]
 
     assert _sorted_json_lines(served) == _sorted_json_lines(render(messages, tools))
@@ -109,11 +166,25 @@ def _sorted_json(line: str) -> str:
         return line
 
 
-def test_stopping_the_real_server_ends_its_process(real_server: LocalModelServer) -> None:
-    pid = real_server.status().pid
+def test_the_smaller_model_serves_a_structured_call_and_is_the_pinned_file(
+    small_server: LocalModelServer,
+) -> None:
+    result = _turn(small_server, "openai-compatible", "What is the weather in Paris right now?", stream=False)
+    header = read_metadata(small_server.paths.gguf(small_server.model), ["general.name", "general.file_type"])
+
+    assert result.error is None, result.error
+    assert [call.name for call in result.tool_calls] == ["get_weather"]
+    assert result.tool_calls[0].parse_error is None
+    assert header == {"general.name": MODELS[1].general_name, "general.file_type": MODELS[1].file_type}
+
+
+@pytest.mark.parametrize("fixture", ["real_server", "small_server"])
+def test_stopping_the_real_server_ends_its_process(request: pytest.FixtureRequest, fixture: str) -> None:
+    server: LocalModelServer = request.getfixturevalue(fixture)
+    pid = server.status().pid
     assert pid is not None
 
-    real_server.stop()
+    server.stop()
 
     assert not is_alive(pid)
-    assert real_server.status().state == "stopped"
+    assert server.status().state == "stopped"

@@ -21,7 +21,7 @@ def test_serve_returns_once_the_server_is_healthy_and_records_its_pid(fake_serve
 
     assert status.state == "running"
     assert health(fake_server.port) == 200
-    record = read_record(fake_server.paths.pid_file)
+    record = read_record(fake_server.pid_file)
     assert record is not None and record.pid == status.pid and record.port == fake_server.port
     assert status.startup_seconds is not None and status.startup_seconds >= 0.3  # waited out the 503s
 
@@ -42,7 +42,7 @@ def test_stop_ends_the_server_and_removes_its_pid_file(fake_server: LocalModelSe
 
     assert status.state == "stopped"
     assert not is_alive(pid)
-    assert not fake_server.paths.pid_file.exists()
+    assert not fake_server.pid_file.exists()
     assert fake_server.status().state == "stopped"
 
 
@@ -60,7 +60,7 @@ def test_stop_refuses_a_pid_that_is_not_our_server(fake_server: LocalModelServer
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         write_record(
-            fake_server.paths.pid_file,
+            fake_server.pid_file,
             ServerRecord(
                 pid=other.pid,
                 port=fake_server.port,
@@ -76,7 +76,7 @@ def test_stop_refuses_a_pid_that_is_not_our_server(fake_server: LocalModelServer
             fake_server.stop()
 
         assert other.poll() is None  # never signalled
-        assert not fake_server.paths.pid_file.exists()
+        assert not fake_server.pid_file.exists()
     finally:
         other.kill()
         other.wait()
@@ -85,16 +85,16 @@ def test_stop_refuses_a_pid_that_is_not_our_server(fake_server: LocalModelServer
 def test_stop_refuses_a_reused_pid_even_with_a_matching_command_line(fake_server: LocalModelServer) -> None:
     pid = fake_server.serve(timeout=30).pid
     assert pid is not None
-    record = read_record(fake_server.paths.pid_file)
+    record = read_record(fake_server.pid_file)
     assert record is not None
     # Same PID and command line, but started at another time: the PID was reused.
-    write_record(fake_server.paths.pid_file, record.model_copy(update={"process_start_ticks": 1}))
+    write_record(fake_server.pid_file, record.model_copy(update={"process_start_ticks": 1}))
 
     with pytest.raises(LocalModelError, match="not stopping it"):
         fake_server.stop()
 
     assert is_alive(pid)
-    write_record(fake_server.paths.pid_file, record)  # let the fixture stop it
+    write_record(fake_server.pid_file, record)  # let the fixture stop it
 
 
 def test_a_port_held_by_another_process_is_reported_and_never_taken_over(
@@ -119,7 +119,7 @@ def test_a_server_that_dies_while_starting_fails_with_its_log(
     with pytest.raises(LocalModelError, match=r"exited while starting.*failed to load model"):
         fake_server.serve(timeout=30)
 
-    assert not fake_server.paths.pid_file.exists()
+    assert not fake_server.pid_file.exists()
 
 
 def test_a_server_never_ready_is_stopped_at_the_timeout(
@@ -131,7 +131,7 @@ def test_a_server_never_ready_is_stopped_at_the_timeout(
         fake_server.serve(timeout=1)
 
     assert fake_server.status().state == "stopped"
-    assert not fake_server.paths.pid_file.exists()
+    assert not fake_server.pid_file.exists()
 
 
 def test_servers_with_their_own_state_do_not_see_each_other(
