@@ -66,6 +66,8 @@ class SuiteConfig:
     shard: str | None = None
     target: TargetChoice = "auto"
     allow_emulator: bool = False
+    refresh: bool = False
+    """Record mode: send every request again and rewrite its cassette (not only new ones)."""
     stream: StreamPolicy = "alternate"
     concurrency: int = 4
     rate: float | None = None
@@ -184,7 +186,7 @@ def plan_suite(
         targets: dict[str, TargetKind] = {}
         lines = [_replay_line(store, a, models[a], cases) for a in adapters]
     else:
-        targets = picker.check(adapters)
+        targets = picker.check(adapters, models)
         models = {a: [m or default_model(a, targets[a]) for m in ms] for a, ms in models.items()}
         lines = [describe_target(a, targets[a], ", ".join(str(m) for m in models[a])) for a in adapters]
     shard = Shard.parse(config.shard) if config.shard else None
@@ -233,6 +235,7 @@ def _header(config: SuiteConfig, suite: SuitePlan) -> RunHeader:
         "shard": config.shard,
         "target": config.target,
         "stream": config.stream,
+        "refresh": config.refresh,
         "cassettes": str(config.cassettes),
     }
     run_fingerprint = fingerprint(settings)
@@ -250,7 +253,7 @@ def run_suite(
     *,
     log: Log = lambda line: None,
     progress: Callable[[int], Any] | None = None,
-    local_model_up: Callable[[], bool] | None = None,
+    local_model_up: Callable[[str | None], bool] | None = None,
     emulator: Emulator | None = None,
 ) -> SuiteOutcome:
     """Run the suite: every planned episode, the scorecard files, the gate's verdict.
@@ -338,6 +341,8 @@ def _play(
         stream_policy=config.stream,
         timeout=config.timeout,
         record_flags=record_flags(config),
+        refresh=config.refresh,
+        targets=suite.targets,
     )
     runner = Runner(factory, results, settings)
     todo = runner.pending(suite.episodes)
@@ -376,11 +381,15 @@ def record_flags(config: SuiteConfig) -> tuple[str, ...]:
     return tuple(flags)
 
 
-def _local_model_up() -> bool:
+def _local_model_up(model: str | None) -> bool:
+    """Whether the local server of `model` (a served alias; None: the default) runs."""
     try:
         from evals.local_model import LocalModelServer
+        from evals.local_model.models import find_model
 
-        return LocalModelServer().status().state == "running"
+        if model is not None and find_model(model) is None:
+            return False  # not a model the local servers serve
+        return LocalModelServer(model).status().state == "running"
     except Exception:
         return False
 

@@ -12,7 +12,7 @@ episode binds its own transport (cassette, emulator script) around its task (`ev
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -88,21 +88,25 @@ class TargetPicker:
     """
 
     choice: TargetChoice = "auto"
-    local_model_up: Callable[[], bool] = lambda: False
+    local_model_up: Callable[[str | None], bool] = lambda model: False
+    """Whether the local server of a model (None: the default one) runs."""
     allow_emulator: bool = False
 
-    def kind(self, adapter_id: str) -> TargetKind:
+    def kind(self, adapter_id: str, models: Sequence[str | None] = (None,)) -> TargetKind:
         if self.choice != "auto":
             return self.choice
         if provider_ready(adapter_id):
             return "provider"
-        if local_capable(adapter_id) and self.local_model_up():
+        if local_capable(adapter_id) and all(self.local_model_up(m) for m in models):
             return "local-model"
         return "emulator"
 
-    def check(self, adapter_ids: Iterable[str]) -> dict[str, TargetKind]:
+    def check(
+        self, adapter_ids: Iterable[str], models: dict[str, list[str | None]] | None = None
+    ) -> dict[str, TargetKind]:
         """Every adapter's target, or a UserError naming the adapters that have none."""
-        kinds = {adapter_id: self.kind(adapter_id) for adapter_id in adapter_ids}
+        models = models or {}
+        kinds = {a: self.kind(a, models.get(a) or [None]) for a in adapter_ids}
         if self.choice == "provider":
             missing = [a for a, _ in kinds.items() if not provider_ready(a)]
             if missing:
@@ -117,10 +121,13 @@ class TargetPicker:
                     f"--target local-model: the local model server does not serve {', '.join(foreign)} "
                     "(its wire or URL shape); choose other --adapters"
                 )
-            if not self.local_model_up():
+            wanted = {m for a in kinds for m in (models.get(a) or [None])}
+            down = sorted(str(m or "the default model") for m in wanted if not self.local_model_up(m))
+            if down:
+                model = "" if down == ["the default model"] else f" --model {down[0]}"
                 raise UserError(
-                    "--target local-model: the local model server is not running "
-                    "(start it with: xpeval local-model serve)"
+                    f"--target local-model: the local model server of {', '.join(down)} is not running "
+                    f"(start it with: xpeval local-model serve{model})"
                 )
         if self.choice == "auto" and not self.allow_emulator:
             fallback = [a for a, kind in kinds.items() if kind == "emulator"]
@@ -146,8 +153,12 @@ def describe_target(adapter_id: str, kind: TargetKind, model: str) -> str:
         return f"{adapter_id}: live provider {where} (model {model})"
     if kind == "local-model":
         from evals.local_model import local_base_url
+        from evals.local_model.targets import served_model_for
 
-        return f"{adapter_id}: local model {local_base_url(effective_contract(adapter_id).wire)} ({model})"
+        models = [m.strip() for m in model.split(",")]
+        ports = sorted({served_model_for(None, m).port for m in models})
+        urls = ", ".join(local_base_url(effective_contract(adapter_id).wire, port) for port in ports)
+        return f"{adapter_id}: local model {urls} ({model})"
     return f"{adapter_id}: emulator, a perfect model's answers (pipeline only, says nothing about {model})"
 
 
@@ -172,23 +183,30 @@ class EpisodeFactory:
     secrets: tuple[str, ...] = ()
     record_flags: tuple[str, ...] = ()
     """What a printed re-record hint adds so that it runs as printed (--case-dir, --cassettes)."""
-    _adapters: dict[tuple[str, TargetKind], tuple[Adapter, EpisodeRouter]] = field(default_factory=dict)
+    refresh: bool = False
+    """Record mode: every request goes upstream again and its cassette is rewritten."""
+    targets: dict[str, TargetKind] = field(default_factory=dict)
+    """Record and live: each adapter's target, decided once before the run (`TargetPicker.check`)."""
+    _adapters: dict[tuple[str, TargetKind, str | None], tuple[Adapter, EpisodeRouter]] = field(
+        default_factory=dict
+    )
 
     def target_of(self, adapter_id: str, recorded: Source | None) -> TargetKind:
         if self.mode is Mode.REPLAY:
             return KIND_OF[recorded] if recorded else "provider"
-        return self.picker.kind(adapter_id)
+        return self.targets.get(adapter_id) or self.picker.kind(adapter_id)
 
-    def adapter(self, adapter_id: str, kind: TargetKind) -> tuple[Adapter, EpisodeRouter]:
+    def adapter(self, adapter_id: str, kind: TargetKind, model: str | None = None) -> tuple[Adapter, EpisodeRouter]:
         """The run's one adapter for (adapter, target), built once and shared by its episodes,
-        with the router its episodes bind their transports on."""
-        key = (adapter_id, kind)
+        with the router its episodes bind their transports on. Each local model has its own
+        server, so its own adapter."""
+        key = (adapter_id, kind, model if kind == "local-model" else None)
         if key not in self._adapters:
             # Replay never leaves the process; the other modes share one pool per adapter.
             upstream = None if self.mode is Mode.REPLAY or kind == "emulator" else upstream_pool()
             router = EpisodeRouter(upstream)
-            adapter = build_adapter(adapter_id, kind, AdapterSettings(transport=router, timeout=self.timeout))
-            self._adapters[key] = (adapter, router)
+            settings = AdapterSettings(transport=router, timeout=self.timeout, model=key[2])
+            self._adapters[key] = (build_adapter(adapter_id, kind, settings), router)
         return self._adapters[key]
 
     async def aclose(self) -> None:
@@ -210,7 +228,7 @@ class EpisodeFactory:
             if self.emulator is None:
                 raise RuntimeError("the emulator target needs a running emulator")
             upstream = self.emulator.upstream_for(case, adapter_id)
-        adapter, router = self.adapter(adapter_id, kind)
+        adapter, router = self.adapter(adapter_id, kind, model)
         episode = open_episode(
             self.store,
             adapter_id,
@@ -221,6 +239,7 @@ class EpisodeFactory:
             secrets=self.secrets,
             upstream=upstream if upstream is not None else router.upstream,
             flags=self.record_flags,
+            refresh=self.refresh and self.mode is Mode.RECORD,
         )
         transport = episode.transport if self.mode is not Mode.LIVE else upstream
         return OpenEpisode(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -44,7 +45,15 @@ def register(subparsers: Any) -> None:
                       help="BFCL categories (e.g. simple_python live_parallel) or ours (e.g. parallel); "
                            "comma-separated also works; default: every importable one")
     bfcl.add_argument("--out", type=Path, help="write bfcl_<category>.jsonl files here instead of stdout")
-    bfcl.add_argument("--limit", type=int, help="at most this many cases per BFCL category")
+    bfcl.add_argument("--limit", type=int, help="at most this many cases per BFCL category (the first ones)")
+    bfcl.add_argument(
+        "--sample",
+        action="append",
+        default=[],
+        metavar="N|CATEGORY=N",
+        help="a seeded random sample of N cases per BFCL category (CATEGORY=N for one category)",
+    )
+    bfcl.add_argument("--seed", type=int, default=0, help="seed of --sample (the same sample on every machine)")
     bfcl.set_defaults(handler=run_bfcl)
 
 
@@ -184,6 +193,11 @@ def run_bfcl(args: argparse.Namespace) -> int:
         except BfclDataError as exc:
             raise UserError(str(exc)) from exc
         cases = [o.case for o in outcomes if o.case is not None][: args.limit]
+        size = sample_size(args.sample, category)
+        if size is not None and size < len(cases):
+            # A string seed: Python's random seeds str deterministically across runs and machines.
+            picked = random.Random(f"{args.seed}:{category}").sample(range(len(cases)), size)
+            cases = [cases[i] for i in sorted(picked)]
         if args.out is not None:
             with (args.out / f"bfcl_{category}.jsonl").open("w", encoding="utf-8") as handle:
                 _write_cases(cases, handle)
@@ -194,6 +208,24 @@ def run_bfcl(args: argparse.Namespace) -> int:
     where = f" into {args.out}" if args.out is not None else ""
     print(f"bfcl: {total} cases from {len(categories)} BFCL categories{where} ({data_dir})", file=sys.stderr)
     return 0
+
+
+def sample_size(specs: list[str], category: str) -> int | None:
+    """The --sample size for a BFCL category (`CATEGORY=N` wins over a bare `N`)."""
+    general: int | None = None
+    for spec in _split(specs):
+        name, _, number = spec.rpartition("=")
+        try:
+            size = int(number)
+        except ValueError:
+            raise UserError(f"--sample {spec!r}: expected N or CATEGORY=N") from None
+        if size < 1:
+            raise UserError(f"--sample {spec!r}: N must be positive")
+        if name == category:
+            return size
+        if not name:
+            general = size
+    return general
 
 
 def _write_cases(cases: list[Case], handle: TextIO) -> None:

@@ -56,6 +56,11 @@ def register(subparsers: Any) -> None:
         "(pipeline only) instead of failing",
     )
     parser.add_argument(
+        "--refresh",
+        action="store_true",
+        help="record: send every request again and rewrite its cassette (a new model version, a new template)",
+    )
+    parser.add_argument(
         "--stream",
         choices=["alternate", "always", "never"],
         default="alternate",
@@ -103,6 +108,7 @@ def config_from(args: argparse.Namespace) -> Any:
         shard=args.shard,
         target=args.target,
         allow_emulator=args.allow_emulator,
+        refresh=args.refresh,
         stream=args.stream,
         concurrency=args.concurrency,
         rate=args.rate,
