@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -260,13 +261,18 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def write_default_report(directory: Path) -> Path | None:
+def ensure_default_report(
+    reports_dir: Path, *, log: Callable[[str], None] | None = None
+) -> tuple[Path, bool]:
     """reports/schema_acceptance.{csv,md} for every adapter over the project's own schema set
-    (what `xpeval run` adds to its scorecard). Returns the md path."""
-    from evals.schema_acceptance import default_workers, measure_corpus
-    from evals.schema_scorecard import pairs_frame, write_report
+    (what `xpeval run` adds to its scorecard), measured only when the corpus, the measuring code,
+    the adapters or the settings changed since the report there was written (`evals.schema_cache`).
+    Returns the md path and whether it was measured now."""
+    from evals.schema_cache import ensure_report
 
-    rows = measure_corpus(DEFAULT_CORPUS, adapter_ids(), examples=DEFAULT_EXAMPLES, seconds=DEFAULT_SECONDS,
-                          fidelity=True, workers=default_workers())
-    paths = write_report(pairs_frame(list(rows)), directory, str(DEFAULT_CORPUS))
-    return Path(paths["md"])
+    return ensure_report(reports_dir, DEFAULT_CORPUS, log=log)
+
+
+def write_default_report(directory: Path) -> Path | None:
+    """The md path of the default report, measured again only when it is out of date."""
+    return ensure_default_report(directory)[0]
