@@ -4,8 +4,8 @@ schema acceptance per tool and adapter.
 Every registered adapter (or the ones named) x every tool: the verdict (as-is / rewritten /
 refused), the losses the pass reported, the rules the sent definition still breaks, and the
 fidelity of the rewrite. Tools come from files in the common forms (`--tools`, see
-`evals.schema_tools` and docs/tools-input.md), from live MCP servers (`--mcp`, see
-`evals.schema_mcp`), or from a folder of xpeval's own tool files (`--corpus`, the default: the
+`evals.schemas.tools` and docs/tools-input.md), from live MCP servers (`--mcp`, see
+`evals.schemas.mcp`), or from a folder of xpeval's own tool files (`--corpus`, the default: the
 built-in schema set). `--json` prints one line per pair; otherwise a tool x adapter table, the
 per-adapter summary and reports/schema_acceptance.{csv,md}.
 
@@ -24,14 +24,14 @@ from typing import Any
 
 from adapters.registry import adapter_ids, get_entry
 from evals.errors import UserError
-from evals.fidelity import DEFAULT_EXAMPLES, DEFAULT_SECONDS
-from evals.schema_mcp import DEFAULT_TIMEOUT
+from evals.schemas.fidelity import DEFAULT_EXAMPLES, DEFAULT_SECONDS
+from evals.schemas.mcp import DEFAULT_TIMEOUT
 
 DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "schema_corpus"
 
 
 def _outcomes(text: str) -> list[str]:
-    from evals.schema_scorecard import OUTCOMES
+    from evals.schemas.scorecard import OUTCOMES
 
     named = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [part for part in named if part not in OUTCOMES]
@@ -115,8 +115,8 @@ def selected_adapters(requested: list[str] | None) -> list[str]:
 def _read_sources(args: argparse.Namespace) -> tuple[list[Any], str]:
     """Every tool to measure and a label of where they came from; `ToolsInputError` (exit 2)
     for anything that cannot be read."""
-    from evals.schema_mcp import read_mcp_tools
-    from evals.schema_tools import ToolsInputError, duplicate_keys, read_tools, tool_files
+    from evals.schemas.mcp import read_mcp_tools
+    from evals.schemas.tools import ToolsInputError, duplicate_keys, read_tools, tool_files
 
     paths: list[Path] = list(args.tools or [])
     corpus: Path | None = args.corpus
@@ -144,8 +144,8 @@ def _read_sources(args: argparse.Namespace) -> tuple[list[Any], str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evals.schema_acceptance import default_workers, measure_tools
-    from evals.schema_scorecard import pairs_frame
+    from evals.schemas.measure import default_workers, measure_tools
+    from evals.schemas.scorecard import pairs_frame
 
     adapters = selected_adapters(args.adapters)
     if args.examples < 1 or args.seconds <= 0:
@@ -179,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _fail_on(pairs: Any, outcomes: list[Any]) -> int:
     """1 and every pair with a named outcome on stderr, else 0."""
-    from evals.schema_scorecard import failing
+    from evals.schemas.scorecard import failing
 
     found = failing(pairs, outcomes)
     if found.empty:
@@ -202,7 +202,7 @@ def _report(pairs: Any, label: str, directory: Path) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from evals.schema_scorecard import summary, tool_matrix, write_report
+    from evals.schemas.scorecard import summary, tool_matrix, write_report
 
     console = Console()
     if not console.is_terminal:  # piped or captured: rich would assume 80 columns and squeeze the table
@@ -266,9 +266,9 @@ def ensure_default_report(
 ) -> tuple[Path, bool]:
     """reports/schema_acceptance.{csv,md} for every adapter over the project's own schema set
     (what `xpeval run` adds to its scorecard), measured only when the corpus, the measuring code,
-    the adapters or the settings changed since the report there was written (`evals.schema_cache`).
+    the adapters or the settings changed since the report there was written (`evals.schemas.cache`).
     Returns the md path and whether it was measured now."""
-    from evals.schema_cache import ensure_report
+    from evals.schemas.cache import ensure_report
 
     return ensure_report(reports_dir, DEFAULT_CORPUS, log=log)
 

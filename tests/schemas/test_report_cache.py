@@ -1,5 +1,5 @@
 """The default schema-acceptance report is measured again only when what it measures changed:
-the corpus files, the measuring code, the adapters or the settings (`evals.schema_cache`)."""
+the corpus files, the measuring code, the adapters or the settings (`evals.schemas.cache`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import evals.schema_cache as cache
+import evals.schemas.cache as cache
 from evals.commands import schemas as command
 from tests.schemas._cli import WEATHER_SCHEMA, write
 
@@ -107,7 +107,7 @@ def test_the_key_holds_the_corpus_the_code_the_adapters_and_the_settings(project
     stored = json.loads((project["reports"] / "schema_acceptance.key").read_text())
     parts = stored["parts"]
     assert list(parts["corpus"]) == ["weather.json"], "MANIFEST/README are not tools"
-    assert "adapters/schema/_unions.py" in parts["code"] and "evals/fidelity.py" in parts["code"]
+    assert "adapters/schema/_unions.py" in parts["code"] and "evals/schemas/fidelity.py" in parts["code"]
     assert any(name.startswith("evals/acceptance/") for name in parts["code"])
     assert ["vertex-ai", "google-genai", "gemini-openapi"] in parts["adapters"]
     assert parts["settings"] == {"examples": 20, "seconds": 0.3, "fidelity": True}

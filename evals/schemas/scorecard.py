@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from evals.schema_acceptance import PairResult
+from evals.schemas.measure import PairResult
 
 EXACT_ACTIONS = frozenset({"inlined", "renamed"})
 """Loss entries that change a schema's form, not its meaning."""
@@ -23,7 +23,7 @@ PROVENANCE = (
     "Offline measurement: each adapter's dialect pass and wire produce the tool definition they "
     "would send; the acceptance checker (`evals/acceptance`) judges it against the providers' "
     "published rules (`provider-schema-rules.md`, each rule with its evidence), and the fidelity "
-    "measurement (`evals/fidelity.py`, hypothesis-jsonschema instances) compares the sent schema "
+    "measurement (`evals/schemas/fidelity.py`, hypothesis-jsonschema instances) compares the sent schema "
     "with the original. No provider was called: these are not live provider answers."
 )
 

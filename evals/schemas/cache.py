@@ -22,25 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from adapters.registry import adapter_ids, effective_contract
-from evals.fidelity import DEFAULT_EXAMPLES, DEFAULT_SECONDS
-from evals.schema_tools import tool_files
+from evals.schemas.fidelity import DEFAULT_EXAMPLES, DEFAULT_SECONDS
+from evals.schemas.tools import tool_files
 
 KEY_FORMAT = 1
 """Raised when the key's contents change meaning, so an old key never matches."""
 KEY_FILE = "schema_acceptance.key"
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 
-MEASURED_CODE: tuple[str, ...] = (
-    "adapters",
-    "evals/acceptance",
-    "evals/fidelity.py",
-    "evals/schema_acceptance.py",
-    "evals/schema_scorecard.py",
-    "evals/schema_tools.py",
-    "evals/schema_cache.py",
-)
+MEASURED_CODE: tuple[str, ...] = ("adapters", "evals/acceptance", "evals/schemas")
 """The code whose every `.py` file the report depends on, relative to the project root: the
-dialect passes and wires (`adapters/`), the acceptance checker, and the measurement itself."""
+dialect passes and wires (`adapters/`), the acceptance checker, and the measurement itself
+(this package: reading, measuring, fidelity, the tables)."""
 
 LIBRARIES = (
     "hypothesis",
@@ -133,7 +126,7 @@ def changed(old: dict[str, Any], new: dict[str, Any]) -> str:
 
 def measure_default(corpus: Path, adapters: Sequence[str], *, examples: int, seconds: float) -> list[Any]:
     """The measurement behind the default report (every adapter x the corpus, with fidelity)."""
-    from evals.schema_acceptance import default_workers, measure_corpus
+    from evals.schemas.measure import default_workers, measure_corpus
 
     return list(
         measure_corpus(
@@ -156,7 +149,7 @@ def ensure_report(
 ) -> tuple[Path, bool]:
     """reports_dir/schema_acceptance.{csv,md} for every registered adapter over `corpus`: measured
     only when its key changed. Returns (md path, measured now); says which on `log` (stderr)."""
-    from evals.schema_scorecard import pairs_frame, write_report
+    from evals.schemas.scorecard import pairs_frame, write_report
 
     say = log or _stderr
     adapters = adapter_ids()

@@ -23,7 +23,7 @@ from contextlib import AsyncExitStack
 from typing import Any, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
-from evals.schema_tools import FoundTool, ToolsInputError, read_document
+from evals.schemas.tools import FoundTool, ToolsInputError, read_document
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds for the whole conversation with one server: start, handshake, every tools/list page."""

@@ -27,8 +27,8 @@ from adapters.schema import PassResult, PreparedTool, prepare_tools
 from adapters.wires import get_wire
 from evals.acceptance import Violation, check, definitions_in_request, mode_for, sent_schema
 from evals.acceptance.walk import json_depth
-from evals.fidelity import ArgumentMappings, InstanceCache, measure_fidelity
-from evals.schema_tools import Form, FoundTool, read_tools, tool_at, tool_files
+from evals.schemas.fidelity import ArgumentMappings, InstanceCache, measure_fidelity
+from evals.schemas.tools import Form, FoundTool, read_tools, tool_at, tool_files
 
 Verdict = Literal["as-is", "rewritten", "refused"]
 
@@ -47,7 +47,7 @@ class PairResult(BaseModel):
     adapter: str
     schema_: str = Field(alias="schema")
     """The row key: the tool file's path relative to the folder, without `.json`, and `#name`
-    when the file holds several tools (`evals.schema_tools`); a server's tool: its name."""
+    when the file holds several tools (`evals.schemas.tools`); a server's tool: its name."""
     verdict: Verdict
     losses: list[dict[str, Any]] = Field(default_factory=list)
     violations: list[Violation] = Field(default_factory=list)
@@ -59,7 +59,7 @@ class PairResult(BaseModel):
     refusal: str | None = None
     """Why the adapter refuses to send the tool (verdict "refused")."""
     narrowed: int = 0
-    """Generated calls refused only by a narrowing the adapter reported (see `evals.fidelity`)."""
+    """Generated calls refused only by a narrowing the adapter reported (see `evals.schemas.fidelity`)."""
     fidelity_note: str | None = None
     """Why the fidelity measurement is missing or partial."""
     tool: str | None = None
@@ -67,7 +67,7 @@ class PairResult(BaseModel):
     source: str | None = None
     """The file or MCP server the tool was read from."""
     form: Form | None = None
-    """The form the tool was written in (`evals.schema_tools.FORMS`)."""
+    """The form the tool was written in (`evals.schemas.tools.FORMS`)."""
 
     def line(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, mode="json")
@@ -249,7 +249,7 @@ def measure_corpus(
     on_schema: Callable[[int, int], None] | None = None,
 ) -> Iterator[PairResult]:
     """Every adapter x every tool of the files under `folder`, tool by tool in file order.
-    Raises `evals.schema_tools.ToolsInputError` (before measuring anything) when a file cannot
+    Raises `evals.schemas.tools.ToolsInputError` (before measuring anything) when a file cannot
     be read."""
     tools = read_tools([folder]).tools
     return measure_tools(
