@@ -81,8 +81,10 @@ def _discriminated(nodes: list[dict[str, Any]]) -> bool:
     between the members."""
     shared: set[str] | None = None
     for node in nodes:
+        # the members are checked to be well formed only after this test: a `required` entry
+        # that is not a name counts for nothing here (the member walk refuses it)
         required = node.get("required")
-        keys = set(required) if isinstance(required, list) else set()
+        keys = {k for k in required if isinstance(k, str)} if isinstance(required, list) else set()
         shared = keys if shared is None else shared & keys
     return any(_values_distinct(nodes, prop) for prop in sorted(shared or ()))
 
@@ -90,7 +92,10 @@ def _discriminated(nodes: list[dict[str, Any]]) -> bool:
 def _values_distinct(nodes: list[dict[str, Any]], prop: str) -> bool:
     values: set[str] = set()
     for node in nodes:
-        sub = (node.get("properties") or {}).get(prop)
+        # not yet checked to be well formed (the members are walked after this test): a
+        # `properties` that is not a map is no discriminator, and the member walk refuses it
+        properties = node.get("properties")
+        sub = properties.get(prop) if isinstance(properties, dict) else None
         if not isinstance(sub, dict):
             return False
         options = [sub["const"]] if "const" in sub else sub.get("enum")

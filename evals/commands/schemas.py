@@ -1,9 +1,16 @@
-"""`xpeval schemas [--corpus DIR] [--adapters ID ...] [--json]`: schema acceptance per adapter.
+"""`xpeval schemas [--tools PATH ...] [--mcp SERVER ...] [--corpus DIR] [--fail-on OUTCOME] [--json]`:
+schema acceptance per tool and adapter.
 
-Every registered adapter (or the ones named) x every schema file of the corpus: the verdict
-(as-is / rewritten / refused), the losses the pass reported, the rules the sent definition
-still breaks, and the fidelity of the rewrite. `--json` prints one line per pair; otherwise a
-per-adapter table and reports/schema_acceptance.{csv,md}.
+Every registered adapter (or the ones named) x every tool: the verdict (as-is / rewritten /
+refused), the losses the pass reported, the rules the sent definition still breaks, and the
+fidelity of the rewrite. Tools come from files in the common forms (`--tools`, see
+`evals.schemas.tools` and docs/tools-input.md), from live MCP servers (`--mcp`, see
+`evals.schemas.mcp`), or from a folder of xpeval's own tool files (`--corpus`, the default: the
+built-in schema set). `--json` prints one line per pair; otherwise a tool x adapter table, the
+per-adapter summary and reports/schema_acceptance.{csv,md}.
+
+Exit status: 0; 1 when `--fail-on` names an outcome some pair has (each such pair is printed);
+2 for an input error (a file or server that cannot be read, an unknown adapter).
 """
 
 from __future__ import annotations
@@ -11,27 +18,76 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from adapters.registry import adapter_ids, get_entry
 from evals.errors import UserError
-from evals.fidelity import DEFAULT_EXAMPLES, DEFAULT_SECONDS
+from evals.schemas.fidelity import DEFAULT_EXAMPLES, DEFAULT_SECONDS
+from evals.schemas.mcp import DEFAULT_TIMEOUT
 
 DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "schema_corpus"
 
 
+def _outcomes(text: str) -> list[str]:
+    from evals.schemas.scorecard import OUTCOMES
+
+    named = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [part for part in named if part not in OUTCOMES]
+    if unknown or not named:
+        raise argparse.ArgumentTypeError(
+            f"{', '.join(unknown) or repr(text)}: not an outcome (one of: {', '.join(OUTCOMES)})"
+        )
+    return named
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "schemas", help="schema acceptance: every adapter x every schema of a corpus (offline)"
+        "schemas",
+        help="schema acceptance: every adapter x every tool of files, MCP servers or a corpus (offline)",
     )
     parser.add_argument(
-        "--corpus", type=Path, default=DEFAULT_CORPUS, help="folder of tool schema files (default: built-in)"
+        "--tools",
+        type=Path,
+        nargs="+",
+        action="extend",
+        metavar="PATH",
+        help="tool files or folders: xpeval's own form, OpenAI Chat or Responses tools, Anthropic tools, "
+        "an MCP tools/list result, or a JSON list of these (docs/tools-input.md)",
+    )
+    parser.add_argument(
+        "--mcp",
+        action="append",
+        metavar="SERVER",
+        help="an MCP server: a command line to start it on stdio ('npx -y @scope/server'), or the URL of "
+        "its streamable HTTP endpoint; repeatable",
+    )
+    parser.add_argument(
+        "--mcp-timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help="per server, for starting it, the handshake and every tools/list page",
+    )
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=None,
+        help="folder of tool schema files (default, without --tools or --mcp: the built-in set)",
     )
     parser.add_argument(
         "--adapters", nargs="+", metavar="ID", help="adapter ids (default: every registered adapter)"
     )
-    parser.add_argument("--json", action="store_true", help="one JSON line per (adapter, schema)")
+    parser.add_argument("--json", action="store_true", help="one JSON line per (adapter, tool)")
+    parser.add_argument(
+        "--fail-on",
+        type=_outcomes,
+        action="append",
+        metavar="OUTCOME",
+        help="exit 1 when a pair is 'refused', or sent with a 'loss' (a reported loss that changes what "
+        "a call may contain); repeatable or comma-separated",
+    )
     parser.add_argument(
         "--examples", type=int, default=DEFAULT_EXAMPLES, help="instances per schema and side"
     )
@@ -56,24 +112,53 @@ def selected_adapters(requested: list[str] | None) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+def _read_sources(args: argparse.Namespace) -> tuple[list[Any], str]:
+    """Every tool to measure and a label of where they came from; `ToolsInputError` (exit 2)
+    for anything that cannot be read."""
+    from evals.schemas.mcp import read_mcp_tools
+    from evals.schemas.tools import ToolsInputError, duplicate_keys, read_tools, tool_files
+
+    paths: list[Path] = list(args.tools or [])
+    corpus: Path | None = args.corpus
+    if corpus is None and not paths and not args.mcp:
+        corpus = DEFAULT_CORPUS
+    if corpus is not None:
+        if not corpus.is_dir():
+            raise UserError(f"Corpus folder not found: {corpus}")
+        if not tool_files(corpus):
+            raise UserError(f"No schema files (*.json) under {corpus}")
+        paths.insert(0, corpus)
+    if args.mcp and args.mcp_timeout <= 0:
+        raise UserError("--mcp-timeout must be positive")
+    read = read_tools(paths) if paths else None
+    tools = list(read.tools) if read else []
+    for skipped in read.skipped if read else []:
+        print(f"xpeval: skipped {skipped}", file=sys.stderr)
+    if args.mcp:
+        tools += read_mcp_tools(args.mcp, timeout=args.mcp_timeout)
+    problems = duplicate_keys(tools)
+    if problems:
+        raise ToolsInputError("\n".join(problems))
+    labels = [str(path) for path in paths] + sorted({tool.source for tool in tools if tool.path is None})
+    return tools, ", ".join(labels)
+
+
 def run(args: argparse.Namespace) -> int:
-    from evals.schema_acceptance import corpus_files, default_workers, measure_corpus
+    from evals.schemas.measure import default_workers, measure_tools
+    from evals.schemas.scorecard import pairs_frame
 
     adapters = selected_adapters(args.adapters)
-    corpus: Path = args.corpus
-    if not corpus.is_dir():
-        raise UserError(f"Corpus folder not found: {corpus}")
-    if not corpus_files(corpus):
-        raise UserError(f"No schema files (*.json) under {corpus}")
     if args.examples < 1 or args.seconds <= 0:
         raise UserError("--examples must be at least 1 and --seconds positive")
+    fail_on = list(dict.fromkeys(outcome for group in args.fail_on or [] for outcome in group))
+    tools, label = _read_sources(args)
 
     def progress(done: int, total: int) -> None:
         if done == total or done % max(1, total // 20) == 0:
-            print(f"schemas: {done}/{total} schema files x {len(adapters)} adapters", file=sys.stderr)
+            print(f"schemas: {done}/{total} tools x {len(adapters)} adapters", file=sys.stderr)
 
-    rows = measure_corpus(
-        corpus,
+    rows = measure_tools(
+        tools,
         adapters,
         examples=args.examples,
         seconds=args.seconds,
@@ -81,35 +166,76 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers or default_workers(),
         on_schema=progress,
     )
-    if args.json:
-        for row in rows:
+    measured = []
+    for row in rows:
+        measured.append(row)
+        if args.json:
             print(json.dumps(row.line(), ensure_ascii=False), flush=True)
+    pairs = pairs_frame(measured)
+    if not args.json:
+        _report(pairs, label, args.reports)
+    return _fail_on(pairs, fail_on)
+
+
+def _fail_on(pairs: Any, outcomes: list[Any]) -> int:
+    """1 and every pair with a named outcome on stderr, else 0."""
+    from evals.schemas.scorecard import failing
+
+    found = failing(pairs, outcomes)
+    if found.empty:
         return 0
-    return _report(list(rows), corpus, args.reports)
+    print(
+        f"xpeval: --fail-on {','.join(outcomes)}: {len(found)} pair(s) of "
+        f"{found['schema'].nunique()} tool(s)",
+        file=sys.stderr,
+    )
+    for record in found.itertuples(index=False):
+        if record.outcome == "refused":
+            why = f"refused: {record.refusal}"
+        else:
+            why = f"{record.lost} lost ({record.lost_keywords})"
+        print(f"  {record.schema} on {record.adapter}: {why}", file=sys.stderr)
+    return 1
 
 
-def _report(rows: list[Any], corpus: Path, directory: Path) -> int:
+def _report(pairs: Any, label: str, directory: Path) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from evals.schema_scorecard import pairs_frame, summary, write_report
+    from evals.schemas.scorecard import summary, tool_matrix, write_report
 
-    pairs = pairs_frame(rows)
+    console = Console()
+    if not console.is_terminal:  # piped or captured: rich would assume 80 columns and squeeze the table
+        console = Console(width=200)
+    matrix, notes = tool_matrix(pairs, short=True)
+    if not matrix.empty:
+        per_tool = Table(title=f"Schema acceptance per tool - {label}")
+        per_tool.add_column("tool", overflow="fold")
+        for adapter in matrix.columns[1:]:
+            # an id split at its first hyphen: ten adapters fit a wide terminal
+            per_tool.add_column(str(adapter).replace("-", "-\n", 1), no_wrap=True)
+        for record in matrix.itertuples(index=False):
+            per_tool.add_row(*(_styled(str(value)) for value in record))
+        console.print(per_tool)
+        console.print(_LEGEND, markup=False, highlight=False)
+        for reason, note in notes.items():
+            console.print(f"{note}: {reason}", markup=False, highlight=False)
     table = summary(pairs)
-    view = Table(title=f"Schema acceptance - {corpus}", caption="offline: published rules, not live answers")
+    view = Table(title=f"Schema acceptance - {label}", caption="offline: published rules, not live answers")
     shown = [column for column in _HEADERS if column in table.columns]
     for column in shown:
         view.add_column(_HEADERS[column], justify="left" if column == "adapter" else "right", no_wrap=True)
     for record in table[shown].itertuples(index=False):
         view.add_row(*(_cell(value) for value in record))
-    console = Console()
-    if not console.is_terminal:  # piped or captured: rich would assume 80 columns and squeeze the table
-        console = Console(width=120)
     console.print(view)
-    paths = write_report(pairs, directory, str(corpus))
+    paths = write_report(pairs, directory, label)
     print(f"wrote {paths['csv']} and {paths['md']}", file=sys.stderr)
-    return 0
 
+
+_LEGEND = (
+    "rewritten: changed in form only; N lost: rewritten with N reported losses that change what a "
+    "call may contain; refused Rn: not sent, the reason below"
+)
 
 _HEADERS = {
     "adapter": "adapter", "pairs": "pairs", "as_is": "as-is", "rewritten": "rewr", "refused": "refused",
@@ -119,19 +245,34 @@ _HEADERS = {
 """The console shows these; the csv/md have every column."""
 
 
+def _styled(text: str) -> Any:
+    from rich.text import Text
+
+    if text.startswith("refused"):
+        return Text(text, style="red")
+    if "lost" in text:
+        return Text(text, style="yellow")
+    return Text(text, style="green" if text in ("as-is", "rewritten") else "")
+
+
 def _cell(value: Any) -> str:
     if isinstance(value, float):
         return "-" if value != value else f"{value:.2f}"
     return str(value)
 
 
-def write_default_report(directory: Path) -> Path | None:
+def ensure_default_report(
+    reports_dir: Path, *, log: Callable[[str], None] | None = None
+) -> tuple[Path, bool]:
     """reports/schema_acceptance.{csv,md} for every adapter over the project's own schema set
-    (what `xpeval run` adds to its scorecard). Returns the md path."""
-    from evals.schema_acceptance import default_workers, measure_corpus
-    from evals.schema_scorecard import pairs_frame, write_report
+    (what `xpeval run` adds to its scorecard), measured only when the corpus, the measuring code,
+    the adapters or the settings changed since the report there was written (`evals.schemas.cache`).
+    Returns the md path and whether it was measured now."""
+    from evals.schemas.cache import ensure_report
 
-    rows = measure_corpus(DEFAULT_CORPUS, adapter_ids(), examples=DEFAULT_EXAMPLES, seconds=DEFAULT_SECONDS,
-                          fidelity=True, workers=default_workers())
-    paths = write_report(pairs_frame(list(rows)), directory, str(DEFAULT_CORPUS))
-    return Path(paths["md"])
+    return ensure_report(reports_dir, DEFAULT_CORPUS, log=log)
+
+
+def write_default_report(directory: Path) -> Path | None:
+    """The md path of the default report, measured again only when it is out of date."""
+    return ensure_default_report(directory)[0]

@@ -90,20 +90,24 @@ def test_a_missing_corpus_is_a_clear_error(tmp_path: Path, capsys: pytest.Captur
     assert code == 2 and "Corpus folder not found" in err and "Traceback" not in err
 
 
-def test_unreadable_files_become_refusal_rows_with_the_reason(
+def test_unreadable_corpus_files_are_an_input_error_naming_each_never_a_refusal_row(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     deep = "[" * 30_000 + "]" * 30_000
     corpus = _corpus(
-        tmp_path, {"broken": "{not json", "list": "[1, 2]", "deep": deep, "no_params": {"name": "x"}}
+        tmp_path,
+        {"broken": "{not json", "list": "[1, 2]", "deep": deep, "no_params": {"name": "x"}, "ok": WEATHER},
     )
     code, lines, err = _run(capsys, "--json", "--corpus", str(corpus), "--adapters", "openai-chat")
-    assert code == 0 and "Traceback" not in err
-    reasons = {line["schema"]: line["refusal"] for line in lines}
-    assert all(line["verdict"] == "refused" for line in lines)
-    assert "not valid JSON" in reasons["broken"]
-    assert "not a tool definition" in reasons["list"] and "not a tool definition" in reasons["deep"]
-    assert '"parameters"' in reasons["no_params"]
+    assert code == 2 and lines == [] and "Traceback" not in err
+    reasons = dict(line.removeprefix("xpeval: ").split(": ", 1) for line in err.strip().splitlines())
+    assert set(reasons) == {
+        str(tmp_path / f"{name}.json") for name in ("broken", "list", "deep", "no_params")
+    }
+    assert reasons[str(tmp_path / "broken.json")].startswith("not JSON")
+    assert "not a tool definition" in reasons[str(tmp_path / "list.json")]
+    assert "nest deeper" in reasons[str(tmp_path / "deep.json")]
+    assert '"parameters"' in reasons[str(tmp_path / "no_params.json")]
 
 
 def test_a_twenty_thousand_deep_schema_file_comes_back_without_a_traceback(

@@ -94,24 +94,31 @@ def test_malformed_parameters_are_refused_with_a_reason(dialect: Dialect, value:
     assert result.refusal and result.schema_ is None
 
 
-_ONE_OF_WITH_LIST_PROPERTIES = {
-    "type": "object",
-    "properties": {
-        "x": {"oneOf": [{"required": ["a"], "properties": [1]}, {"required": ["a"], "properties": [2]}]}
-    },
-}
+def _one_of_sharing_a_required_key(member: dict[str, Any]) -> dict[str, Any]:
+    """Two `oneOf` members that both require "a": the disjointness test reads their `required`
+    and `properties` before the members themselves are checked to be well formed."""
+    first = {"required": ["a"], **member}
+    second = {"required": ["a"], **member}
+    return {"type": "object", "properties": {"x": {"oneOf": [first, second]}}}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="known bug, kept while the passes were refactored without changing behaviour: the oneOf "
-    "disjointness test reads a member's properties before that member is checked to be well formed",
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(
+    "member",
+    [
+        {"properties": [1]},
+        {"properties": {"a": {"const": 1}}, "required": [{}]},
+        {"properties": {"a": {"const": 1}}, "required": [1, "a"]},
+        {"properties": {"a": {"const": 1}}, "required": [["a"]]},
+    ],
+    ids=["list-properties", "dict-in-required", "int-in-required", "list-in-required"],
 )
-@pytest.mark.parametrize("dialect", ["openai-strict", "gemini-openapi", "moonshot"])
-def test_a_oneof_member_with_list_properties_is_refused_not_raised(dialect: Dialect) -> None:
-    result = apply_dialect(dialect, _ONE_OF_WITH_LIST_PROPERTIES)
+def test_a_oneof_member_with_list_properties_is_refused_not_raised(
+    dialect: Dialect, member: dict[str, Any]
+) -> None:
+    result = apply_dialect(dialect, _one_of_sharing_a_required_key(member))
     assert result.refusal and result.schema_ is None
+    assert "/oneOf/" in result.refusal, "the refusal points at the malformed member"
 
 
 @pytest.mark.corpus

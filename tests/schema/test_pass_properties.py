@@ -27,7 +27,7 @@ from jsonschema.exceptions import SchemaError
 from adapters.contract import ToolSpec
 from adapters.schema import DIALECTS, Dialect, PassResult, apply_dialect
 from adapters.schema.openapi import as_json_schema
-from evals.schema_acceptance import CorpusSchema, measure_pair
+from evals.schemas.measure import CorpusSchema, measure_pair
 from tests.schema.strategies import lean_tool_schemas, tool_schemas
 
 _FAST = settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))

@@ -24,15 +24,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from adapters.contract import ToolSpec, TurnRequest, UserMessage
 from adapters.registry import effective_contract
 from adapters.schema import PassResult, PreparedTool, prepare_tools
-from adapters.schema.safe_json import load_path
 from adapters.wires import get_wire
 from evals.acceptance import Violation, check, definitions_in_request, mode_for, sent_schema
 from evals.acceptance.walk import json_depth
-from evals.fidelity import ArgumentMappings, InstanceCache, measure_fidelity
+from evals.schemas.fidelity import ArgumentMappings, InstanceCache, measure_fidelity
+from evals.schemas.tools import Form, FoundTool, read_tools, tool_at, tool_files
 
 Verdict = Literal["as-is", "rewritten", "refused"]
 
-MAX_FILE_BYTES = 5_000_000
 SERIALIZABLE_DEPTH = 200
 """Deeper values cannot be serialized (pydantic stops near 255 levels, `json.dumps` recurses):
 such a definition is not echoed."""
@@ -47,7 +46,8 @@ class PairResult(BaseModel):
 
     adapter: str
     schema_: str = Field(alias="schema")
-    """The schema file's path relative to the corpus folder, without `.json`."""
+    """The row key: the tool file's path relative to the folder, without `.json`, and `#name`
+    when the file holds several tools (`evals.schemas.tools`); a server's tool: its name."""
     verdict: Verdict
     losses: list[dict[str, Any]] = Field(default_factory=list)
     violations: list[Violation] = Field(default_factory=list)
@@ -59,9 +59,15 @@ class PairResult(BaseModel):
     refusal: str | None = None
     """Why the adapter refuses to send the tool (verdict "refused")."""
     narrowed: int = 0
-    """Generated calls refused only by a narrowing the adapter reported (see `evals.fidelity`)."""
+    """Generated calls refused only by a narrowing the adapter reported (see `evals.schemas.fidelity`)."""
     fidelity_note: str | None = None
     """Why the fidelity measurement is missing or partial."""
+    tool: str | None = None
+    """The tool's name as its source gives it."""
+    source: str | None = None
+    """The file or MCP server the tool was read from."""
+    form: Form | None = None
+    """The form the tool was written in (`evals.schemas.tools.FORMS`)."""
 
     def line(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, mode="json")
@@ -69,41 +75,18 @@ class PairResult(BaseModel):
 
 @dataclass(frozen=True)
 class CorpusSchema:
-    """A schema file of the corpus, read (or the reason it cannot be)."""
+    """A tool to measure: its row key, the tool, and where it came from."""
 
     key: str
     tool: ToolSpec | None
     problem: str | None = None
+    """Why there is no tool (a caller's own entry; the readers raise instead)."""
+    source: str | None = None
+    form: Form | None = None
 
 
-def corpus_files(folder: Path) -> list[Path]:
-    """Every schema file under `folder` (recursive `*.json`, MANIFEST/README excluded)."""
-    return sorted(
-        path
-        for path in folder.rglob("*.json")
-        if path.is_file() and not path.stem.upper().startswith(("MANIFEST", "README"))
-    )
-
-
-def read_schema(folder: Path, path: Path) -> CorpusSchema:
-    """One corpus file as a tool; a file that is not a tool definition comes back with the
-    reason instead of raising."""
-    key = path.relative_to(folder).with_suffix("").as_posix()
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return CorpusSchema(key, None, f"file larger than {MAX_FILE_BYTES} bytes")
-        data = load_path(path)  # iterative for deep documents: json.loads would recurse
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return CorpusSchema(key, None, f"not valid JSON: {exc}")
-    if not isinstance(data, dict):
-        return CorpusSchema(key, None, "not a tool definition: the file is not a JSON object")
-    name, parameters = data.get("name"), data.get("parameters")
-    description = data.get("description", "")
-    if not isinstance(name, str) or not isinstance(parameters, dict) or not isinstance(description, str):
-        return CorpusSchema(
-            key, None, 'not a tool definition: needs "name" (string) and "parameters" (object)'
-        )
-    return CorpusSchema(key, ToolSpec(name=name, description=description, parameters=parameters))
+corpus_files = tool_files
+"""Every schema file under a folder (recursive `*.json`, MANIFEST/README excluded)."""
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -148,7 +131,13 @@ def measure_pair(
 
     def done(**fields: Any) -> PairResult:
         return PairResult(
-            adapter=adapter_id, schema=entry.key, seconds=round(time.perf_counter() - started, 4), **fields
+            adapter=adapter_id,
+            schema=entry.key,
+            seconds=round(time.perf_counter() - started, 4),
+            tool=entry.tool.name if entry.tool else None,
+            source=entry.source,
+            form=entry.form,
+            **fields,
         )
 
     if entry.tool is None:
@@ -216,8 +205,14 @@ def measure_pair(
 
 @dataclass(frozen=True)
 class _Task:
-    folder: Path
-    path: Path
+    key: str
+    source: str
+    form: Form
+    path: Path | None
+    index: int
+    spec: ToolSpec | None
+    """Inline only for a tool that has no file (an MCP server's): a deep schema cannot be
+    pickled, so a file's tool is read again in the worker (`tool_at`)."""
     adapters: tuple[str, ...]
     examples: int
     seconds: float
@@ -225,9 +220,10 @@ class _Task:
 
 
 def _measure_schema(task: _Task) -> list[PairResult]:
-    """Every adapter for one schema file (one generation cache: adapters sending the same schema,
-    and every adapter's original, share their instances)."""
-    entry = read_schema(task.folder, task.path)
+    """Every adapter for one tool (one generation cache: adapters sending the same schema, and
+    every adapter's original, share their instances)."""
+    spec = task.spec if task.path is None else tool_at(task.path, task.index)
+    entry = CorpusSchema(task.key, spec, source=task.source, form=task.form)
     cache = InstanceCache()
     return [
         measure_pair(
@@ -252,13 +248,57 @@ def measure_corpus(
     workers: int = 1,
     on_schema: Callable[[int, int], None] | None = None,
 ) -> Iterator[PairResult]:
-    """Every adapter x every schema file under `folder`, schema by schema in file order.
+    """Every adapter x every tool of the files under `folder`, tool by tool in file order.
+    Raises `evals.schemas.tools.ToolsInputError` (before measuring anything) when a file cannot
+    be read."""
+    tools = read_tools([folder]).tools
+    return measure_tools(
+        tools,
+        adapters,
+        examples=examples,
+        seconds=seconds,
+        fidelity=fidelity,
+        workers=workers,
+        on_schema=on_schema,
+    )
 
-    With `workers > 1` schemas are measured in parallel processes; each worker reads its file
+
+def measure_tools(
+    tools: Sequence[FoundTool],
+    adapters: Sequence[str],
+    *,
+    examples: int,
+    seconds: float,
+    fidelity: bool = True,
+    workers: int = 1,
+    on_schema: Callable[[int, int], None] | None = None,
+) -> Iterator[PairResult]:
+    """Every adapter x every tool, tool by tool in the order given.
+
+    With `workers > 1` tools are measured in parallel processes; each worker reads a file's tool
     itself (a deep schema cannot be pickled: pickle recurses too).
     """
-    paths = corpus_files(folder)
-    tasks = [_Task(folder, path, tuple(adapters), examples, seconds, fidelity) for path in paths]
+    tasks = [
+        _Task(
+            tool.key,
+            tool.source,
+            tool.form,
+            tool.path,
+            tool.index,
+            tool.spec if tool.path is None else None,
+            tuple(adapters),
+            examples,
+            seconds,
+            fidelity,
+        )
+        for tool in tools
+    ]
+    return _measured(tasks, workers, on_schema)
+
+
+def _measured(
+    tasks: list[_Task], workers: int, on_schema: Callable[[int, int], None] | None
+) -> Iterator[PairResult]:
     if workers <= 1 or len(tasks) <= 1:
         results: Iterator[list[PairResult]] = map(_measure_schema, tasks)
         for index, rows in enumerate(results, 1):
