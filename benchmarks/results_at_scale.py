@@ -66,7 +66,6 @@ def replay_run(folder: Path) -> Path:
             "evals.cli",
             "run",
             "--no-progress",
-            "--no-schema-report",
             "--results",
             str(results),
             "--reports",

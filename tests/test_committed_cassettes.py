@@ -37,7 +37,7 @@ class MainJob:
 def main_job(tmp_path_factory: pytest.TempPathFactory) -> MainJob:
     out = tmp_path_factory.mktemp("main-job")
     done = subprocess.run(
-        [sys.executable, "-m", "evals.cli", "run", "--no-progress", "--results", str(out / "results.jsonl"),
+        [sys.executable, "-m", "evals.cli", "run", "--no-progress", "--schema-report", "--results", str(out / "results.jsonl"),
          "--reports", str(out / "reports")],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=900,
     )
@@ -90,7 +90,7 @@ def test_the_scorecard_has_a_row_naming_its_source_for(adapter_id: str, main_job
 def test_a_run_of_one_adapter_or_some_cases_passes_its_gate(tmp_path: Path) -> None:
     def run(*selection: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "evals.cli", "run", "--no-progress", "--no-schema-report", *selection,
+            [sys.executable, "-m", "evals.cli", "run", "--no-progress", *selection,
              "--results", str(tmp_path / f"{len(selection)}.jsonl"), "--reports", str(tmp_path / "reports")],
             cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
         )

@@ -86,11 +86,11 @@ def test_a_plugin_adapter_is_listed_and_runs_recorded_and_replayed(tmp_path: Pat
         {k: row[k] for k in ("id", "kind", "wire", "contract_parent")} for row in listed
     ]
     recorded = xpeval(env, package, "run", "--mode", "record", "--target", "emulator", "--categories", "simple",
-                      "--no-progress", "--no-schema-report")
+                      "--no-progress")
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     assert (package / "cassettes" / "deepseek" / "deepseek-chat").is_dir(), "cassettes at the project root"
-    replayed = xpeval(env, package / "reports", "run", "--categories", "simple", "--no-progress",
-                      "--no-schema-report")  # from a subfolder: the project's paths still apply
+    # From a subfolder: the project's paths still apply.
+    replayed = xpeval(env, package / "reports", "run", "--categories", "simple", "--no-progress")
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "deepseek: replay cassettes (deepseek-chat: 23 emulated)" in replayed.stderr
 

@@ -61,7 +61,7 @@ def test_a_case_folder_records_replays_and_passes_its_own_gate_and_hints_run_as_
     root = project(tmp_path)
     assert xpeval(root, "cases", "validate", "evals/cases").returncode == 0
 
-    recorded = xpeval(root, "run", "--mode", "record", "--target", "emulator", "--no-progress", "--no-schema-report")
+    recorded = xpeval(root, "run", "--mode", "record", "--target", "emulator", "--no-progress")
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     assert "in the baseline but not in this run" not in recorded.stdout, "never the built-in baseline"
     assert "conformance only" in recorded.stdout
@@ -70,22 +70,22 @@ def test_a_case_folder_records_replays_and_passes_its_own_gate_and_hints_run_as_
     assert updated.returncode == 0, updated.stderr
     assert (root / "evals" / "cases" / "baseline.json").exists(), "the case folder keeps its own baseline"
 
-    replayed = xpeval(root, "run", "--no-progress", "--no-schema-report", cwd=root / "evals")
+    replayed = xpeval(root, "run", "--no-progress", cwd=root / "evals")
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "conformance only" not in replayed.stdout, "compared with the case folder's baseline"
 
     changed = (root / "evals" / "cases" / "orders.yaml").read_text().replace("Where is my order", "Where's order")
     (root / "evals" / "cases" / "orders.yaml").write_text(changed)
-    drifted = xpeval(root, "run", "--no-progress", "--no-schema-report")
+    drifted = xpeval(root, "run", "--no-progress")
     assert drifted.returncode == 1
     hints = {line.split("record it with: ", 1)[1] for line in drifted.stdout.splitlines() if "record it with: " in line}
     assert hints, drifted.stdout
     for hint in hints:
         command = shlex.split(hint)
         assert command[:2] == ["xpeval", "run"] and "--target" in command
-        done = xpeval(root, *command[1:], "--no-progress", "--no-schema-report")
+        done = xpeval(root, *command[1:], "--no-progress")
         assert done.returncode == 0, f"{hint}\n{done.stdout}{done.stderr}"
-    again = xpeval(root, "run", "--no-progress", "--no-schema-report")
+    again = xpeval(root, "run", "--no-progress")
     assert again.returncode == 0, again.stdout
 
 

@@ -44,7 +44,7 @@ def broken_copy(tmp_path: Path, adapter: str, case: str, how: str) -> Path:
 def test_a_broken_recorded_body_fails_the_gate_and_the_check(tmp_path: Path, adapter: str, case: str,
                                                              how: str) -> None:
     path = broken_copy(tmp_path, adapter, case, how)
-    run = xpeval("run", "--no-progress", "--no-schema-report", "--adapters", adapter, "--cases", case,
+    run = xpeval("run", "--no-progress", "--adapters", adapter, "--cases", case,
                  "--cassettes", str(tmp_path / "cassettes"), "--results", str(tmp_path / "r.jsonl"),
                  "--reports", str(tmp_path / "reports"), cwd=REPO_ROOT)
     assert run.returncode == 1, run.stdout + run.stderr

@@ -63,7 +63,7 @@ def test_live_without_any_key_does_not_fall_back_to_the_emulator(tmp_path: Path)
 
 def test_an_allowed_emulator_fallback_is_announced_and_labelled_emulated(tmp_path: Path) -> None:
     done = xpeval("run", "--mode", "live", "--allow-emulator", "--adapters", "openai-chat,anthropic-messages",
-                  "--categories", "simple", "--no-progress", "--no-schema-report",
+                  "--categories", "simple", "--no-progress",
                   "--results", str(tmp_path / "r.jsonl"), "--reports", str(tmp_path / "reports"),
                   env={"XPEVAL_LOCAL_MODEL_DIR": str(tmp_path)})
     assert done.returncode == 0, done.stdout + done.stderr
@@ -90,7 +90,7 @@ def test_the_local_model_target_refuses_an_adapter_it_cannot_serve(tmp_path: Pat
 
 def test_a_replay_says_per_adapter_where_its_answers_come_from(tmp_path: Path) -> None:
     done = xpeval("run", "--adapters", "openai-compatible,mimo", "--categories", "irrelevance", "--no-progress",
-                  "--no-schema-report", "--results", str(tmp_path / "r.jsonl"), "--reports", str(tmp_path / "rep"))
+                  "--results", str(tmp_path / "r.jsonl"), "--reports", str(tmp_path / "rep"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "openai-compatible: replay cassettes (qwen2.5-coder-1.5b-instruct: 14 local-model)" in done.stderr
     assert "mimo: replay cassettes (mimo-v2-flash: 14 emulated)" in done.stderr

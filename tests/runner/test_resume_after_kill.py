@@ -26,7 +26,6 @@ ARGS = [
     "--concurrency",
     "1",
     "--no-progress",
-    "--no-schema-report",
 ]
 
 
