@@ -10,8 +10,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,8 @@ class SuiteConfig:
     case_dir: Path | None = None
     shard: str | None = None
     target: TargetChoice = "auto"
+    targets: Mapping[str, TargetKind] = field(default_factory=dict)
+    """Record/live: a target for single adapters, winning over `target` (the nightly's choice)."""
     allow_emulator: bool = False
     refresh: bool = False
     """Record mode: send every request again and rewrite its cassette (not only new ones)."""
@@ -234,6 +236,7 @@ def _header(config: SuiteConfig, suite: SuitePlan) -> RunHeader:
         "cases": [case.id for case in suite.cases],
         "shard": config.shard,
         "target": config.target,
+        "targets": dict(config.targets),
         "stream": config.stream,
         "refresh": config.refresh,
         "cassettes": str(config.cassettes),
@@ -268,6 +271,7 @@ def run_suite(
         choice=config.target,
         local_model_up=local_model_up or _local_model_up,
         allow_emulator=config.allow_emulator,
+        per_adapter=dict(config.targets),
     )
     baseline = _read_baseline(config.baseline_path())
     suite = plan_suite(config, picker, store, baseline if baseline and baseline.case_set == config.case_set else None)

@@ -12,7 +12,7 @@ episode binds its own transport (cassette, emulator script) around its task (`ev
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -91,10 +91,17 @@ class TargetPicker:
     local_model_up: Callable[[str | None], bool] = lambda model: False
     """Whether the local server of a model (None: the default one) runs."""
     allow_emulator: bool = False
+    per_adapter: Mapping[str, TargetKind] = field(default_factory=dict)
+    """Targets chosen for single adapters (the nightly: the provider for some, the local model
+    for others); they win over `choice` and are checked like it."""
+
+    def choice_of(self, adapter_id: str) -> TargetChoice:
+        return self.per_adapter.get(adapter_id, self.choice)
 
     def kind(self, adapter_id: str, models: Sequence[str | None] = (None,)) -> TargetKind:
-        if self.choice != "auto":
-            return self.choice
+        choice = self.choice_of(adapter_id)
+        if choice != "auto":
+            return choice
         if provider_ready(adapter_id):
             return "provider"
         if local_capable(adapter_id) and all(self.local_model_up(m) for m in models):
@@ -107,21 +114,23 @@ class TargetPicker:
         """Every adapter's target, or a UserError naming the adapters that have none."""
         models = models or {}
         kinds = {a: self.kind(a, models.get(a) or [None]) for a in adapter_ids}
-        if self.choice == "provider":
-            missing = [a for a, _ in kinds.items() if not provider_ready(a)]
+        chosen = {a: self.choice_of(a) for a in kinds}
+        if "provider" in chosen.values():
+            missing = [a for a in kinds if chosen[a] == "provider" and not provider_ready(a)]
             if missing:
                 raise UserError(
                     f"--target provider: no credentials for {', '.join(missing)} (set the provider's key: "
                     f"{_key_hint(missing)}), or use --target auto"
                 )
-        if self.choice == "local-model":
-            foreign = [a for a in kinds if not local_capable(a)]
+        local = [a for a in kinds if chosen[a] == "local-model"]
+        if local:
+            foreign = [a for a in local if not local_capable(a)]
             if foreign:
                 raise UserError(
                     f"--target local-model: the local model server does not serve {', '.join(foreign)} "
                     "(its wire or URL shape); choose other --adapters"
                 )
-            wanted = {m for a in kinds for m in (models.get(a) or [None])}
+            wanted = {m for a in local for m in (models.get(a) or [None])}
             down = sorted(str(m or "the default model") for m in wanted if not self.local_model_up(m))
             if down:
                 model = "" if down == ["the default model"] else f" --model {down[0]}"
@@ -129,8 +138,8 @@ class TargetPicker:
                     f"--target local-model: the local model server of {', '.join(down)} is not running "
                     f"(start it with: xpeval local-model serve{model})"
                 )
-        if self.choice == "auto" and not self.allow_emulator:
-            fallback = [a for a, kind in kinds.items() if kind == "emulator"]
+        if not self.allow_emulator:
+            fallback = [a for a, kind in kinds.items() if kind == "emulator" and chosen[a] == "auto"]
             if fallback:
                 raise UserError(
                     f"no real target for {', '.join(fallback)}: no credentials ({_key_hint(fallback)}) and "
