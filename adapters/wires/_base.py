@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -40,6 +41,9 @@ class Wire(Protocol):
     """The one place a provider's wire format is known."""
 
     name: WireName
+    request_paths: tuple[re.Pattern[str], ...]
+    """The request paths this wire's SDK calls, searched in a path with its query or a whole URL
+    (`wire_for_path` asks every wire)."""
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         """SDK call arguments for `request`, including `model` and `stream`."""
@@ -58,10 +62,6 @@ class Wire(Protocol):
         """Decode the SDK's parsed non-streamed response."""
         ...
 
-    def decode_stream(self, events: list[Any]) -> TurnResult:
-        """Reassemble the SDK's parsed stream events into one result."""
-        ...
-
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         """Map any exception raised while talking to the provider to a ProviderError."""
         ...
@@ -70,12 +70,19 @@ class Wire(Protocol):
         """The response bytes this provider would send for `result` (the emulator's body)."""
         ...
 
-    def request_path(self, model: str, *, stream: bool) -> str:
-        """The URL path (after the base URL's own path) this wire's SDK calls."""
-        ...
-
     def is_stream(self, url: str, body: JsonObject | None) -> bool:
         """Whether a recorded request asked for a stream."""
+        ...
+
+    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
+        """The model a recorded request names (in its body or its URL), if it names one."""
+        ...
+
+    def replayable_response(
+        self, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[dict[str, str], bytes]:
+        """A recorded response's headers and body as this wire's SDK must be served them on
+        replay (the SDK may only parse one of the framings the provider sends)."""
         ...
 
     def minimal_request(self, model: str) -> JsonObject:
@@ -101,6 +108,12 @@ def parse_arguments(raw: str | None) -> tuple[JsonObject, str | None]:
     if not isinstance(value, dict):
         return {}, f"arguments are not a JSON object (got {type(value).__name__})"
     return value, None
+
+
+def body_model(body: JsonObject | None) -> str | None:
+    """The `model` a request body names (every wire but Gemini's names it there)."""
+    model = body.get("model") if isinstance(body, dict) else None
+    return model if isinstance(model, str) else None
 
 
 def none_if_empty(text: str | None) -> str | None:
@@ -207,8 +220,11 @@ class StreamAccumulator(Protocol):
 
     events: int
     """Events of this wire seen so far."""
-    terminal: bool
-    """Whether the wire's terminal event arrived (the only proof the stream is whole)."""
+
+    @property
+    def terminal(self) -> bool:
+        """Whether the wire's terminal event arrived (the only proof the stream is whole)."""
+        ...
 
     def add(self, event: Any) -> None: ...
 

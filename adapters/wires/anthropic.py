@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from typing import Any
 
@@ -26,6 +27,7 @@ from adapters.contract import (
 from adapters.schema import PreparedTools
 from adapters.wires._base import (
     RenderedResponse,
+    body_model,
     json_response,
     none_if_empty,
     not_the_wire,
@@ -275,6 +277,7 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
 
 class AnthropicMessagesWire:
     name: WireName = WIRE_NAME
+    request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/messages/?(\?|$)"),)
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         system, messages = _encode_messages(request, tools)
@@ -338,22 +341,21 @@ class AnthropicMessagesWire:
             _usage(response.usage),
         )
 
-    def decode_stream(self, events: list[Any]) -> TurnResult:
-        accumulator = AnthropicStreamAccumulator()
-        for event in events:
-            accumulator.add(event)
-        return accumulator.result()
-
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         import anthropic
 
         return stainless_error(exc, anthropic)
 
-    def request_path(self, model: str, *, stream: bool) -> str:
-        return "/v1/messages"
-
     def is_stream(self, url: str, body: JsonObject | None) -> bool:
         return bool(body and body.get("stream"))
+
+    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
+        return body_model(body)
+
+    def replayable_response(
+        self, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[dict[str, str], bytes]:
+        return headers, body
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "max_tokens": 16, "messages": [{"role": "user", "content": "replay"}]}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from functools import cache
 from typing import Any
 
@@ -27,6 +28,7 @@ from adapters.contract import (
 from adapters.schema import PreparedTools
 from adapters.wires._base import (
     RenderedResponse,
+    body_model,
     json_response,
     none_if_empty,
     read_stream,
@@ -40,6 +42,8 @@ from adapters.wires._base import (
 WIRE_NAME: WireName = "google-genai"
 OPENAPI_DIALECT = "gemini-openapi"
 """The dialect whose schemas go in `parameters` (OpenAPI subset); others use `parametersJsonSchema`."""
+
+_MODEL_IN_PATH = re.compile(r"/models/([^/:?]+)")
 
 _FINISH: dict[str, FinishReason] = {
     "STOP": "stop",
@@ -257,6 +261,7 @@ def _contents_adapter() -> TypeAdapter[Any]:
 
 class GoogleGenAIWire:
     name: WireName = WIRE_NAME
+    request_paths: tuple[re.Pattern[str], ...] = (re.compile(r":(stream)?[gG]enerateContent(\?|$)"),)
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         system, contents = _encode_contents(request, tools)
@@ -318,12 +323,6 @@ class GoogleGenAIWire:
         accumulator.add(response)
         return accumulator.result()
 
-    def decode_stream(self, events: list[Any]) -> TurnResult:
-        accumulator = GeminiAccumulator()
-        for event in events:
-            accumulator.add(event)
-        return accumulator.result()
-
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         from google.genai import errors
 
@@ -348,12 +347,30 @@ class GoogleGenAIWire:
             kind="http",
         )
 
-    def request_path(self, model: str, *, stream: bool) -> str:
-        method = "streamGenerateContent" if stream else "generateContent"
-        return f"/models/{model}:{method}"
-
     def is_stream(self, url: str, body: JsonObject | None) -> bool:
         return ":streamGenerateContent" in url
+
+    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
+        # Gemini names the model in the path (`.../models/<model>:generateContent`), not the body.
+        named = body_model(body)
+        if named is not None:
+            return named
+        match = _MODEL_IN_PATH.search(url)
+        return match.group(1) if match else None
+
+    def replayable_response(
+        self, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[dict[str, str], bytes]:
+        """`:streamGenerateContent` without `alt=sse` answers one JSON array of chunks. The SDK
+        always asks for `alt=sse`, so it only parses SSE frames: the same chunks re-framed as SSE
+        are what it would have received."""
+        if ":streamGenerateContent" not in url or "alt=sse" in url:
+            return headers, body
+        reframed = _sse_from_json_array(body)
+        if reframed is None:
+            return headers, body
+        kept = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+        return {**kept, "content-type": "text/event-stream"}, reframed
 
     def minimal_request(self, model: str) -> JsonObject:
         return {
@@ -421,6 +438,19 @@ class GoogleGenAIWire:
 def _sse(body: JsonObject) -> bytes:
     # Gemini frames its stream with CRLF line endings.
     return b"data: " + json.dumps(body, separators=(",", ":")).encode() + b"\r\n\r\n"
+
+
+def _sse_from_json_array(body: bytes) -> bytes | None:
+    """The chunks of a JSON-array stream body as SSE frames; None when the body is no such array."""
+    if not body.lstrip().startswith(b"["):
+        return None
+    try:
+        chunks = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(chunks, list):
+        return None
+    return b"".join(b"data: " + json.dumps(chunk).encode() + b"\r\n\r\n" for chunk in chunks)
 
 
 def _retry_delay(details: Any) -> float | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from functools import cache
@@ -29,6 +30,7 @@ from adapters.exchange import current as current_exchange
 from adapters.schema import PreparedTools
 from adapters.wires._base import (
     RenderedResponse,
+    body_model,
     error_fields,
     json_response,
     none_if_empty,
@@ -217,6 +219,7 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
 
 class OpenAIChatWire:
     name: WireName = "openai-chat"
+    request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/chat/completions/?(\?|$)"),)
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         ids = wire_call_ids(request.messages)
@@ -312,22 +315,21 @@ class OpenAIChatWire:
             status=200,
         )
 
-    def decode_stream(self, events: list[Any]) -> TurnResult:
-        accumulator = ChatStreamAccumulator()
-        for event in events:
-            accumulator.add(event)
-        return accumulator.result()
-
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         import openai
 
         return stainless_error(exc, openai)
 
-    def request_path(self, model: str, *, stream: bool) -> str:
-        return "/chat/completions"
-
     def is_stream(self, url: str, body: JsonObject | None) -> bool:
         return bool(body and body.get("stream"))
+
+    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
+        return body_model(body)
+
+    def replayable_response(
+        self, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[dict[str, str], bytes]:
+        return headers, body
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "messages": [{"role": "user", "content": "replay"}]}

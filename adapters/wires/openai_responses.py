@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from functools import cache
@@ -28,6 +29,7 @@ from adapters.contract import (
 from adapters.schema import PreparedTools
 from adapters.wires._base import (
     RenderedResponse,
+    body_model,
     json_response,
     none_if_empty,
     not_the_wire,
@@ -305,6 +307,7 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
 
 class OpenAIResponsesWire:
     name: WireName = WIRE_NAME
+    request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/responses/?(\?|$)"),)
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         kwargs: JsonObject = {
@@ -362,22 +365,21 @@ class OpenAIResponsesWire:
             return TurnResult(error=not_the_wire("Responses response (no output)"), finish_reason="error")
         return _result_from_response(response)
 
-    def decode_stream(self, events: list[Any]) -> TurnResult:
-        accumulator = ResponsesStreamAccumulator()
-        for event in events:
-            accumulator.add(event)
-        return accumulator.result()
-
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         import openai
 
         return stainless_error(exc, openai)
 
-    def request_path(self, model: str, *, stream: bool) -> str:
-        return "/responses"
-
     def is_stream(self, url: str, body: JsonObject | None) -> bool:
         return bool(body and body.get("stream"))
+
+    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
+        return body_model(body)
+
+    def replayable_response(
+        self, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[dict[str, str], bytes]:
+        return headers, body
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "input": "replay"}
