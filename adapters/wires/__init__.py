@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from adapters.contract import WIRE_NAMES, WireName
 from adapters.wires._base import RenderedResponse, Wire, parse_arguments
+from adapters.wires._layout import SchemaSemantics, ToolLayout
 
 
 def get_wire(name: WireName) -> Wire:
@@ -37,4 +38,12 @@ def wire_for_path(url: str) -> Wire | None:
     return None
 
 
-__all__ = ["RenderedResponse", "Wire", "get_wire", "parse_arguments", "wire_for_path"]
+__all__ = [
+    "RenderedResponse",
+    "SchemaSemantics",
+    "ToolLayout",
+    "Wire",
+    "get_wire",
+    "parse_arguments",
+    "wire_for_path",
+]

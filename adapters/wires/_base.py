@@ -21,6 +21,7 @@ import httpx2
 
 from adapters.contract import JsonObject, ProviderError, TurnRequest, TurnResult, WireName
 from adapters.schema import PreparedTools
+from adapters.wires._layout import ToolLayout
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,15 @@ class Wire(Protocol):
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         """SDK call arguments for `request`, including `model` and `stream`."""
+        ...
+
+    def tool_layout(self, dialect: str, strict: bool | None) -> ToolLayout:
+        """Where a request encoded for `dialect` carries each tool (`strict`: the prepared tools'
+        flag); `encode` lays tools out by it."""
+        ...
+
+    def tool_definitions(self, kwargs: JsonObject) -> list[JsonObject]:
+        """The tool definitions in encoded call arguments, in the provider's REST shape."""
         ...
 
     def validate_encoded(self, kwargs: JsonObject) -> None:

@@ -41,6 +41,7 @@ from adapters.wires._base import (
     validate_params,
 )
 from adapters.wires._calls import wire_call_ids
+from adapters.wires._layout import ToolLayout, listed_tools
 
 WIRE_NAME: WireName = "anthropic-messages"
 DEFAULT_MAX_TOKENS = 1024
@@ -291,17 +292,8 @@ class AnthropicMessagesWire:
             kwargs["system"] = system
         sent = tools.sent
         if sent:
-            encoded = []
-            for tool in sent:
-                entry: JsonObject = {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "input_schema": tool.parameters,
-                }
-                if tools.strict:
-                    entry["strict"] = True
-                encoded.append(entry)
-            kwargs["tools"] = encoded
+            layout = self.tool_layout(tools.dialect, tools.strict)
+            kwargs["tools"] = [layout.definition(t.name, t.description, t.parameters) for t in sent]
             choice = request.tool_choice
             if isinstance(choice, ForceTool):
                 kwargs["tool_choice"] = {"type": "tool", "name": tools.wire_name(choice.name)}
@@ -311,6 +303,13 @@ class AnthropicMessagesWire:
             # messages.create() takes no `temperature` keyword in this SDK line; the API does.
             kwargs["extra_body"] = {"temperature": request.temperature}
         return kwargs
+
+    def tool_layout(self, dialect: str, strict: bool | None) -> ToolLayout:
+        # `strict` is sent only to turn strict tool use on.
+        return ToolLayout((), "input_schema", True if strict else None)
+
+    def tool_definitions(self, kwargs: JsonObject) -> list[JsonObject]:
+        return listed_tools(kwargs)
 
     def validate_encoded(self, kwargs: JsonObject) -> None:
         body = {k: v for k, v in kwargs.items() if k != "extra_body"}

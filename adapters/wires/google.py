@@ -38,10 +38,17 @@ from adapters.wires._base import (
     transport_error,
     validate_params,
 )
+from adapters.wires._layout import ToolLayout
 
 WIRE_NAME: WireName = "google-genai"
 OPENAPI_DIALECT = "gemini-openapi"
 """The dialect whose schemas go in `parameters` (OpenAPI subset); others use `parametersJsonSchema`."""
+_REST_FIELDS = {
+    "parameters_json_schema": "parametersJsonSchema",
+    "response_json_schema": "responseJsonSchema",
+}
+"""The SDK's snake_case members that the REST body names in camelCase."""
+_SDK_FIELDS = {rest: sdk for sdk, rest in _REST_FIELDS.items()}
 
 _MODEL_IN_PATH = re.compile(r"/models/([^/:?]+)")
 
@@ -270,12 +277,13 @@ class GoogleGenAIWire:
             config["system_instruction"] = system
         sent = tools.sent
         if sent:
-            field = "parameters" if tools.dialect == OPENAPI_DIALECT else "parameters_json_schema"
+            layout = self.tool_layout(tools.dialect, tools.strict)
+            field = _SDK_FIELDS.get(layout.schema_field, layout.schema_field)
             declarations = []
             for tool in sent:
                 declaration: JsonObject = {"name": tool.name, "description": tool.description}
                 # Gemini wants parameters omitted (not an empty object) for argument-less functions.
-                if tool.parameters.get("properties") or field == "parameters_json_schema":
+                if tool.parameters.get("properties") or not layout.schema_optional:
                     declaration[field] = tool.parameters
                 declarations.append(declaration)
             config["tools"] = [{"function_declarations": declarations}]
@@ -293,6 +301,36 @@ class GoogleGenAIWire:
         if request.max_output_tokens is not None:
             config["max_output_tokens"] = request.max_output_tokens
         return {"model": request.model, "contents": contents, "config": config, "stream": request.stream}
+
+    def tool_layout(self, dialect: str, strict: bool | None) -> ToolLayout:
+        if dialect == OPENAPI_DIALECT:
+            # docs/provider-schema-rules.md §6: an OpenAPI 3.0 subset, omitted for no arguments.
+            return ToolLayout(
+                (),
+                "parameters",
+                None,
+                (),
+                ("parametersJsonSchema",),
+                schema_optional=True,
+                semantics="openapi-3.0",
+            )
+        return ToolLayout((), "parametersJsonSchema", None, (), ("parameters",))
+
+    def tool_definitions(self, kwargs: JsonObject) -> list[JsonObject]:
+        """google-genai takes snake_case declarations inside `config.tools[].function_declarations`
+        and sends them camelCased (`parameters_json_schema` -> `parametersJsonSchema`)."""
+        config: Any = kwargs.get("config")
+        if hasattr(config, "model_dump"):
+            config = config.model_dump(exclude_none=True)
+        found: list[JsonObject] = []
+        for tool in (config or {}).get("tools") or []:
+            if hasattr(tool, "model_dump"):
+                tool = tool.model_dump(exclude_none=True)
+            for declaration in tool.get("function_declarations") or tool.get("functionDeclarations") or []:
+                if hasattr(declaration, "model_dump"):
+                    declaration = declaration.model_dump(exclude_none=True)
+                found.append({_REST_FIELDS.get(key, key): value for key, value in declaration.items()})
+        return found
 
     def validate_encoded(self, kwargs: JsonObject) -> None:
         from google.genai import types

@@ -45,6 +45,7 @@ from adapters.wires._base import (
     validate_params,
 )
 from adapters.wires._calls import wire_call_ids
+from adapters.wires._layout import ToolLayout, listed_tools
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
@@ -230,17 +231,8 @@ class OpenAIChatWire:
         }
         sent = tools.sent
         if sent:
-            encoded_tools = []
-            for tool in sent:
-                function: JsonObject = {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": tool.parameters,
-                }
-                if tools.strict is not None:
-                    function["strict"] = tools.strict
-                encoded_tools.append({"type": "function", "function": function})
-            kwargs["tools"] = encoded_tools
+            layout = self.tool_layout(tools.dialect, tools.strict)
+            kwargs["tools"] = [layout.definition(t.name, t.description, t.parameters) for t in sent]
             choice = request.tool_choice
             kwargs["tool_choice"] = (
                 {"type": "function", "function": {"name": tools.wire_name(choice.name)}}
@@ -254,6 +246,12 @@ class OpenAIChatWire:
         if request.temperature is not None:
             kwargs["temperature"] = request.temperature
         return kwargs
+
+    def tool_layout(self, dialect: str, strict: bool | None) -> ToolLayout:
+        return ToolLayout(("function",), "parameters", strict, (("type", "function"),))
+
+    def tool_definitions(self, kwargs: JsonObject) -> list[JsonObject]:
+        return listed_tools(kwargs)
 
     def validate_encoded(self, kwargs: JsonObject) -> None:
         validate_params(_params_adapter(bool(kwargs.get("stream"))), kwargs)

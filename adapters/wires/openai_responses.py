@@ -43,6 +43,7 @@ from adapters.wires._base import (
     validate_params,
 )
 from adapters.wires._calls import wire_call_ids
+from adapters.wires._layout import ToolLayout, listed_tools
 
 WIRE_NAME: WireName = "openai-responses"
 
@@ -317,17 +318,8 @@ class OpenAIResponsesWire:
         }
         sent = tools.sent
         if sent:
-            kwargs["tools"] = [
-                {
-                    "type": "function",
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": tool.parameters,
-                    # Omitting strict is not "non-strict" here: the API then normalizes to strict.
-                    "strict": bool(tools.strict),
-                }
-                for tool in sent
-            ]
+            layout = self.tool_layout(tools.dialect, tools.strict)
+            kwargs["tools"] = [layout.definition(t.name, t.description, t.parameters) for t in sent]
             choice = request.tool_choice
             kwargs["tool_choice"] = (
                 {"type": "function", "name": tools.wire_name(choice.name)}
@@ -339,6 +331,14 @@ class OpenAIResponsesWire:
         if request.temperature is not None:
             kwargs["temperature"] = request.temperature
         return kwargs
+
+    def tool_layout(self, dialect: str, strict: bool | None) -> ToolLayout:
+        # Omitting strict is not "non-strict" here: the API then normalizes to strict
+        # (docs/provider-schema-rules.md §3), so the flag is always sent.
+        return ToolLayout((), "parameters", bool(strict), (("type", "function"),))
+
+    def tool_definitions(self, kwargs: JsonObject) -> list[JsonObject]:
+        return listed_tools(kwargs)
 
     def validate_encoded(self, kwargs: JsonObject) -> None:
         validate_params(_params_adapter(bool(kwargs.get("stream"))), kwargs)
