@@ -309,32 +309,3 @@ def _exhaust(value: Any) -> None:
             stack.extend(item)
         elif hasattr(item, "__next__"):
             stack.extend(list(item))
-
-
-def sse_frame(data: Any, event: str | None = None) -> bytes:
-    """One server-sent event frame."""
-    payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
-    head = f"event: {event}\n" if event else ""
-    return f"{head}data: {payload}\n\n".encode()
-
-
-def text_pieces(text: str, size: int = 16) -> list[str]:
-    """`text` in the small pieces a streaming server sends (one empty piece for empty text)."""
-    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
-
-
-def retry_after_header(error: ProviderError) -> dict[str, str]:
-    """The Retry-After header a provider sends with `error`, when it asked for a wait."""
-    return {"retry-after": str(int(error.retry_after))} if error.retry_after is not None else {}
-
-
-def json_response(status: int, body: Any, headers: Mapping[str, str] | None = None) -> RenderedResponse:
-    merged = {"content-type": "application/json"}
-    merged.update(headers or {})
-    return RenderedResponse(status=status, headers=merged, chunks=[json.dumps(body).encode()])
-
-
-def sse_response(frames: list[bytes]) -> RenderedResponse:
-    return RenderedResponse(
-        status=200, headers={"content-type": "text/event-stream", "cache-control": "no-cache"}, chunks=frames
-    )
