@@ -144,3 +144,15 @@ def test_the_scan_sees_keys_in_code_and_passes_over_prose(tmp_path: Path) -> Non
         (3, "input_schema"),
         (4, "[DONE]"),
     }
+
+
+def test_adapters_import_nothing_from_evals() -> None:
+    """The boundary runs one way: evals asks the wires; the adapters know nothing of evals."""
+    found = []
+    for path in sorted((REPO / "adapters").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            found.extend(f"{path.relative_to(REPO)}: {n}" for n in names if n.split(".")[0] == "evals")
+    assert found == []

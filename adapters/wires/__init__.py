@@ -1,4 +1,4 @@
-"""The four direct wires. Only this package knows a provider's wire format."""
+"""The four direct wires. Only this package knows a provider's wire format (`RULES.md`)."""
 
 from __future__ import annotations
 

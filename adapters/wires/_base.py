@@ -1,9 +1,10 @@
-"""What every wire module provides, and the few helpers they share.
+"""What every wire provides, and the few helpers its codec shares.
 
 A wire knows one provider format both ways: it encodes canonical requests into its SDK's call
 arguments, decodes the SDK's (plain or streamed) responses into a `TurnResult`, maps failures
-to `ProviderError`, and renders canonical results back into the provider's exact response
-bytes (the emulator serves those).
+to `ProviderError`, states the facts the rest of xpeval asks about its format (paths, streams,
+where tools sit), and renders canonical results back into the provider's exact response bytes
+(the emulator serves those; the rendering lives in `render/`). Rules: `adapters/wires/RULES.md`.
 """
 
 from __future__ import annotations

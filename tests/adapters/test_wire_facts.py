@@ -3,8 +3,11 @@ requests carry a tool, how a recording must be served to their SDK."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +82,20 @@ def test_the_model_a_recording_names_is_read_where_its_wire_puts_it() -> None:
     assert get_wire("anthropic-messages").recorded_model("/v1/messages", None) is None
     gemini = "/v1beta/models/gemini-x:generateContent"
     assert get_wire("google-genai").recorded_model(gemini, {}) == "gemini-x"
+
+
+def test_every_test_the_wire_rules_name_exists() -> None:
+    """adapters/wires/RULES.md backs each rule with a named test: each must exist."""
+    repo = Path(__file__).resolve().parents[2]
+    text = (repo / "adapters" / "wires" / "RULES.md").read_text(encoding="utf-8")
+    defined = {
+        node.name
+        for path in (repo / "tests").rglob("test_*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+    }
+    files = re.findall(r"`(tests/[\w/]+\.py)", text)
+    named = set(re.findall(r"`(?:tests/[\w/]+\.py)?(?:::)?(test_\w+)`", text))
+    assert files and named
+    assert [f for f in files if not (repo / f).is_file()] == []
+    assert sorted(named - defined) == []
