@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -11,32 +10,22 @@ from typing import Any
 from adapters.adapter import AdapterSettings
 from adapters.contract import WIRE_NAMES, ProviderError, ToolCall, TurnResult, WireName
 from adapters.registry import create_adapter, direct_adapter_for_wire
+from adapters.wires import Wire, wire_for_path
 from evals.cassettes.format import Interaction
 from evals.cassettes.transport import InOrderReplay
 from evals.errors import UserError
 
-_URL_WIRES: list[tuple[re.Pattern[str], WireName]] = [
-    (re.compile(r"/chat/completions/?(\?|$)"), "openai-chat"),
-    (re.compile(r"/responses/?(\?|$)"), "openai-responses"),
-    (re.compile(r"/messages/?(\?|$)"), "anthropic-messages"),
-    (re.compile(r":(stream)?[gG]enerateContent(\?|$)"), "google-genai"),
-]
-
 
 def infer_wire(uri: str) -> WireName:
-    """The wire a recorded request URL belongs to."""
-    for pattern, wire in _URL_WIRES:
-        if pattern.search(uri):
-            return wire
-    raise UserError(f"cannot tell the wire from the URL {uri!r}; pass --wire ({', '.join(WIRE_NAMES)})")
+    """The wire a recorded request URL belongs to (the wires say which paths they serve)."""
+    wire = wire_for_path(uri)
+    if wire is None:
+        raise UserError(f"cannot tell the wire from the URL {uri!r}; pass --wire ({', '.join(WIRE_NAMES)})")
+    return wire.name
 
 
-def _model_of(interaction: Interaction) -> str:
-    body = interaction.request_json()
-    if isinstance(body, dict) and isinstance(body.get("model"), str):
-        return body["model"]
-    match = re.search(r"/models/([^/:?]+)", interaction.uri)
-    return match.group(1) if match else "replayed-model"
+def _model_of(interaction: Interaction, wire: Wire) -> str:
+    return wire.recorded_model(interaction.uri, interaction.request_json()) or "replayed-model"
 
 
 async def decode_interaction(interaction: Interaction, wire_name: WireName) -> TurnResult:
@@ -46,7 +35,7 @@ async def decode_interaction(interaction: Interaction, wire_name: WireName) -> T
         direct_adapter_for_wire(wire_name), AdapterSettings(transport=replay.transport(), timeout=30.0)
     )
     wire = adapter.wire
-    kwargs = wire.minimal_request(_model_of(interaction))
+    kwargs = wire.minimal_request(_model_of(interaction, wire))
     kwargs["stream"] = wire.is_stream(interaction.uri, interaction.request_json())
     try:
         with warnings.catch_warnings():
@@ -117,7 +106,9 @@ def decode_cassette(
             try:
                 result = await decode_interaction(interaction, wire_name)
             except Exception as exc:  # one undecodable interaction must not hide the others
-                result = TurnResult(error=ProviderError(message=f"{type(exc).__name__}: {exc}", kind="decode"))
+                result = TurnResult(
+                    error=ProviderError(message=f"{type(exc).__name__}: {exc}", kind="decode")
+                )
             rows.append(decoded_row(index, interaction, result))
         return rows
 

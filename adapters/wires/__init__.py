@@ -1,9 +1,10 @@
-"""The four direct wires. Only this package knows a provider's wire format."""
+"""The four direct wires. Only this package knows a provider's wire format (`RULES.md`)."""
 
 from __future__ import annotations
 
-from adapters.contract import WireName
+from adapters.contract import WIRE_NAMES, WireName
 from adapters.wires._base import RenderedResponse, Wire, parse_arguments
+from adapters.wires._layout import SchemaSemantics, ToolLayout
 
 
 def get_wire(name: WireName) -> Wire:
@@ -27,4 +28,22 @@ def get_wire(name: WireName) -> Wire:
     raise ValueError(f"Unknown wire: {name}")
 
 
-__all__ = ["RenderedResponse", "Wire", "get_wire", "parse_arguments"]
+def wire_for_path(url: str) -> Wire | None:
+    """The wire whose SDK sends its requests to `url` (a path with its query, or a whole URL),
+    by each wire's own `request_paths`; None when no wire does (an OAuth token exchange, say)."""
+    for name in WIRE_NAMES:
+        wire = get_wire(name)
+        if any(pattern.search(url) for pattern in wire.request_paths):
+            return wire
+    return None
+
+
+__all__ = [
+    "RenderedResponse",
+    "SchemaSemantics",
+    "ToolLayout",
+    "Wire",
+    "get_wire",
+    "parse_arguments",
+    "wire_for_path",
+]

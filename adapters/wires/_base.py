@@ -1,9 +1,10 @@
-"""What every wire module provides, and the few helpers they share.
+"""What every wire provides, and the few helpers its codec shares.
 
 A wire knows one provider format both ways: it encodes canonical requests into its SDK's call
 arguments, decodes the SDK's (plain or streamed) responses into a `TurnResult`, maps failures
-to `ProviderError`, and renders canonical results back into the provider's exact response
-bytes (the emulator serves those).
+to `ProviderError`, states the facts the rest of xpeval asks about its format (paths, streams,
+where tools sit), and renders canonical results back into the provider's exact response bytes
+(the emulator serves those; the rendering lives in `render/`). Rules: `adapters/wires/RULES.md`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -20,6 +22,7 @@ import httpx2
 
 from adapters.contract import JsonObject, ProviderError, TurnRequest, TurnResult, WireName
 from adapters.schema import PreparedTools
+from adapters.wires._layout import ToolLayout
 
 
 @dataclass(frozen=True)
@@ -40,9 +43,21 @@ class Wire(Protocol):
     """The one place a provider's wire format is known."""
 
     name: WireName
+    request_paths: tuple[re.Pattern[str], ...]
+    """The request paths this wire's SDK calls, searched in a path with its query or a whole URL
+    (`wire_for_path` asks every wire)."""
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         """SDK call arguments for `request`, including `model` and `stream`."""
+        ...
+
+    def tool_layout(self, dialect: str, strict: bool | None) -> ToolLayout:
+        """Where a request encoded for `dialect` carries each tool (`strict`: the prepared tools'
+        flag); `encode` lays tools out by it."""
+        ...
+
+    def tool_definitions(self, kwargs: JsonObject) -> list[JsonObject]:
+        """The tool definitions in encoded call arguments, in the provider's REST shape."""
         ...
 
     def validate_encoded(self, kwargs: JsonObject) -> None:
@@ -58,10 +73,6 @@ class Wire(Protocol):
         """Decode the SDK's parsed non-streamed response."""
         ...
 
-    def decode_stream(self, events: list[Any]) -> TurnResult:
-        """Reassemble the SDK's parsed stream events into one result."""
-        ...
-
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         """Map any exception raised while talking to the provider to a ProviderError."""
         ...
@@ -70,12 +81,19 @@ class Wire(Protocol):
         """The response bytes this provider would send for `result` (the emulator's body)."""
         ...
 
-    def request_path(self, model: str, *, stream: bool) -> str:
-        """The URL path (after the base URL's own path) this wire's SDK calls."""
-        ...
-
     def is_stream(self, url: str, body: JsonObject | None) -> bool:
         """Whether a recorded request asked for a stream."""
+        ...
+
+    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
+        """The model a recorded request names (in its body or its URL), if it names one."""
+        ...
+
+    def replayable_response(
+        self, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[dict[str, str], bytes]:
+        """A recorded response's headers and body as this wire's SDK must be served them on
+        replay (the SDK may only parse one of the framings the provider sends)."""
         ...
 
     def minimal_request(self, model: str) -> JsonObject:
@@ -101,6 +119,12 @@ def parse_arguments(raw: str | None) -> tuple[JsonObject, str | None]:
     if not isinstance(value, dict):
         return {}, f"arguments are not a JSON object (got {type(value).__name__})"
     return value, None
+
+
+def body_model(body: JsonObject | None) -> str | None:
+    """The `model` a request body names (every wire but Gemini's names it there)."""
+    model = body.get("model") if isinstance(body, dict) else None
+    return model if isinstance(model, str) else None
 
 
 def none_if_empty(text: str | None) -> str | None:
@@ -207,8 +231,11 @@ class StreamAccumulator(Protocol):
 
     events: int
     """Events of this wire seen so far."""
-    terminal: bool
-    """Whether the wire's terminal event arrived (the only proof the stream is whole)."""
+
+    @property
+    def terminal(self) -> bool:
+        """Whether the wire's terminal event arrived (the only proof the stream is whole)."""
+        ...
 
     def add(self, event: Any) -> None: ...
 
@@ -283,32 +310,3 @@ def _exhaust(value: Any) -> None:
             stack.extend(item)
         elif hasattr(item, "__next__"):
             stack.extend(list(item))
-
-
-def sse_frame(data: Any, event: str | None = None) -> bytes:
-    """One server-sent event frame."""
-    payload = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
-    head = f"event: {event}\n" if event else ""
-    return f"{head}data: {payload}\n\n".encode()
-
-
-def text_pieces(text: str, size: int = 16) -> list[str]:
-    """`text` in the small pieces a streaming server sends (one empty piece for empty text)."""
-    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
-
-
-def retry_after_header(error: ProviderError) -> dict[str, str]:
-    """The Retry-After header a provider sends with `error`, when it asked for a wait."""
-    return {"retry-after": str(int(error.retry_after))} if error.retry_after is not None else {}
-
-
-def json_response(status: int, body: Any, headers: Mapping[str, str] | None = None) -> RenderedResponse:
-    merged = {"content-type": "application/json"}
-    merged.update(headers or {})
-    return RenderedResponse(status=status, headers=merged, chunks=[json.dumps(body).encode()])
-
-
-def sse_response(frames: list[bytes]) -> RenderedResponse:
-    return RenderedResponse(
-        status=200, headers={"content-type": "text/event-stream", "cache-control": "no-cache"}, chunks=frames
-    )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import re
 from functools import cache
 from typing import Any
 
@@ -26,21 +26,20 @@ from adapters.contract import (
 from adapters.schema import PreparedTools
 from adapters.wires._base import (
     RenderedResponse,
-    json_response,
+    body_model,
     none_if_empty,
     not_the_wire,
     parse_arguments,
     read_stream,
-    retry_after_header,
-    sse_frame,
-    sse_response,
     stainless_error,
-    text_pieces,
     validate_params,
 )
 from adapters.wires._calls import wire_call_ids
+from adapters.wires._layout import ToolLayout, listed_tools
+from adapters.wires._names import ANTHROPIC_MESSAGES
+from adapters.wires.render import anthropic as rendering
 
-WIRE_NAME: WireName = "anthropic-messages"
+WIRE_NAME: WireName = ANTHROPIC_MESSAGES
 DEFAULT_MAX_TOKENS = 1024
 """Anthropic requires max_tokens; used when the request sets no limit."""
 
@@ -160,31 +159,38 @@ class AnthropicStreamAccumulator:
         if kind == "message_stop":
             self.terminal = True
         elif kind == "message_start":
-            message = event.message
-            self.message_id, self.model = message.id, message.model
-            if message.usage is not None:
-                self.input_tokens = message.usage.input_tokens
-                self.output_tokens = message.usage.output_tokens
+            self._start(event.message)
         elif kind == "content_block_start":
             self.blocks[event.index] = event.content_block
         elif kind == "content_block_delta":
-            delta = event.delta
-            dtype = getattr(delta, "type", None)
-            if dtype == "text_delta":
-                self.text.setdefault(event.index, []).append(delta.text)
-            elif dtype == "thinking_delta":
-                self.text.setdefault(event.index, []).append(delta.thinking)
-            elif dtype == "input_json_delta":
-                self.json.setdefault(event.index, []).append(delta.partial_json or "")
-            elif dtype == "signature_delta":
-                self.signatures[event.index] = delta.signature
+            self._add_delta(event.index, event.delta)
         elif kind == "message_delta":
-            if event.delta.stop_reason is not None:
-                self.stop_reason = event.delta.stop_reason
-            usage = getattr(event, "usage", None)
-            if usage is not None:
-                self.output_tokens = getattr(usage, "output_tokens", None) or self.output_tokens
-                self.input_tokens = getattr(usage, "input_tokens", None) or self.input_tokens
+            self._end(event)
+
+    def _start(self, message: Any) -> None:
+        self.message_id, self.model = message.id, message.model
+        if message.usage is not None:
+            self.input_tokens = message.usage.input_tokens
+            self.output_tokens = message.usage.output_tokens
+
+    def _add_delta(self, index: int, delta: Any) -> None:
+        dtype = getattr(delta, "type", None)
+        if dtype == "text_delta":
+            self.text.setdefault(index, []).append(delta.text)
+        elif dtype == "thinking_delta":
+            self.text.setdefault(index, []).append(delta.thinking)
+        elif dtype == "input_json_delta":
+            self.json.setdefault(index, []).append(delta.partial_json or "")
+        elif dtype == "signature_delta":
+            self.signatures[index] = delta.signature
+
+    def _end(self, event: Any) -> None:
+        if event.delta.stop_reason is not None:
+            self.stop_reason = event.delta.stop_reason
+        usage = getattr(event, "usage", None)
+        if usage is not None:
+            self.output_tokens = getattr(usage, "output_tokens", None) or self.output_tokens
+            self.input_tokens = getattr(usage, "input_tokens", None) or self.input_tokens
 
     def result(self, error: ProviderError | None = None) -> TurnResult:
         blocks = []
@@ -275,6 +281,7 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
 
 class AnthropicMessagesWire:
     name: WireName = WIRE_NAME
+    request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/messages/?(\?|$)"),)
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         system, messages = _encode_messages(request, tools)
@@ -288,17 +295,8 @@ class AnthropicMessagesWire:
             kwargs["system"] = system
         sent = tools.sent
         if sent:
-            encoded = []
-            for tool in sent:
-                entry: JsonObject = {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "input_schema": tool.parameters,
-                }
-                if tools.strict:
-                    entry["strict"] = True
-                encoded.append(entry)
-            kwargs["tools"] = encoded
+            layout = self.tool_layout(tools.dialect, tools.strict)
+            kwargs["tools"] = [layout.definition(t.name, t.description, t.parameters) for t in sent]
             choice = request.tool_choice
             if isinstance(choice, ForceTool):
                 kwargs["tool_choice"] = {"type": "tool", "name": tools.wire_name(choice.name)}
@@ -308,6 +306,13 @@ class AnthropicMessagesWire:
             # messages.create() takes no `temperature` keyword in this SDK line; the API does.
             kwargs["extra_body"] = {"temperature": request.temperature}
         return kwargs
+
+    def tool_layout(self, dialect: str, strict: bool | None) -> ToolLayout:
+        # `strict` is sent only to turn strict tool use on.
+        return ToolLayout((), "input_schema", True if strict else None)
+
+    def tool_definitions(self, kwargs: JsonObject) -> list[JsonObject]:
+        return listed_tools(kwargs)
 
     def validate_encoded(self, kwargs: JsonObject) -> None:
         body = {k: v for k, v in kwargs.items() if k != "extra_body"}
@@ -338,127 +343,27 @@ class AnthropicMessagesWire:
             _usage(response.usage),
         )
 
-    def decode_stream(self, events: list[Any]) -> TurnResult:
-        accumulator = AnthropicStreamAccumulator()
-        for event in events:
-            accumulator.add(event)
-        return accumulator.result()
-
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         import anthropic
 
         return stainless_error(exc, anthropic)
 
-    def request_path(self, model: str, *, stream: bool) -> str:
-        return "/v1/messages"
-
     def is_stream(self, url: str, body: JsonObject | None) -> bool:
         return bool(body and body.get("stream"))
+
+    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
+        return body_model(body)
+
+    def replayable_response(
+        self, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[dict[str, str], bytes]:
+        return headers, body
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "max_tokens": 16, "messages": [{"role": "user", "content": "replay"}]}
 
     def render(self, result: TurnResult, *, model: str, stream: bool) -> RenderedResponse:
-        if result.error is not None:
-            return _render_error(result.error, stream=stream)
-        blocks: list[JsonObject] = list((result.provider_data.get(WIRE_NAME) or {}).get("thinking", []))
-        if result.text is not None:
-            blocks.append({"type": "text", "text": result.text})
-        for index, call in enumerate(result.tool_calls):
-            blocks.append(
-                {
-                    "type": "tool_use",
-                    "id": call.id or f"toolu_emulated_{index}",
-                    "name": call.name,
-                    "input": call.arguments,
-                    "caller": {"type": "direct"},
-                }
-            )
-        stop = result.raw_finish_reason or ("tool_use" if result.tool_calls else "end_turn")
-        usage = result.usage or Usage()
-        usage_fields: JsonObject = {
-            "input_tokens": usage.input_tokens or 0,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
-            "output_tokens": usage.output_tokens or 0,
-            "service_tier": "standard",
-            "inference_geo": "not_available",
-        }
-        message = {
-            "id": result.response_id or "msg_emulated",
-            "type": "message",
-            "role": "assistant",
-            "model": model,
-            "content": blocks,
-            "stop_reason": stop,
-            "stop_sequence": None,
-            "stop_details": None,
-            "usage": usage_fields,
-        }
-        if not stream:
-            return json_response(200, message)
-        opening = {
-            **message,
-            "content": [],
-            "stop_reason": None,
-            "usage": {**usage_fields, "output_tokens": 1},
-        }
-        frames = [sse_frame({"type": "message_start", "message": opening}, "message_start")]
-        frames.append(sse_frame({"type": "ping"}, "ping"))
-        for index, block in enumerate(blocks):
-            if block["type"] == "text":
-                start: JsonObject = {"type": "text", "text": ""}
-                deltas = [{"type": "text_delta", "text": p} for p in text_pieces(block["text"])]
-            elif block["type"] == "tool_use":
-                start = {**block, "input": {}}
-                raw = json.dumps(block["input"]) if block["input"] else ""
-                deltas = [{"type": "input_json_delta", "partial_json": p} for p in text_pieces(raw)]
-            elif block["type"] == "thinking":
-                start = {"type": "thinking", "thinking": "", "signature": ""}
-                deltas = [
-                    {"type": "thinking_delta", "thinking": p} for p in text_pieces(block.get("thinking", ""))
-                ]
-                deltas.append({"type": "signature_delta", "signature": block.get("signature", "")})
-            else:
-                start, deltas = block, []
-            frames.append(
-                sse_frame(
-                    {"type": "content_block_start", "index": index, "content_block": start},
-                    "content_block_start",
-                )
-            )
-            frames.extend(
-                sse_frame({"type": "content_block_delta", "index": index, "delta": d}, "content_block_delta")
-                for d in deltas
-            )
-            frames.append(sse_frame({"type": "content_block_stop", "index": index}, "content_block_stop"))
-        final_usage = {
-            "input_tokens": usage.input_tokens or 0,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-            "output_tokens": usage.output_tokens or 0,
-        }
-        frames.append(
-            sse_frame(
-                {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": stop, "stop_sequence": None, "stop_details": None},
-                    "usage": final_usage,
-                },
-                "message_delta",
-            )
-        )
-        frames.append(sse_frame({"type": "message_stop"}, "message_stop"))
-        return sse_response(frames)
-
-
-def _render_error(error: ProviderError, *, stream: bool) -> RenderedResponse:
-    body = {"type": "error", "error": {"type": error.type or "api_error", "message": error.message}}
-    if error.kind == "stream" or (stream and error.status in (None, 200)):
-        return sse_response([sse_frame(body, "error")])
-    headers = retry_after_header(error)
-    return json_response(error.status or 500, body, headers)
+        return rendering.render(result, model=model, stream=stream)
 
 
 WIRE = AnthropicMessagesWire()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from functools import cache
 from typing import Any
 
@@ -27,19 +28,28 @@ from adapters.contract import (
 from adapters.schema import PreparedTools
 from adapters.wires._base import (
     RenderedResponse,
-    json_response,
+    body_model,
     none_if_empty,
     read_stream,
-    retry_after_header,
     retry_after_seconds,
-    sse_response,
     transport_error,
     validate_params,
 )
+from adapters.wires._layout import ToolLayout
+from adapters.wires._names import GOOGLE_GENAI
+from adapters.wires.render import google as rendering
 
-WIRE_NAME: WireName = "google-genai"
+WIRE_NAME: WireName = GOOGLE_GENAI
 OPENAPI_DIALECT = "gemini-openapi"
 """The dialect whose schemas go in `parameters` (OpenAPI subset); others use `parametersJsonSchema`."""
+_REST_FIELDS = {
+    "parameters_json_schema": "parametersJsonSchema",
+    "response_json_schema": "responseJsonSchema",
+}
+"""The SDK's snake_case members that the REST body names in camelCase."""
+_SDK_FIELDS = {rest: sdk for sdk, rest in _REST_FIELDS.items()}
+
+_MODEL_IN_PATH = re.compile(r"/models/([^/:?]+)")
 
 _FINISH: dict[str, FinishReason] = {
     "STOP": "stop",
@@ -199,53 +209,68 @@ def _decode_signature(value: str | None) -> bytes | None:
 def _encode_contents(request: TurnRequest, tools: PreparedTools) -> tuple[str | None, list[JsonObject]]:
     system: list[str] = []
     contents: list[JsonObject] = []
-    call_names: dict[str, str] = {}
+    call_names: dict[str, str] = {}  # the name each call id went out under: its result answers by it
     for message in request.messages:
         if isinstance(message, SystemMessage):
             system.append(message.content)
         elif isinstance(message, UserMessage):
             contents.append({"role": "user", "parts": [{"text": message.content}]})
         elif isinstance(message, AssistantMessage):
-            parts: list[JsonObject] = []
-            if message.content:
-                part: JsonObject = {"text": message.content}
-                signature = _decode_signature(
-                    (message.provider_data.get(WIRE_NAME) or {}).get("text_thought_signature")
-                )
-                if signature:
-                    part["thought_signature"] = signature
-                parts.append(part)
-            for call in message.tool_calls:
-                wire_name = tools.wire_name(call.name)
-                function_call: JsonObject = {"name": wire_name, "args": call.arguments}
-                if call.id:
-                    function_call["id"] = call.id
-                    call_names[call.id] = wire_name
-                part = {"function_call": function_call}
-                # Gemini 3 refuses a replayed call whose thought signature is missing.
-                signature = _decode_signature(call.provider_data.get("thought_signature"))
-                if signature:
-                    part["thought_signature"] = signature
-                parts.append(part)
-            contents.append({"role": "model", "parts": parts or [{"text": ""}]})
+            contents.append(
+                {"role": "model", "parts": _model_parts(message, tools, call_names) or [{"text": ""}]}
+            )
         elif isinstance(message, ToolResultMessage):
-            name = call_names.get(message.tool_call_id or "", tools.wire_name(message.name))
-            response: JsonObject = {
-                "name": name,
-                "response": {"error" if message.is_error else "result": message.content},
-            }
-            if message.tool_call_id:
-                response["id"] = message.tool_call_id
-            part = {"function_response": response}
-            if (
-                contents
-                and contents[-1]["role"] == "user"
-                and all("function_response" in p for p in contents[-1]["parts"])
-            ):
-                contents[-1]["parts"].append(part)
-            else:
-                contents.append({"role": "user", "parts": [part]})
+            _add_function_response(contents, _function_response(message, tools, call_names))
     return ("\n\n".join(system) if system else None), contents
+
+
+def _model_parts(
+    message: AssistantMessage, tools: PreparedTools, call_names: dict[str, str]
+) -> list[JsonObject]:
+    parts: list[JsonObject] = []
+    if message.content:
+        part: JsonObject = {"text": message.content}
+        signature = _decode_signature(
+            (message.provider_data.get(WIRE_NAME) or {}).get("text_thought_signature")
+        )
+        if signature:
+            part["thought_signature"] = signature
+        parts.append(part)
+    for call in message.tool_calls:
+        wire_name = tools.wire_name(call.name)
+        function_call: JsonObject = {"name": wire_name, "args": call.arguments}
+        if call.id:
+            function_call["id"] = call.id
+            call_names[call.id] = wire_name
+        part = {"function_call": function_call}
+        # Gemini 3 refuses a replayed call whose thought signature is missing.
+        signature = _decode_signature(call.provider_data.get("thought_signature"))
+        if signature:
+            part["thought_signature"] = signature
+        parts.append(part)
+    return parts
+
+
+def _function_response(
+    message: ToolResultMessage, tools: PreparedTools, call_names: dict[str, str]
+) -> JsonObject:
+    name = call_names.get(message.tool_call_id or "", tools.wire_name(message.name))
+    response: JsonObject = {
+        "name": name,
+        "response": {"error" if message.is_error else "result": message.content},
+    }
+    if message.tool_call_id:
+        response["id"] = message.tool_call_id
+    return {"function_response": response}
+
+
+def _add_function_response(contents: list[JsonObject], part: JsonObject) -> None:
+    """Consecutive tool results go back in one user turn of function responses."""
+    last = contents[-1] if contents else None
+    if last is not None and last["role"] == "user" and all("function_response" in p for p in last["parts"]):
+        last["parts"].append(part)
+    else:
+        contents.append({"role": "user", "parts": [part]})
 
 
 @cache
@@ -257,6 +282,7 @@ def _contents_adapter() -> TypeAdapter[Any]:
 
 class GoogleGenAIWire:
     name: WireName = WIRE_NAME
+    request_paths: tuple[re.Pattern[str], ...] = (re.compile(r":(stream)?[gG]enerateContent(\?|$)"),)
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         system, contents = _encode_contents(request, tools)
@@ -265,12 +291,13 @@ class GoogleGenAIWire:
             config["system_instruction"] = system
         sent = tools.sent
         if sent:
-            field = "parameters" if tools.dialect == OPENAPI_DIALECT else "parameters_json_schema"
+            layout = self.tool_layout(tools.dialect, tools.strict)
+            field = _SDK_FIELDS.get(layout.schema_field, layout.schema_field)
             declarations = []
             for tool in sent:
                 declaration: JsonObject = {"name": tool.name, "description": tool.description}
                 # Gemini wants parameters omitted (not an empty object) for argument-less functions.
-                if tool.parameters.get("properties") or field == "parameters_json_schema":
+                if tool.parameters.get("properties") or not layout.schema_optional:
                     declaration[field] = tool.parameters
                 declarations.append(declaration)
             config["tools"] = [{"function_declarations": declarations}]
@@ -288,6 +315,36 @@ class GoogleGenAIWire:
         if request.max_output_tokens is not None:
             config["max_output_tokens"] = request.max_output_tokens
         return {"model": request.model, "contents": contents, "config": config, "stream": request.stream}
+
+    def tool_layout(self, dialect: str, strict: bool | None) -> ToolLayout:
+        if dialect == OPENAPI_DIALECT:
+            # docs/provider-schema-rules.md §6: an OpenAPI 3.0 subset, omitted for no arguments.
+            return ToolLayout(
+                (),
+                "parameters",
+                None,
+                (),
+                ("parametersJsonSchema",),
+                schema_optional=True,
+                semantics="openapi-3.0",
+            )
+        return ToolLayout((), "parametersJsonSchema", None, (), ("parameters",))
+
+    def tool_definitions(self, kwargs: JsonObject) -> list[JsonObject]:
+        """google-genai takes snake_case declarations inside `config.tools[].function_declarations`
+        and sends them camelCased (`parameters_json_schema` -> `parametersJsonSchema`)."""
+        config: Any = kwargs.get("config")
+        if hasattr(config, "model_dump"):
+            config = config.model_dump(exclude_none=True)
+        found: list[JsonObject] = []
+        for tool in (config or {}).get("tools") or []:
+            if hasattr(tool, "model_dump"):
+                tool = tool.model_dump(exclude_none=True)
+            for declaration in tool.get("function_declarations") or tool.get("functionDeclarations") or []:
+                if hasattr(declaration, "model_dump"):
+                    declaration = declaration.model_dump(exclude_none=True)
+                found.append({_REST_FIELDS.get(key, key): value for key, value in declaration.items()})
+        return found
 
     def validate_encoded(self, kwargs: JsonObject) -> None:
         from google.genai import types
@@ -318,12 +375,6 @@ class GoogleGenAIWire:
         accumulator.add(response)
         return accumulator.result()
 
-    def decode_stream(self, events: list[Any]) -> TurnResult:
-        accumulator = GeminiAccumulator()
-        for event in events:
-            accumulator.add(event)
-        return accumulator.result()
-
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         from google.genai import errors
 
@@ -348,12 +399,30 @@ class GoogleGenAIWire:
             kind="http",
         )
 
-    def request_path(self, model: str, *, stream: bool) -> str:
-        method = "streamGenerateContent" if stream else "generateContent"
-        return f"/models/{model}:{method}"
-
     def is_stream(self, url: str, body: JsonObject | None) -> bool:
         return ":streamGenerateContent" in url
+
+    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
+        # Gemini names the model in the path (`.../models/<model>:generateContent`), not the body.
+        named = body_model(body)
+        if named is not None:
+            return named
+        match = _MODEL_IN_PATH.search(url)
+        return match.group(1) if match else None
+
+    def replayable_response(
+        self, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[dict[str, str], bytes]:
+        """`:streamGenerateContent` without `alt=sse` answers one JSON array of chunks. The SDK
+        always asks for `alt=sse`, so it only parses SSE frames: the same chunks re-framed as SSE
+        are what it would have received."""
+        if ":streamGenerateContent" not in url or "alt=sse" in url:
+            return headers, body
+        reframed = _sse_from_json_array(body)
+        if reframed is None:
+            return headers, body
+        kept = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+        return {**kept, "content-type": "text/event-stream"}, reframed
 
     def minimal_request(self, model: str) -> JsonObject:
         return {
@@ -363,64 +432,20 @@ class GoogleGenAIWire:
         }
 
     def render(self, result: TurnResult, *, model: str, stream: bool) -> RenderedResponse:
-        if result.error is not None:
-            return _render_error(result.error, stream=stream)
-        text_signature = (result.provider_data.get(WIRE_NAME) or {}).get("text_thought_signature")
-        parts: list[JsonObject] = []
-        if result.text is not None:
-            part: JsonObject = {"text": result.text}
-            if text_signature:
-                part["thoughtSignature"] = text_signature
-            parts.append(part)
-        for call in result.tool_calls:
-            function_call: JsonObject = {"name": call.name, "args": call.arguments}
-            if call.id:
-                function_call["id"] = call.id
-            part = {"functionCall": function_call}
-            if call.provider_data.get("thought_signature"):
-                part["thoughtSignature"] = call.provider_data["thought_signature"]
-            parts.append(part)
-        usage = result.usage or Usage()
-        prompt, output = usage.input_tokens or 0, usage.output_tokens or 0
-        meta = {
-            "promptTokenCount": prompt,
-            "candidatesTokenCount": output,
-            "totalTokenCount": usage.total_tokens or prompt + output,
-            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": prompt}],
-            "serviceTier": "standard",
-        }
-        finish = result.raw_finish_reason or "STOP"
-        base = {"modelVersion": model, "responseId": result.response_id or "emulated-response"}
-
-        def chunk(chunk_parts: list[JsonObject], finish_reason: str | None, with_usage: bool) -> JsonObject:
-            candidate: JsonObject = {"content": {"parts": chunk_parts, "role": "model"}, "index": 0}
-            if finish_reason is not None:
-                candidate["finishReason"] = finish_reason
-            body: JsonObject = {"candidates": [candidate]}
-            if with_usage:
-                body["usageMetadata"] = meta
-            return {**body, **base}
-
-        if not stream:
-            return json_response(200, chunk(parts, finish, True))
-        pieces: list[JsonObject] = []
-        if result.text:
-            for start in range(0, len(result.text), 16):
-                piece: JsonObject = {"text": result.text[start : start + 16]}
-                if start == 0 and text_signature:
-                    piece["thoughtSignature"] = text_signature
-                pieces.append(piece)
-        pieces.extend(p for p in parts if "functionCall" in p)
-        frames = [
-            _sse(chunk([piece], finish if i == len(pieces) - 1 else None, i == len(pieces) - 1))
-            for i, piece in enumerate(pieces)
-        ] or [_sse(chunk([{"text": ""}], finish, True))]
-        return sse_response(frames)
+        return rendering.render(result, model=model, stream=stream)
 
 
-def _sse(body: JsonObject) -> bytes:
-    # Gemini frames its stream with CRLF line endings.
-    return b"data: " + json.dumps(body, separators=(",", ":")).encode() + b"\r\n\r\n"
+def _sse_from_json_array(body: bytes) -> bytes | None:
+    """The chunks of a JSON-array stream body as SSE frames; None when the body is no such array."""
+    if not body.lstrip().startswith(b"["):
+        return None
+    try:
+        chunks = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(chunks, list):
+        return None
+    return b"".join(b"data: " + json.dumps(chunk).encode() + b"\r\n\r\n" for chunk in chunks)
 
 
 def _retry_delay(details: Any) -> float | None:
@@ -434,33 +459,6 @@ def _retry_delay(details: Any) -> float | None:
             except ValueError:
                 return None
     return None
-
-
-_STATUS_CODES = {
-    400: "INVALID_ARGUMENT",
-    401: "UNAUTHENTICATED",
-    403: "PERMISSION_DENIED",
-    404: "NOT_FOUND",
-    429: "RESOURCE_EXHAUSTED",
-    500: "INTERNAL",
-    503: "UNAVAILABLE",
-    504: "DEADLINE_EXCEEDED",
-}
-
-
-def _render_error(error: ProviderError, *, stream: bool) -> RenderedResponse:
-    code = error.status or 500
-    body = {
-        "error": {
-            "code": code,
-            "message": error.message,
-            "status": error.type or _STATUS_CODES.get(code, "UNKNOWN"),
-        }
-    }
-    if error.kind == "stream":
-        return sse_response([_sse(body)])
-    headers = retry_after_header(error)
-    return json_response(code, body, headers)
 
 
 WIRE = GoogleGenAIWire()

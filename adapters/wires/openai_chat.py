@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import time
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -29,20 +29,19 @@ from adapters.exchange import current as current_exchange
 from adapters.schema import PreparedTools
 from adapters.wires._base import (
     RenderedResponse,
+    body_model,
     error_fields,
-    json_response,
     none_if_empty,
     not_the_wire,
     parse_arguments,
     read_stream,
-    retry_after_header,
-    sse_frame,
-    sse_response,
     stainless_error,
-    text_pieces,
     validate_params,
 )
 from adapters.wires._calls import wire_call_ids
+from adapters.wires._layout import ToolLayout, listed_tools
+from adapters.wires._names import OPENAI_CHAT
+from adapters.wires.render import openai_chat as rendering
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
@@ -145,22 +144,30 @@ class ChatStreamAccumulator:
         if reasoning:
             self.reasoning.append(reasoning)
         for piece in delta.tool_calls or []:
-            key: Any = piece.index if piece.index is not None else len(self.calls)
-            slot = self.calls.get(key)
-            if slot is not None and piece.id and slot.id and piece.id != slot.id:
-                # Some servers reuse index 0 for every call; a new id means a new call.
-                key = (key, len(self.calls))
-                slot = None
-            if slot is None:
-                slot = self.calls[key] = _PendingCall()
-            if piece.id and not slot.id:
-                slot.id = piece.id
-            function = piece.function
-            if function is not None:
-                if function.name and function.name != slot.name:
-                    slot.name = function.name if not slot.name else slot.name + function.name
-                if function.arguments:
-                    slot.arguments.append(function.arguments)
+            self._add_call_piece(piece)
+
+    def _slot_for(self, piece: Any) -> _PendingCall:
+        key: Any = piece.index if piece.index is not None else len(self.calls)
+        slot = self.calls.get(key)
+        if slot is not None and piece.id and slot.id and piece.id != slot.id:
+            # Some servers reuse index 0 for every call; a new id means a new call.
+            key = (key, len(self.calls))
+            slot = None
+        if slot is None:
+            slot = self.calls[key] = _PendingCall()
+        return slot
+
+    def _add_call_piece(self, piece: Any) -> None:
+        slot = self._slot_for(piece)
+        if piece.id and not slot.id:
+            slot.id = piece.id
+        function = piece.function
+        if function is None:
+            return
+        if function.name and function.name != slot.name:
+            slot.name = function.name if not slot.name else slot.name + function.name
+        if function.arguments:
+            slot.arguments.append(function.arguments)
 
     def result(self, error: ProviderError | None = None) -> TurnResult:
         calls = [_call(c.id, c.name, "".join(c.arguments)) for c in self.calls.values() if c.name]
@@ -216,7 +223,8 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
 
 
 class OpenAIChatWire:
-    name: WireName = "openai-chat"
+    name: WireName = OPENAI_CHAT
+    request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/chat/completions/?(\?|$)"),)
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         ids = wire_call_ids(request.messages)
@@ -227,17 +235,8 @@ class OpenAIChatWire:
         }
         sent = tools.sent
         if sent:
-            encoded_tools = []
-            for tool in sent:
-                function: JsonObject = {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": tool.parameters,
-                }
-                if tools.strict is not None:
-                    function["strict"] = tools.strict
-                encoded_tools.append({"type": "function", "function": function})
-            kwargs["tools"] = encoded_tools
+            layout = self.tool_layout(tools.dialect, tools.strict)
+            kwargs["tools"] = [layout.definition(t.name, t.description, t.parameters) for t in sent]
             choice = request.tool_choice
             kwargs["tool_choice"] = (
                 {"type": "function", "function": {"name": tools.wire_name(choice.name)}}
@@ -251,6 +250,12 @@ class OpenAIChatWire:
         if request.temperature is not None:
             kwargs["temperature"] = request.temperature
         return kwargs
+
+    def tool_layout(self, dialect: str, strict: bool | None) -> ToolLayout:
+        return ToolLayout(("function",), "parameters", strict, (("type", "function"),))
+
+    def tool_definitions(self, kwargs: JsonObject) -> list[JsonObject]:
+        return listed_tools(kwargs)
 
     def validate_encoded(self, kwargs: JsonObject) -> None:
         validate_params(_params_adapter(bool(kwargs.get("stream"))), kwargs)
@@ -270,15 +275,9 @@ class OpenAIChatWire:
         )
 
     def decode(self, response: Any) -> TurnResult:
-        extra = getattr(response, "model_extra", None) or {}
-        if not isinstance(getattr(response, "choices", None), list):
-            if extra.get("error"):
-                return TurnResult(error=_body_error(extra["error"]), status=200)
-            return TurnResult(error=not_the_wire("chat completion (no choices)"), finish_reason="error")
-        if not response.choices:
-            if extra.get("error"):
-                return TurnResult(error=_body_error(extra["error"]), status=200)
-            return TurnResult(error=not_the_wire("chat completion with a choice"), finish_reason="error")
+        without_choice = _without_choice(response)
+        if without_choice is not None:
+            return without_choice
         choice = response.choices[0]
         message = getattr(choice, "message", None)
         if message is None:
@@ -291,14 +290,7 @@ class OpenAIChatWire:
                 model=response.model or None,
                 status=200,
             )
-        calls = [
-            _call(tc.id, tc.function.name, tc.function.arguments)
-            for tc in (message.tool_calls or [])
-            if getattr(tc, "function", None) is not None and tc.function.name
-        ]
-        legacy = getattr(message, "function_call", None)
-        if not calls and legacy is not None and legacy.name:
-            calls = [_call(None, legacy.name, legacy.arguments)]
+        calls = _message_calls(message)
         return TurnResult(
             text=none_if_empty(message.content),
             refusal=none_if_empty(getattr(message, "refusal", None)),
@@ -312,161 +304,59 @@ class OpenAIChatWire:
             status=200,
         )
 
-    def decode_stream(self, events: list[Any]) -> TurnResult:
-        accumulator = ChatStreamAccumulator()
-        for event in events:
-            accumulator.add(event)
-        return accumulator.result()
-
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         import openai
 
         return stainless_error(exc, openai)
 
-    def request_path(self, model: str, *, stream: bool) -> str:
-        return "/chat/completions"
-
     def is_stream(self, url: str, body: JsonObject | None) -> bool:
         return bool(body and body.get("stream"))
+
+    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
+        return body_model(body)
+
+    def replayable_response(
+        self, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[dict[str, str], bytes]:
+        return headers, body
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "messages": [{"role": "user", "content": "replay"}]}
 
     def render(self, result: TurnResult, *, model: str, stream: bool) -> RenderedResponse:
-        if result.error is not None:
-            streamed_error = stream and (result.error.kind == "stream" or result.error.status in (None, 200))
-            arrived = result.text or result.tool_calls or result.raw_finish_reason is not None
-            if not (streamed_error and arrived):
-                return _render_error(result.error, stream=stream)
-            # Content arrived before the error frame: send it, then the error (no [DONE]).
-            partial = self.render(result.model_copy(update={"error": None}), model=model, stream=True)
-            kept = [
-                f for f in partial.chunks if not f.startswith(b"data: [DONE]") and b'"choices":[]' not in f
-            ]
-            if result.raw_finish_reason is None:
-                kept = [f for f in kept if b'"finish_reason":null' in f]
-            return sse_response([*kept, *_render_error(result.error, stream=True).chunks])
-        default = "tool_calls" if result.tool_calls else "stop"
-        finish = result.raw_finish_reason if result.raw_finish_reason is not None else default
-        response_id = result.response_id or "chatcmpl-emulated"
-        created = int(time.time())
-        usage = _render_usage(result.usage)
-        calls: list[JsonObject] = [
-            {
-                "id": call.id or "",
-                "type": "function",
-                "function": {"name": call.name, "arguments": _raw_arguments(call)},
-            }
-            for call in result.tool_calls
-        ]
-        if not stream:
-            message: JsonObject = {
-                "role": "assistant",
-                "content": result.text,
-                "refusal": result.refusal,
-                "annotations": [],
-            }
-            if calls:
-                message["tool_calls"] = calls
-            body = {
-                "id": response_id,
-                "object": "chat.completion",
-                "created": created,
-                "model": model,
-                "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
-                "usage": usage,
-                "service_tier": "default",
-                "system_fingerprint": None,
-            }
-            return json_response(200, body)
-        base = {
-            "id": response_id,
-            "object": "chat.completion.chunk",
-            "created": created,
-            "model": model,
-            "service_tier": "default",
-            "system_fingerprint": None,
-        }
+        return rendering.render(result, model=model, stream=stream)
 
-        def chunk(delta: JsonObject, finish_reason: str | None = None) -> bytes:
-            # Our requests always ask for include_usage, so every delta chunk carries `usage: null`;
-            # `obfuscation` is the padding OpenAI adds to each chunk (its content is random).
-            choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
-            return sse_frame({**base, "choices": [choice], "usage": None, "obfuscation": "emulated"})
 
-        frames = [
-            chunk(
-                {
-                    "role": "assistant",
-                    "content": "" if result.text is None and not calls and not result.refusal else None,
-                    "refusal": None,
-                }
-            )
-        ]
-        if result.text:
-            frames.extend(chunk({"content": piece}) for piece in text_pieces(result.text))
-        if result.refusal:
-            frames.extend(chunk({"refusal": piece}) for piece in text_pieces(result.refusal))
-        for index, call in enumerate(calls):
-            arguments = call["function"]["arguments"]
-            frames.append(
-                chunk(
-                    {
-                        "tool_calls": [
-                            {
-                                "index": index,
-                                "id": call["id"],
-                                "type": "function",
-                                "function": {"name": call["function"]["name"], "arguments": ""},
-                            }
-                        ]
-                    }
-                )
-            )
-            frames.extend(
-                chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-                for piece in text_pieces(arguments)
-            )
-        frames.append(chunk({}, finish))
-        frames.append(sse_frame({**base, "choices": [], "usage": usage}))
-        frames.append(b"data: [DONE]\n\n")
-        return sse_response(frames)
+def _without_choice(response: Any) -> TurnResult | None:
+    """What a body without a choice says: the error object in it (OpenRouter answers some
+    failures in a 200 body), else that it is no chat completion. None when it has a choice."""
+    choices = getattr(response, "choices", None)
+    if isinstance(choices, list) and choices:
+        return None
+    extra = getattr(response, "model_extra", None) or {}
+    if extra.get("error"):
+        return TurnResult(error=_body_error(extra["error"]), status=200)
+    what = "chat completion with a choice" if isinstance(choices, list) else "chat completion (no choices)"
+    return TurnResult(error=not_the_wire(what), finish_reason="error")
+
+
+def _message_calls(message: Any) -> list[ToolCall]:
+    """A message's calls; the legacy `function_call` only when it has no `tool_calls`."""
+    calls = [
+        _call(tc.id, tc.function.name, tc.function.arguments)
+        for tc in (message.tool_calls or [])
+        if getattr(tc, "function", None) is not None and tc.function.name
+    ]
+    legacy = getattr(message, "function_call", None)
+    if not calls and legacy is not None and legacy.name:
+        calls = [_call(None, legacy.name, legacy.arguments)]
+    return calls
 
 
 def _body_error(body: Any) -> ProviderError:
     """An error object found in a 200 body (OpenRouter answers some failures this way)."""
     etype, message = error_fields(body)
     return ProviderError(status=200, type=etype, message=message or "error in response body", kind="http")
-
-
-def _raw_arguments(call: ToolCall) -> str:
-    return call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments)
-
-
-def _render_usage(usage: Usage | None) -> JsonObject:
-    prompt = (usage.input_tokens if usage else None) or 0
-    completion = (usage.output_tokens if usage else None) or 0
-    total = (usage.total_tokens if usage else None) or prompt + completion
-    return {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": total,
-        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-        "completion_tokens_details": {
-            "reasoning_tokens": 0,
-            "audio_tokens": 0,
-            "accepted_prediction_tokens": 0,
-            "rejected_prediction_tokens": 0,
-        },
-    }
-
-
-def _render_error(error: ProviderError, *, stream: bool) -> RenderedResponse:
-    body = {"error": {"message": error.message, "type": error.type, "param": None, "code": None}}
-    if error.kind == "stream" or (stream and error.status in (None, 200)):
-        return sse_response([sse_frame(body)])
-    headers = retry_after_header(error)
-    return json_response(error.status or 500, body, headers)
 
 
 WIRE = OpenAIChatWire()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import time
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -28,21 +28,20 @@ from adapters.contract import (
 from adapters.schema import PreparedTools
 from adapters.wires._base import (
     RenderedResponse,
-    json_response,
+    body_model,
     none_if_empty,
     not_the_wire,
     parse_arguments,
     read_stream,
-    retry_after_header,
-    sse_frame,
-    sse_response,
     stainless_error,
-    text_pieces,
     validate_params,
 )
 from adapters.wires._calls import wire_call_ids
+from adapters.wires._layout import ToolLayout, listed_tools
+from adapters.wires._names import OPENAI_RESPONSES
+from adapters.wires.render import openai_responses as rendering
 
-WIRE_NAME: WireName = "openai-responses"
+WIRE_NAME: WireName = OPENAI_RESPONSES
 
 
 def _dump(item: Any) -> JsonObject:
@@ -222,42 +221,49 @@ class ResponsesStreamAccumulator:
         if self.final is not None and (getattr(self.final, "output", None) or not self.items):
             return _result_from_response(self.final, error=error)
         # No terminal event (or one without its output): rebuild from the pieces that arrived.
-        calls: list[ToolCall] = []
-        text: list[str] = []
-        refusal: list[str] = list(self.refusal)
-        reasoning_items: list[JsonObject] = []
-        for index in sorted(set(self.items) | set(self.text)):
-            item = self.items.get(index)
-            kind = getattr(item, "type", None)
-            if kind == "function_call" and item is not None:
-                if index in self.arguments:
-                    item = item.model_copy(update={"arguments": "".join(self.arguments[index])})
-                calls.append(_call_from_item(item))
-            elif kind == "reasoning":
-                reasoning_items.append(_dump(item))
-            elif index in self.text:
-                text.append("".join(self.text[index]))
-            elif kind == "message":
-                item_text, item_refusal = _message_parts(item)
-                text.append(item_text)
-                if not self.refusal:
-                    refusal.append(item_refusal)
+        pieces = self._pieces()
         head = self.final or self.response
         status = getattr(head, "status", None) if self.final is not None else None
         return TurnResult(
-            text=none_if_empty("".join(text)),
-            refusal=none_if_empty("".join(refusal)),
+            text=none_if_empty("".join(pieces.text)),
+            refusal=none_if_empty("".join(pieces.refusal)),
             reasoning=none_if_empty("".join(self.reasoning)),
-            tool_calls=calls,
-            finish_reason="error" if error else normalize_finish(status, None, bool(calls)),
+            tool_calls=pieces.calls,
+            finish_reason="error" if error else normalize_finish(status, None, bool(pieces.calls)),
             raw_finish_reason=status,
             usage=_usage(getattr(head, "usage", None)),
             response_id=getattr(head, "id", None),
             model=getattr(head, "model", None),
             error=error,
-            provider_data={WIRE_NAME: {"reasoning": reasoning_items}} if reasoning_items else {},
+            provider_data={WIRE_NAME: {"reasoning": pieces.reasoning_items}}
+            if pieces.reasoning_items
+            else {},
             status=200,
         )
+
+    def _pieces(self) -> _Output:
+        """What the output items that arrived hold, in output order."""
+        pieces = _Output(refusal=list(self.refusal))
+        for index in sorted(set(self.items) | set(self.text)):
+            self._add_piece(pieces, index)
+        return pieces
+
+    def _add_piece(self, pieces: _Output, index: int) -> None:
+        item = self.items.get(index)
+        kind = getattr(item, "type", None)
+        if kind == "function_call" and item is not None:
+            if index in self.arguments:
+                item = item.model_copy(update={"arguments": "".join(self.arguments[index])})
+            pieces.calls.append(_call_from_item(item))
+        elif kind == "reasoning":
+            pieces.reasoning_items.append(_dump(item))
+        elif index in self.text:
+            pieces.text.append("".join(self.text[index]))
+        elif kind == "message":
+            item_text, item_refusal = _message_parts(item)
+            pieces.text.append(item_text)
+            if not self.refusal:
+                pieces.refusal.append(item_refusal)
 
 
 def _encode_input(request: TurnRequest, tools: PreparedTools) -> list[JsonObject]:
@@ -305,6 +311,7 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
 
 class OpenAIResponsesWire:
     name: WireName = WIRE_NAME
+    request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/responses/?(\?|$)"),)
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         kwargs: JsonObject = {
@@ -314,17 +321,8 @@ class OpenAIResponsesWire:
         }
         sent = tools.sent
         if sent:
-            kwargs["tools"] = [
-                {
-                    "type": "function",
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parameters": tool.parameters,
-                    # Omitting strict is not "non-strict" here: the API then normalizes to strict.
-                    "strict": bool(tools.strict),
-                }
-                for tool in sent
-            ]
+            layout = self.tool_layout(tools.dialect, tools.strict)
+            kwargs["tools"] = [layout.definition(t.name, t.description, t.parameters) for t in sent]
             choice = request.tool_choice
             kwargs["tool_choice"] = (
                 {"type": "function", "name": tools.wire_name(choice.name)}
@@ -336,6 +334,14 @@ class OpenAIResponsesWire:
         if request.temperature is not None:
             kwargs["temperature"] = request.temperature
         return kwargs
+
+    def tool_layout(self, dialect: str, strict: bool | None) -> ToolLayout:
+        # Omitting strict is not "non-strict" here: the API then normalizes to strict
+        # (docs/provider-schema-rules.md §3), so the flag is always sent.
+        return ToolLayout((), "parameters", bool(strict), (("type", "function"),))
+
+    def tool_definitions(self, kwargs: JsonObject) -> list[JsonObject]:
+        return listed_tools(kwargs)
 
     def validate_encoded(self, kwargs: JsonObject) -> None:
         validate_params(_params_adapter(bool(kwargs.get("stream"))), kwargs)
@@ -362,218 +368,27 @@ class OpenAIResponsesWire:
             return TurnResult(error=not_the_wire("Responses response (no output)"), finish_reason="error")
         return _result_from_response(response)
 
-    def decode_stream(self, events: list[Any]) -> TurnResult:
-        accumulator = ResponsesStreamAccumulator()
-        for event in events:
-            accumulator.add(event)
-        return accumulator.result()
-
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         import openai
 
         return stainless_error(exc, openai)
 
-    def request_path(self, model: str, *, stream: bool) -> str:
-        return "/responses"
-
     def is_stream(self, url: str, body: JsonObject | None) -> bool:
         return bool(body and body.get("stream"))
+
+    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
+        return body_model(body)
+
+    def replayable_response(
+        self, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[dict[str, str], bytes]:
+        return headers, body
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "input": "replay"}
 
     def render(self, result: TurnResult, *, model: str, stream: bool) -> RenderedResponse:
-        if result.error is not None:
-            return _render_error(result.error, stream=stream, model=model)
-        response = _render_response(result, model)
-        if not stream:
-            return json_response(200, response)
-        return sse_response(_render_events(response))
-
-
-def _render_response(result: TurnResult, model: str, status: str | None = None) -> JsonObject:
-    now = int(time.time())
-    output: list[JsonObject] = list((result.provider_data.get(WIRE_NAME) or {}).get("reasoning", []))
-    content: list[JsonObject] = []
-    if result.text is not None:
-        content.append({"type": "output_text", "text": result.text, "annotations": [], "logprobs": []})
-    if result.refusal is not None:
-        content.append({"type": "refusal", "refusal": result.refusal})
-    if content:
-        output.append(
-            {
-                "id": "msg_emulated_0",
-                "type": "message",
-                "status": "completed",
-                "role": "assistant",
-                "content": content,
-            }
-        )
-    for index, call in enumerate(result.tool_calls):
-        output.append(
-            {
-                "id": call.provider_data.get("item_id") or f"fc_emulated_{index}",
-                "type": "function_call",
-                "status": "completed",
-                "call_id": call.id or f"call_emulated_{index}",
-                "name": call.name,
-                "arguments": call.raw_arguments
-                if call.raw_arguments is not None
-                else json.dumps(call.arguments),
-            }
-        )
-    usage = result.usage or Usage()
-    final_status = status or result.raw_finish_reason or "completed"
-    return {
-        "id": result.response_id or "resp_emulated",
-        "object": "response",
-        "created_at": now,
-        "status": final_status,
-        "background": False,
-        "completed_at": now if final_status == "completed" else None,
-        "error": None,
-        "incomplete_details": {"reason": "max_output_tokens"} if final_status == "incomplete" else None,
-        "instructions": None,
-        "max_output_tokens": None,
-        "max_tool_calls": None,
-        "metadata": {},
-        "model": model,
-        "output": output,
-        "parallel_tool_calls": True,
-        "previous_response_id": None,
-        "billing": {"payer": "developer"},
-        "frequency_penalty": 0.0,
-        "presence_penalty": 0.0,
-        "moderation": None,
-        "prompt_cache_key": None,
-        "prompt_cache_retention": None,
-        "safety_identifier": None,
-        "reasoning": {"effort": None, "summary": None},
-        "service_tier": "default",
-        "store": True,
-        "temperature": 1.0,
-        "text": {"format": {"type": "text"}, "verbosity": "medium"},
-        "tool_choice": "auto",
-        "tools": [],
-        "top_logprobs": 0,
-        "top_p": 1.0,
-        "truncation": "disabled",
-        "usage": {
-            "input_tokens": usage.input_tokens or 0,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens": usage.output_tokens or 0,
-            "output_tokens_details": {"reasoning_tokens": 0},
-            "total_tokens": usage.total_tokens or (usage.input_tokens or 0) + (usage.output_tokens or 0),
-        },
-        "user": None,
-    }
-
-
-def _part_events(item_id: str, index: int, content_index: int, part: JsonObject) -> list[JsonObject]:
-    """The events that stream one content part (output text or a refusal) of a message."""
-    refusal = part["type"] == "refusal"
-    field_name, kind = ("refusal", "response.refusal") if refusal else ("text", "response.output_text")
-    value = part[field_name]
-    empty = {**part, field_name: ""}
-    where = {"item_id": item_id, "output_index": index, "content_index": content_index}
-    extra: JsonObject = {} if refusal else {"logprobs": []}
-    events: list[JsonObject] = [{"type": "response.content_part.added", **where, "part": empty}]
-    events += [
-        {
-            "type": f"{kind}.delta",
-            **where,
-            "delta": piece,
-            **extra,
-            **({} if refusal else {"obfuscation": "emulated"}),
-        }
-        for piece in text_pieces(value)
-    ]
-    events.append({"type": f"{kind}.done", **where, field_name: value, **extra})
-    events.append({"type": "response.content_part.done", **where, "part": part})
-    return events
-
-
-def _render_events(response: JsonObject) -> list[bytes]:
-    sequence = 0
-    frames: list[bytes] = []
-
-    def emit(event: JsonObject) -> None:
-        nonlocal sequence
-        event["sequence_number"] = sequence
-        sequence += 1
-        frames.append(sse_frame(event, event["type"]))
-
-    opening = {**response, "status": "in_progress", "output": [], "usage": None, "completed_at": None}
-    emit({"type": "response.created", "response": opening})
-    emit({"type": "response.in_progress", "response": opening})
-    for index, item in enumerate(response["output"]):
-        if item["type"] == "message":
-            emit(
-                {
-                    "type": "response.output_item.added",
-                    "output_index": index,
-                    "item": {**item, "status": "in_progress", "content": []},
-                }
-            )
-            for content_index, part in enumerate(item["content"]):
-                for event in _part_events(item["id"], index, content_index, part):
-                    emit(event)
-        elif item["type"] == "function_call":
-            arguments = item["arguments"]
-            emit(
-                {
-                    "type": "response.output_item.added",
-                    "output_index": index,
-                    "item": {**item, "status": "in_progress", "arguments": ""},
-                }
-            )
-            for piece in text_pieces(arguments):
-                emit(
-                    {
-                        "type": "response.function_call_arguments.delta",
-                        "item_id": item["id"],
-                        "output_index": index,
-                        "delta": piece,
-                        "obfuscation": "emulated",
-                    }
-                )
-            emit(
-                {
-                    "type": "response.function_call_arguments.done",
-                    "item_id": item["id"],
-                    "output_index": index,
-                    "arguments": arguments,
-                }
-            )
-        else:
-            emit({"type": "response.output_item.added", "output_index": index, "item": item})
-        emit({"type": "response.output_item.done", "output_index": index, "item": item})
-    terminal = {"completed": "response.completed", "incomplete": "response.incomplete"}.get(
-        response["status"], "response.completed"
-    )
-    emit({"type": terminal, "response": response})
-    return frames
-
-
-def _render_error(error: ProviderError, *, stream: bool, model: str) -> RenderedResponse:
-    if error.kind == "stream" or (stream and error.status in (None, 200)):
-        return sse_response(
-            [
-                sse_frame(
-                    {
-                        "type": "error",
-                        "code": error.type,
-                        "message": error.message,
-                        "param": None,
-                        "sequence_number": 0,
-                    },
-                    "error",
-                )
-            ]
-        )
-    body = {"error": {"message": error.message, "type": error.type, "param": None, "code": None}}
-    headers = retry_after_header(error)
-    return json_response(error.status or 500, body, headers)
+        return rendering.render(result, model=model, stream=stream)
 
 
 WIRE = OpenAIResponsesWire()

@@ -10,10 +10,17 @@ from __future__ import annotations
 
 from evals.acceptance._types import PROVIDER_MODES, ProviderMode, Rule, Violation
 from evals.acceptance.checker import check, check_request
-from evals.acceptance.layout import LAYOUTS, build_definition, definitions_in_request, mode_for, sent_schema
+from evals.acceptance.layout import (
+    MODES,
+    build_definition,
+    definitions_in_request,
+    layout_for,
+    mode_for,
+    sent_schema,
+)
 
 __all__ = [
-    "LAYOUTS",
+    "MODES",
     "PROVIDER_MODES",
     "ProviderMode",
     "Rule",
@@ -22,6 +29,7 @@ __all__ = [
     "check",
     "check_request",
     "definitions_in_request",
+    "layout_for",
     "mode_for",
     "sent_schema",
 ]

@@ -12,7 +12,7 @@ from typing import Any
 
 from evals.acceptance._types import PROVIDER_MODES, ProviderMode, Rule, Violation, violation
 from evals.acceptance.checks import SentTool
-from evals.acceptance.layout import LAYOUTS, inner_object
+from evals.acceptance.layout import layout_for, layout_pointer
 from evals.acceptance.rules import PROFILES
 from evals.acceptance.rules.common import ENVELOPE, MAX_JSON_DEPTH, NESTING
 from evals.acceptance.walk import json_depth, walk
@@ -49,25 +49,27 @@ TOO_LARGE = Rule(
 
 
 def _envelope(mode: ProviderMode, definition: Any) -> Iterator[Violation]:
-    layout = LAYOUTS[mode]
+    layout = layout_for(mode)
     if not isinstance(definition, dict):
         yield violation(ENVELOPE, "", "the tool definition is not a JSON object")
         return
     for key, value in layout.fixed:
         if definition.get(key) != value:
             yield violation(ENVELOPE, "/" + key, f"'{key}' must be {value!r}", key)
-    inner = inner_object(mode, definition)
+    inner = layout.inner(definition)
     if inner is None:
-        yield violation(ENVELOPE, layout.pointer(), "the definition lacks its envelope", layout.envelope[0])
+        yield violation(
+            ENVELOPE, layout_pointer(layout), "the definition lacks its envelope", layout.envelope[0]
+        )
         return
     if not isinstance(inner.get("name"), str):
-        yield violation(ENVELOPE, layout.pointer("name"), "'name' must be a string", "name")
+        yield violation(ENVELOPE, layout_pointer(layout, "name"), "'name' must be a string", "name")
     if layout.schema_optional and layout.schema_field not in inner:
         pass
     elif not isinstance(inner.get(layout.schema_field), dict):
         yield violation(
             ENVELOPE,
-            layout.pointer(layout.schema_field),
+            layout_pointer(layout, layout.schema_field),
             f"'{layout.schema_field}' must be an object",
             layout.schema_field,
         )
@@ -75,13 +77,13 @@ def _envelope(mode: ProviderMode, definition: Any) -> Iterator[Violation]:
         if other in inner:
             yield violation(
                 ENVELOPE,
-                layout.pointer(other),
+                layout_pointer(layout, other),
                 f"'{other}' cannot be set beside '{layout.schema_field}'",
                 other,
             )
     if layout.strict is not None and inner.get("strict") is not layout.strict:
         yield violation(
-            ENVELOPE, layout.pointer("strict"), f"this mode sends strict: {layout.strict}", "strict"
+            ENVELOPE, layout_pointer(layout, "strict"), f"this mode sends strict: {layout.strict}", "strict"
         )
 
 
@@ -94,10 +96,10 @@ def check(mode: ProviderMode, definition: Any) -> list[Violation]:
     if mode not in PROFILES:
         raise ValueError(f"Unknown provider mode: {mode!r} (known: {', '.join(PROVIDER_MODES)})")
     found = list(_envelope(mode, definition))
-    inner = inner_object(mode, definition)
+    layout = layout_for(mode)
+    inner = layout.inner(definition)
     if inner is None:
         return found
-    layout = LAYOUTS[mode]
     schema = inner.get(layout.schema_field)
     tool = SentTool(mode, layout, inner.get("name"), schema, json_depth(schema, MAX_JSON_DEPTH))
     profile = PROFILES[mode]

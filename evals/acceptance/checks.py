@@ -17,8 +17,9 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.validators import validator_for
 
+from adapters.wires import ToolLayout
 from evals.acceptance._types import ProviderMode, Rule, Violation, violation
-from evals.acceptance.layout import ToolLayout
+from evals.acceptance.layout import layout_pointer
 from evals.acceptance.walk import Node, is_object_schema, resolve_local, schema_types, to_pointer, walk
 
 META_VALIDATION_MAX_DEPTH = 64
@@ -37,11 +38,11 @@ class SentTool:
 
     def at(self, schema_path: Iterable[str] = ()) -> str:
         """Pointer into the definition for a path inside the schema."""
-        return self.layout.pointer(self.layout.schema_field) + to_pointer(schema_path)
+        return layout_pointer(self.layout, self.layout.schema_field) + to_pointer(schema_path)
 
     @property
     def name_pointer(self) -> str:
-        return self.layout.pointer("name")
+        return layout_pointer(self.layout, "name")
 
 
 ToolCheck = Callable[[SentTool], Iterable[Violation]]

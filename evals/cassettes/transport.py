@@ -6,42 +6,22 @@ recording exercises the production path: SDK parsing, then the wire's decoder.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 import httpx2
 
+from adapters.wires import wire_for_path
 from evals.cassettes.format import Interaction
 
 
-def _sse_from_json_array(body: bytes) -> bytes | None:
-    """Gemini's `:streamGenerateContent` without `alt=sse` answers one JSON array of chunks.
-
-    The SDK always asks for `alt=sse`, so it only parses SSE frames; the same chunks re-framed
-    as SSE are what it would have received. Returns None when the body is not such an array.
-    """
-    stripped = body.lstrip()
-    if not stripped.startswith(b"["):
-        return None
-    try:
-        chunks = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(chunks, list):
-        return None
-    return b"".join(b"data: " + json.dumps(chunk).encode() + b"\r\n\r\n" for chunk in chunks)
-
-
 def recorded_response(interaction: Interaction) -> httpx2.Response:
-    """The httpx2 response a client would have received for this interaction."""
+    """The httpx2 response a client would have received for this interaction (as its wire's SDK
+    must be served it: the wire may re-frame what the provider sent)."""
     headers = interaction.flat_response_headers()
     body = interaction.response_body
-    if ":streamGenerateContent" in interaction.uri and "alt=sse" not in interaction.uri:
-        reframed = _sse_from_json_array(body)
-        if reframed is not None:
-            body = reframed
-            headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
-            headers["content-type"] = "text/event-stream"
+    wire = wire_for_path(interaction.uri)
+    if wire is not None:
+        headers, body = wire.replayable_response(interaction.uri, headers, body)
     return httpx2.Response(interaction.status, headers=headers, content=body)
 
 

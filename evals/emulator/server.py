@@ -31,10 +31,8 @@ from typing import Any, ClassVar
 
 import httpx2
 
-from adapters.wires import RenderedResponse, Wire, get_wire
-from evals.decode import infer_wire
+from adapters.wires import RenderedResponse, Wire, wire_for_path
 from evals.emulator.script import Reply
-from evals.errors import UserError
 
 SCRIPT_HEADER = "x-emulator-script"
 RECEIVED_KEPT = 2000
@@ -111,8 +109,9 @@ class EmulatorServer:
         handler = type("EmulatorHandler", (_Handler,), {"emulator": self})
         server = _QuietServer(self._address, handler)
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="xpeval-emulator", daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="xpeval-emulator", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -187,9 +186,8 @@ class EmulatorServer:
         headers = {k.lower(): v for k, v in handler.headers.items()}
         with self._lock:
             self.received.append(ReceivedRequest(script_id, handler.command, handler.path, headers, body))
-        try:
-            wire = get_wire(infer_wire(handler.path))
-        except UserError:
+        wire = wire_for_path(handler.path)
+        if wire is None:
             where = handler.path.split("?")[0]
             _send(handler, _plain_error(404, f"emulator: no wire serves {handler.command} {where}"))
             return
@@ -276,11 +274,11 @@ class EmulatorTransport(httpx2.AsyncBaseTransport):
         url = request.url.copy_with(scheme="http", host=self.server.host, port=self.server.port)
         headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "host"]
         headers.append((SCRIPT_HEADER, self.script_id))
-        forwarded = httpx2.Request(request.method, url, headers=headers, content=content,
-                                   extensions=request.extensions)
+        forwarded = httpx2.Request(
+            request.method, url, headers=headers, content=content, extensions=request.extensions
+        )
         return await self._inner.handle_async_request(forwarded)
 
     async def aclose(self) -> None:
         if self._owns_pool:
             await self._inner.aclose()
-

@@ -170,7 +170,8 @@ def measure_pair(
     unchanged = one.sent.name == tool.name and one.sent.description == tool.description
     unchanged = unchanged and _same(one.sent.parameters, tool.parameters)
     echoed = definition if json_depth(definition, SERIALIZABLE_DEPTH) <= SERIALIZABLE_DEPTH else None
-    if unchanged and mode != "gemini-parameters":
+    semantics = get_wire(contract.wire).tool_layout(contract.schema_dialect, prepared.strict).semantics
+    if unchanged and semantics == "json-schema":
         return done(verdict="as-is", losses=losses, violations=violations, loss_rate=0.0, rewritten=echoed)
     if not fidelity:
         return done(
@@ -183,7 +184,7 @@ def measure_pair(
     measured = measure_fidelity(
         tool.parameters,
         NO_ARGUMENTS if sent_parameters is None else sent_parameters,
-        semantics="openapi-3.0" if mode == "gemini-parameters" else "json-schema",
+        semantics=semantics,
         mappings=_mappings(one),
         examples=examples,
         seconds=seconds,

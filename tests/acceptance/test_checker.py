@@ -13,12 +13,14 @@ from adapters.registry import effective_contract
 from adapters.schema import prepare_tools
 from adapters.wires import get_wire
 from evals.acceptance import (
+    MODES,
     PROVIDER_MODES,
     ProviderMode,
     build_definition,
     check,
     check_request,
     definitions_in_request,
+    layout_for,
     mode_for,
 )
 
@@ -190,3 +192,22 @@ def test_the_checker_shares_no_code_with_the_dialect_passes() -> None:
     package = Path(evals.acceptance.__file__).parent
     for source in package.rglob("*.py"):
         assert "adapters.schema" not in source.read_text(), source
+
+
+def test_every_mode_reads_its_layout_from_its_wire() -> None:
+    """The mode table names every mode once; each mode's layout is what its wire sends for its
+    dialect, and `mode_for` finds the mode back from that wire and dialect."""
+    assert tuple(MODES) == PROVIDER_MODES
+    for mode, spec in MODES.items():
+        assert layout_for(mode) == get_wire(spec.wire).tool_layout(spec.dialect, spec.strict)
+        assert mode_for(spec.wire, spec.dialect, spec.strict) == mode
+
+
+def test_mode_for_follows_the_strict_flag_the_wire_sends() -> None:
+    assert mode_for("openai-chat", "openai", None) == "openai-chat"
+    assert mode_for("openai-chat", "moonshot", None) == "moonshot"
+    assert mode_for("openai-chat", "anthropic-strict", True) == "openai-chat-strict"
+    assert mode_for("anthropic-messages", "anthropic", None) == "anthropic"
+    assert mode_for("google-genai", "openai", None) == "gemini-json-schema"
+    # Responses always sends the flag: `strict: false` is what goes out for a non-strict dialect.
+    assert mode_for("openai-responses", "openai", None) == "openai-responses"

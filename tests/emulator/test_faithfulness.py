@@ -176,7 +176,7 @@ def test_rendering_a_real_response_decodes_to_the_same_result_with_the_same_fiel
     wire = get_wire(wire_name)
     stream = wire.is_stream(interaction.uri, interaction.request_json())
     real = asyncio.run(decode_interaction(interaction, wire_name))
-    model = real.model or _model_of(interaction)
+    model = real.model or _model_of(interaction, wire)
     emulated = asyncio.run(_through_emulator(emulator, wire_name, real, model, stream))
     assert _essentials(emulated) == _essentials(real)
 
@@ -207,7 +207,7 @@ def test_every_allowed_difference_is_still_needed() -> None:
         real = asyncio.run(decode_interaction(interaction, wire_name))
         real_kinds = fields_by_kind(recorded_response(interaction).content, stream)
         rendered_kinds = fields_by_kind(
-            wire.render(real, model=real.model or _model_of(interaction), stream=stream).body, stream)
+            wire.render(real, model=real.model or _model_of(interaction, wire), stream=stream).body, stream)
         for kind in set(real_kinds) & set(rendered_kinds):
             for path in real_kinds[kind] ^ rendered_kinds[kind]:
                 used.update((wire_name, entry) for entry in ALLOWED[wire_name] if _covered(path, {entry: ""}))
