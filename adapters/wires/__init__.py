@@ -38,6 +38,17 @@ def wire_for_path(url: str) -> Wire | None:
     return None
 
 
+def tool_file_layouts() -> dict[str, ToolLayout]:
+    """The layouts a tool definition written for a wire comes in (a user's tools file in a
+    provider's form), most specific first, by form name: OpenAI Chat's `{"type": "function",
+    "function": {...}}`, Responses' flat function, Anthropic's `input_schema`."""
+    return {
+        "openai-chat": get_wire("openai-chat").tool_layout("openai", None),
+        "openai-responses": get_wire("openai-responses").tool_layout("openai", None),
+        "anthropic": get_wire("anthropic-messages").tool_layout("anthropic", None),
+    }
+
+
 __all__ = [
     "RenderedResponse",
     "SchemaSemantics",
@@ -45,5 +56,6 @@ __all__ = [
     "Wire",
     "get_wire",
     "parse_arguments",
+    "tool_file_layouts",
     "wire_for_path",
 ]

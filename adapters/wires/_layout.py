@@ -61,6 +61,20 @@ class ToolLayout:
             current = current.get(key)
         return current if isinstance(current, dict) else None
 
+    def holds(self, definition: Any) -> bool:
+        """Whether `definition` is laid out this way: its constant members and its envelope
+        there (a layout with neither is told by its schema member)."""
+        if not isinstance(definition, dict) or any(definition.get(k) != v for k, v in self.fixed):
+            return False
+        if not self.fixed and not self.envelope:
+            return self.schema_field in definition
+        node: Any = definition
+        for key in self.envelope:
+            if not isinstance(node, dict) or key not in node:
+                return False
+            node = node[key]
+        return True
+
     def schema(self, definition: Any) -> Any:
         """The schema a definition carries (None when absent)."""
         inner = self.inner(definition)
@@ -71,3 +85,4 @@ def listed_tools(kwargs: JsonObject) -> list[JsonObject]:
     """The `tools` argument of a Stainless SDK call (openai, anthropic): sent as it is."""
     tools = kwargs.get("tools")
     return [dict(t) for t in tools] if isinstance(tools, list) else []
+

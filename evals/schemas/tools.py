@@ -25,10 +25,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from adapters.contract import ToolSpec
 from adapters.schema.safe_json import load_path
+from adapters.wires import tool_file_layouts
 from evals.errors import UserError
 
 Form = Literal["xpeval", "openai-chat", "openai-responses", "anthropic", "mcp"]
@@ -217,16 +218,10 @@ def _tool(item: dict[str, Any], where: str, in_container: bool) -> _Found:
     """One tool object, its form detected by its keys."""
     at = f" at {where}" if where else ""
     kind = item.get("type")
-    if kind == "function" and "function" in item:
-        form: Form = "openai-chat"
-        body = item["function"]
-        if not isinstance(body, dict):
-            raise _Problem(f'"function"{at} is a JSON {_kind(body)}, not an object')
-        schema_key: str | None = "parameters"
-    elif kind == "function":
-        form, body, schema_key = "openai-responses", item, "parameters"
-    elif "input_schema" in item:
-        form, body, schema_key = "anthropic", item, "input_schema"
+    wire_form = _wire_form(item, at)
+    schema_key: str | None
+    if wire_form is not None:
+        form, body, schema_key = wire_form
     elif "inputSchema" in item:
         form, body, schema_key = "mcp", item, "inputSchema"
     elif "parameters" in item:
@@ -258,6 +253,19 @@ def _tool(item: dict[str, Any], where: str, in_container: bool) -> _Found:
         raise _Problem(f'{label}: "{schema_key}" is {got}, not a JSON object (a schema)')
     spec = ToolSpec(name=name, description=description or "", parameters=schema)
     return _Found(where, name, form, spec, in_container)
+
+
+def _wire_form(item: dict[str, Any], at: str) -> tuple[Form, dict[str, Any], str] | None:
+    """(form, the object holding name/schema, its schema member) of a tool written for one of
+    the wires, as the wires lay tools out (`adapters.wires.tool_file_layouts`)."""
+    for name, layout in tool_file_layouts().items():
+        if not layout.holds(item):
+            continue
+        body = layout.inner(item)
+        if body is None:
+            raise _Problem(f'"{".".join(layout.envelope)}"{at} is not an object')
+        return cast(Form, name), body, layout.schema_field
+    return None
 
 
 def _kind(value: Any) -> str:

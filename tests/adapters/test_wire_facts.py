@@ -16,7 +16,7 @@ from adapters.registry import effective_contract
 from adapters.schema import DIALECTS, Dialect, prepare_tools
 from adapters.wires import get_wire, wire_for_path
 from evals.emulator import Reply
-from tests.adapters._fixtures import WEATHER, request, scripted
+from evals.conformance._fixtures import WEATHER, request, scripted
 
 NOW = ToolSpec(name="now", description="The time.", parameters={"type": "object", "properties": {}})
 
@@ -90,12 +90,13 @@ def test_every_test_the_wire_rules_name_exists() -> None:
     text = (repo / "adapters" / "wires" / "RULES.md").read_text(encoding="utf-8")
     defined = {
         node.name
-        for path in (repo / "tests").rglob("test_*.py")
+        for folder in (repo / "tests", repo / "evals" / "conformance")
+        for path in folder.rglob("test_*.py")
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
     }
-    files = re.findall(r"`(tests/[\w/]+\.py)", text)
-    named = set(re.findall(r"`(?:tests/[\w/]+\.py)?(?:::)?(test_\w+)`", text))
+    files = re.findall(r"`((?:tests|evals/conformance)/[\w/]+\.py)", text)
+    named = set(re.findall(r"`(?:(?:tests|evals/conformance)/[\w/]+\.py)?(?:::)?(test_\w+)`", text))
     assert files and named
     assert [f for f in files if not (repo / f).is_file()] == []
     assert sorted(named - defined) == []
