@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from evals.errors import UserError
+from evals.plan import TRIAL_MARK
 from evals.scorecard import RATES
 
 BASELINE_VERSION = 2
@@ -111,7 +112,11 @@ def codes_by_row(frame: pd.DataFrame) -> dict[str, dict[str, str]]:
     )
     keys = frame["source"].astype(str) + "|" + frame["adapter"].astype(str) + "|" + frame["model"].astype(str)
     rows: dict[str, dict[str, str]] = {}
-    table = pd.DataFrame({"key": keys, "case": frame["case_id"].astype(str), "code": codes})
+    cases = frame["case_id"].astype(str)
+    if "trial" in frame:  # a repetition is its own paired unit: `<case>@<trial>`
+        trial = frame["trial"].fillna(0).astype("int64")
+        cases = cases.where(trial == 0, cases + TRIAL_MARK + trial.astype(str))
+    table = pd.DataFrame({"key": keys, "case": cases, "code": codes})
     for key, group in table.groupby("key", sort=False):
         rows[str(key)] = dict(zip(group["case"], group["code"], strict=True))
     return rows

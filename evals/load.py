@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pajson
 
+from evals.plan import TRIAL_MARK
 from evals.results import (
     EpisodeKey,
     IncompleteRunError,
@@ -37,6 +38,7 @@ _COLUMNS: dict[str, pa.DataType] = {
     "type": pa.string(),
     "run": pa.string(),
     "case_id": pa.string(),
+    "trial": pa.int64(),
     "category": pa.string(),
     "adapter": pa.string(),
     "wire": pa.string(),
@@ -56,15 +58,16 @@ _COLUMNS: dict[str, pa.DataType] = {
     "latency_s": pa.float64(),
     "input_tokens": pa.int64(),
     "output_tokens": pa.int64(),
+    "cost_usd": pa.float64(),
     "steps": pa.int64(),
     "started_at": pa.string(),
 }
 SCHEMA = pa.schema([pa.field(name, kind) for name, kind in _COLUMNS.items()])
 
 FRAME_COLUMNS = [
-    "run", "case_id", "category", "adapter", "wire", "model", "source", "recorded_at", "attempts",
+    "run", "case_id", "trial", "category", "adapter", "wire", "model", "source", "recorded_at", "attempts",
     "correct", "tool_selection_correct", "arguments_correct", "irrelevance", "malformed", "error",
-    "error_kind", "error_type", "reason", "latency_s", "input_tokens", "output_tokens", "steps",
+    "error_kind", "error_type", "reason", "latency_s", "input_tokens", "output_tokens", "cost_usd", "steps",
 ]  # fmt: skip
 """The tidy table: one row per episode (its final attempt)."""
 
@@ -96,12 +99,12 @@ class LoadedRun:
             return
         missing: list[EpisodeKey] = []
         count = 0
-        done = self.frame[["case_id", "adapter", "model"]]
+        done = self.frame.assign(episode=episode_ids(self.frame))[["episode", "adapter", "model"]]
         for adapter_id, models in plan.models.items():
             planned = pd.Index(plan.cases_of(adapter_id))
             mine = done[done["adapter"] == adapter_id]
             for model in models:
-                have = mine["case_id"] if model is None else mine.loc[mine["model"] == model, "case_id"]
+                have = mine["episode"] if model is None else mine.loc[mine["model"] == model, "episode"]
                 absent = planned.difference(pd.Index(have.unique()))
                 count += len(absent)
                 missing.extend((str(c), adapter_id, str(model)) for c in absent[: 3 - len(missing)])
@@ -225,7 +228,8 @@ def load_run(path: Path) -> LoadedRun:
 def frame_of(results: pa.Table) -> pd.DataFrame:
     """The tidy frame of final result rows (the last final row wins for an episode seen twice)."""
     frame = results.select([c for c in _COLUMNS if c not in ("type", "final", "started_at")]).to_pandas()
-    frame = frame.drop_duplicates(["case_id", "adapter", "model"], keep="last")
+    frame["trial"] = frame["trial"].fillna(0).astype("int64")  # files written before --repeat existed
+    frame = frame.drop_duplicates(["case_id", "trial", "adapter", "model"], keep="last")
     frame = frame.rename(columns={"attempt": "attempts"})
     frame["error"] = frame["error_kind"].notna()
     for column in ("input_tokens", "output_tokens"):
@@ -234,6 +238,13 @@ def frame_of(results: pa.Table) -> pd.DataFrame:
         frame["arguments_correct"].notna(), None
     )
     return frame[FRAME_COLUMNS].reset_index(drop=True)
+
+
+def episode_ids(frame: pd.DataFrame) -> pd.Series:
+    """Each row's episode id: its case id, and `@trial` for a repetition after the first."""
+    trial = frame["trial"].astype("int64")
+    cases = frame["case_id"].astype(str)
+    return cases.where(trial == 0, cases + TRIAL_MARK + trial.astype(str))
 
 
 def load_frame(path: Path) -> pd.DataFrame:

@@ -44,6 +44,30 @@ class PlannedEpisode:
     adapter_id: str
     model: str | None
     """None: the adapter's recorded or default model, resolved when the episode starts."""
+    trial: int = 0
+    """Which repetition of the case (`--repeat N`: 0 .. N-1)."""
+
+    @property
+    def episode_id(self) -> str:
+        return episode_id(self.case.id, self.trial)
+
+
+TRIAL_MARK = "@"
+"""Between a case id and its trial in an episode id: `weather_simple_01@2` is its third trial."""
+
+
+def episode_id(case_id: str, trial: int) -> str:
+    """The id of one trial of a case: the case id itself for the first, `<case>@<trial>` after.
+    It names the trial's cassette and its key in results and baselines."""
+    return case_id if trial == 0 else f"{case_id}{TRIAL_MARK}{trial}"
+
+
+def split_episode_id(value: str) -> tuple[str, int]:
+    """(case id, trial) of an episode id."""
+    case_id, mark, trial = value.rpartition(TRIAL_MARK)
+    if mark and trial.isdigit():
+        return case_id, int(trial)
+    return value, 0
 
 
 def parse_models(specs: Sequence[str], adapters: Sequence[str]) -> dict[str, list[str | None]]:
@@ -81,20 +105,26 @@ def select_cases(cases: Sequence[Case], patterns: Sequence[str], categories: Seq
 
 
 def plan(
-    cases: Sequence[Case], adapters: Sequence[str], models: dict[str, list[str | None]], shard: Shard | None
+    cases: Sequence[Case],
+    adapters: Sequence[str],
+    models: dict[str, list[str | None]],
+    shard: Shard | None,
+    repeat: int = 1,
 ) -> list[PlannedEpisode]:
-    """Every episode of the run, case-major so early results cover every adapter."""
+    """Every episode of the run, case-major so early results cover every adapter (a case's
+    trials stay in one shard)."""
     return [
-        PlannedEpisode(case=case, adapter_id=adapter_id, model=model)
+        PlannedEpisode(case=case, adapter_id=adapter_id, model=model, trial=trial)
         for case in cases
         for adapter_id in adapters
         if shard is None or shard.holds(case.id, adapter_id)
         for model in models[adapter_id]
+        for trial in range(repeat)
     ]
 
 
 PlannedKey = tuple[str, str, str | None]
-"""(case id, adapter id, model) of a planned episode; model None: resolved when it starts."""
+"""(episode id, adapter id, model) of a planned episode; model None: resolved when it starts."""
 
 
 class RunPlan(BaseModel):
@@ -107,13 +137,21 @@ class RunPlan(BaseModel):
     models: dict[str, list[str | None]]
     """Per adapter, in run order, its models."""
     shard: str | None = None
+    repeat: int = 1
 
     @classmethod
-    def of(cls, case_ids: Sequence[str], models: dict[str, list[str | None]], shard: Shard | None) -> RunPlan:
+    def of(
+        cls,
+        case_ids: Sequence[str],
+        models: dict[str, list[str | None]],
+        shard: Shard | None,
+        repeat: int = 1,
+    ) -> RunPlan:
         return cls(
             cases=list(case_ids),
             models={a: list(m) for a, m in models.items()},
             shard=f"{shard.index}/{shard.count}" if shard else None,
+            repeat=repeat,
         )
 
     def pairs(self) -> set[tuple[str, str]]:
@@ -121,17 +159,23 @@ class RunPlan(BaseModel):
         return {(a, m) for a, models in self.models.items() for m in models if m is not None}
 
     def cases_of(self, adapter_id: str) -> list[str]:
-        """The cases planned for one adapter (all of them, or its shard's)."""
+        """The episode ids planned for one adapter (every trial of all its cases, or its shard's)."""
         shard = Shard.parse(self.shard) if self.shard else None
-        return [c for c in self.cases if shard is None or shard.holds(c, adapter_id)]
+        return [
+            episode_id(c, trial)
+            for c in self.cases
+            if shard is None or shard.holds(c, adapter_id)
+            for trial in range(self.repeat)
+        ]
 
     def keys(self) -> list[PlannedKey]:
         """The planned episodes, in the order `plan` plays them."""
         shard = Shard.parse(self.shard) if self.shard else None
         return [
-            (case_id, adapter_id, model)
+            (episode_id(case_id, trial), adapter_id, model)
             for case_id in self.cases
             for adapter_id, models in self.models.items()
             if shard is None or shard.holds(case_id, adapter_id)
             for model in models
+            for trial in range(self.repeat)
         ]

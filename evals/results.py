@@ -26,14 +26,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evals.errors import UserError
-from evals.plan import PlannedKey, RunPlan
+from evals.plan import PlannedKey, RunPlan, episode_id
 
 RowSource = Literal["live", "cassette", "local-model", "emulated"]
 """Where a number comes from: a live provider; a cassette recorded live (model and date in the
 row); the local model (live or replayed from its recording); the emulator (pipeline only)."""
 
 EpisodeKey = tuple[str, str, str]
-"""(case id, adapter id, model)."""
+"""(episode id, adapter id, model): the episode id is the case id, `@trial` for later trials."""
 
 
 class CallRecord(BaseModel):
@@ -71,6 +71,8 @@ class ResultRow(BaseModel):
     type: Literal["result"] = "result"
     run: str
     case_id: str
+    trial: int = 0
+    """Which repetition of the case this is (`--repeat`)."""
     category: str
     adapter: str
     wire: str
@@ -97,6 +99,8 @@ class ResultRow(BaseModel):
     latency_s: float
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cost_usd: float | None = None
+    """What the episode's tokens cost at the model's published price; None when unknown."""
     steps: int = 1
     started_at: str
     text: str | None = None
@@ -108,7 +112,7 @@ class ResultRow(BaseModel):
 
     @property
     def key(self) -> EpisodeKey:
-        return (self.case_id, self.adapter, self.model)
+        return (episode_id(self.case_id, self.trial), self.adapter, self.model)
 
 
 class RunHeader(BaseModel):

@@ -20,6 +20,7 @@ from aiolimiter import AsyncLimiter
 
 from adapters.contract import ProviderError, TurnRequest, TurnResult
 from evals.cases import Case
+from evals.cost import episode_cost
 from evals.episode import EpisodeOutcome, play_case
 from evals.plan import PlannedEpisode
 from evals.results import CallRecord, ResultRow, ResultsFile, RowSource, bounded, now_iso
@@ -115,6 +116,7 @@ def _row(
     row = ResultRow(
         run=run,
         case_id=case.id,
+        trial=planned.trial,
         category=case.category,
         adapter=episode.adapter_id,
         wire=episode.wire,
@@ -142,6 +144,14 @@ def _row(
         latency_s=round(latency, 4),
         input_tokens=outcome.usage.input_tokens if outcome else None,
         output_tokens=outcome.usage.output_tokens if outcome else None,
+        cost_usd=episode_cost(
+            adapter_id=episode.adapter_id,
+            model=episode.model,
+            source=episode.source,
+            input_tokens=outcome.usage.input_tokens if outcome else None,
+            output_tokens=outcome.usage.output_tokens if outcome else None,
+            at=episode.recorded_at,
+        ),
         steps=outcome.steps if outcome else 0,
         started_at=started,
         text=outcome.final_text if outcome else None,
@@ -181,9 +191,9 @@ class Runner:
             planned
             for planned in episodes
             if not (
-                (planned.case.id, planned.adapter_id, planned.model) in finals
+                (planned.episode_id, planned.adapter_id, planned.model) in finals
                 if planned.model
-                else (planned.case.id, planned.adapter_id) in any_model
+                else (planned.episode_id, planned.adapter_id) in any_model
             )
         ]
 
@@ -237,7 +247,7 @@ class Runner:
                 )
             )
             return
-        key = (planned.case.id, planned.adapter_id, episode.model)
+        key = (planned.episode_id, planned.adapter_id, episode.model)
         attempt = self.results.attempts(key)
         while True:
             attempt += 1

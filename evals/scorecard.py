@@ -50,6 +50,7 @@ def results_frame(rows: Iterable[ResultRow]) -> pd.DataFrame:
             {
                 "run": row.run,
                 "case_id": row.case_id,
+                "trial": row.trial,
                 "category": row.category,
                 "adapter": row.adapter,
                 "wire": row.wire,
@@ -69,12 +70,14 @@ def results_frame(rows: Iterable[ResultRow]) -> pd.DataFrame:
                 "latency_s": row.latency_s,
                 "input_tokens": row.input_tokens,
                 "output_tokens": row.output_tokens,
+                "cost_usd": row.cost_usd,
                 "steps": row.steps,
             }
         )
     columns = [
         "run",
         "case_id",
+        "trial",
         "category",
         "adapter",
         "wire",
@@ -94,6 +97,7 @@ def results_frame(rows: Iterable[ResultRow]) -> pd.DataFrame:
         "latency_s",
         "input_tokens",
         "output_tokens",
+        "cost_usd",
         "steps",
     ]
     return pd.DataFrame.from_records(records, columns=columns)
@@ -130,9 +134,50 @@ def _summary(group: pd.DataFrame) -> dict[str, object]:
     out["output_tokens_mean"] = (
         float(group["output_tokens"].dropna().mean()) if group["output_tokens"].notna().any() else math.nan
     )
+    costs = group["cost_usd"].dropna() if "cost_usd" in group else pd.Series(dtype=float)
+    # Blank unless every episode has a price: a partial sum would understate the cost.
+    out["cost_usd"] = float(costs.sum()) if len(costs) and len(costs) == len(group) else math.nan
+    out["cost_per_episode_usd"] = out["cost_usd"] / len(group) if len(costs) == len(group) else math.nan
     recorded = group["recorded_at"].dropna()
     out["recorded"] = f"{min(recorded)[:10]}..{max(recorded)[:10]}" if len(recorded) else ""
+    out.update(_trials(group))
     return out
+
+
+def _trials(group: pd.DataFrame) -> dict[str, object]:
+    """Repeated trials (`--repeat N`): pass@1 (the mean per-case pass rate) with a 95 % interval
+    over cases, not over trials (a case's trials are not independent); pass^N (every trial
+    passed) with its Wilson interval over cases; how many cases are flaky (some trials pass)."""
+    per_case = group.groupby("case_id")["correct"].agg(["mean", "size", "sum"])
+    trials = int(per_case["size"].max()) if len(per_case) else 0
+    out: dict[str, object] = {"trials": trials}
+    if trials < 2:
+        return out
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    rates = per_case["mean"].astype(float)
+    mean = float(rates.mean())
+    low, high = (mean, mean) if rates.nunique() == 1 else DescrStatsW(rates.to_numpy()).tconfint_mean(0.05)
+    all_passed = int((per_case["sum"] == per_case["size"]).sum())
+    out.update(
+        pass_at_1=mean,
+        pass_at_1_lo=max(0.0, float(low)),
+        pass_at_1_hi=min(1.0, float(high)),
+        pass_all=all_passed / len(per_case),
+        flaky=int(((per_case["sum"] > 0) & (per_case["sum"] < per_case["size"])).sum()),
+    )
+    out["pass_all_lo"], out["pass_all_hi"] = wilson(all_passed, len(per_case))
+    return out
+
+
+def flaky_cases(frame: pd.DataFrame) -> pd.DataFrame:
+    """The cases whose repeated trials disagree: some passed, some did not."""
+    columns = [*KEY, "case_id", "passed", "trials"]
+    if frame.empty or "trial" not in frame or frame["trial"].max() < 1:
+        return pd.DataFrame(columns=columns)
+    counts = frame.groupby([*KEY, "case_id"], observed=True)["correct"].agg(passed="sum", trials="size")
+    counts = counts.reset_index()
+    return counts[(counts["passed"] > 0) & (counts["passed"] < counts["trials"])][columns].reset_index(drop=True)
 
 
 def _grouped(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -164,6 +209,11 @@ def _pct(value: object, low: object, high: object) -> str:
     return f"{value:.0%} [{low:.0%}, {high:.0%}]"
 
 
+def _dollars(value: float) -> str:
+    """A run's cost, blank ('-') where any price is unknown: never guessed."""
+    return "-" if not isinstance(value, float) or math.isnan(value) else f"{value:.4f}"
+
+
 def _seconds(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.3f}"
 
@@ -188,8 +238,8 @@ def to_markdown(card: pd.DataFrame, categories: pd.DataFrame) -> str:
             f"> {SOURCE_NOTES[source]}",
             "",
             "| source | adapter | model | n | accuracy | tool selection | arguments | irrelevance | "
-            "malformed | errors | p50 s | p95 s | tokens in/out | recorded |",
-            "|---|---|---|---:|---|---|---|---|---|---|---:|---:|---|---|",
+            "malformed | errors | p50 s | p95 s | tokens in/out | cost $ | recorded |",
+            "|---|---|---|---:|---|---|---|---|---|---|---:|---:|---|---:|---|",
         ]
         for _, r in part.iterrows():
             label = "EMULATED (pipeline only)" if source == "emulated" else source
@@ -202,7 +252,25 @@ def to_markdown(card: pd.DataFrame, categories: pd.DataFrame) -> str:
                 f"| {label} | {r['adapter']} | {r['model']} | {r['n']} | "
                 + " | ".join(_pct(r[m], r[f"{m}_lo"], r[f"{m}_hi"]) for m in RATES)
                 + f" | {_seconds(r['latency_p50_s'])} | {_seconds(r['latency_p95_s'])} | {tokens}"
-                + f" | {r['recorded'] or '-'} |"
+                + f" | {_dollars(r.get('cost_usd', math.nan))} | {r['recorded'] or '-'} |"
+            )
+        lines.append("")
+    repeated = card[card["trials"] > 1] if "trials" in card else card.iloc[0:0]
+    if not repeated.empty:
+        lines += [
+            "## Repeated trials",
+            "",
+            "pass@1: the mean per-case pass rate, its 95 % interval over cases (the accuracy above counts "
+            "every trial as if independent); pass^N: the share of cases that passed every trial.",
+            "",
+            "| source | adapter | model | trials | pass@1 | pass^N | flaky cases |",
+            "|---|---|---|---:|---|---|---:|",
+        ]
+        for _, r in repeated.iterrows():
+            lines.append(
+                f"| {r['source']} | {r['adapter']} | {r['model']} | {r['trials']} | "
+                f"{_pct(r['pass_at_1'], r['pass_at_1_lo'], r['pass_at_1_hi'])} | "
+                f"{_pct(r['pass_all'], r['pass_all_lo'], r['pass_all_hi'])} | {int(r['flaky'])} |"
             )
         lines.append("")
     if not categories.empty:
@@ -233,7 +301,14 @@ def write_scorecard(frame: pd.DataFrame, directory: Path) -> dict[str, Path]:
         "categories": directory / "scorecard_by_category.csv",
         "results": directory / "results.parquet",
     }
-    paths["md"].write_text(to_markdown(card, categories), encoding="utf-8")
+    flaky = flaky_cases(frame)
+    text = to_markdown(card, categories)
+    if not flaky.empty:
+        listed = [f"- {r.adapter} ({r.model}, {r.source}): {r.case_id}: {r.passed}/{r.trials} trials passed"
+                  for r in flaky.itertuples()]
+        text += "\n".join(["## Flaky cases", "", *listed, ""]) + "\n"
+        flaky.to_csv(directory / "scorecard_flaky.csv", index=False)
+    paths["md"].write_text(text, encoding="utf-8")
     card.to_csv(paths["csv"], index=False)
     card.astype({"source": str}).to_parquet(paths["parquet"], index=False)
     categories.to_csv(paths["categories"], index=False)

@@ -70,6 +70,8 @@ class SuiteConfig:
     allow_emulator: bool = False
     refresh: bool = False
     """Record mode: send every request again and rewrite its cassette (not only new ones)."""
+    repeat: int = 1
+    """Play each case this many times (trials; each its own cassette when recorded)."""
     stream: StreamPolicy = "alternate"
     concurrency: int = 4
     rate: float | None = None
@@ -92,6 +94,8 @@ class SuiteConfig:
             raise UserError(f"--rate must be a positive number of requests per second, got {self.rate:g}")
         if not self.timeout > 0:
             raise UserError(f"--timeout must be a positive number of seconds, got {self.timeout:g}")
+        if self.repeat < 1 or self.repeat > 100:
+            raise UserError(f"--repeat must be between 1 and 100, got {self.repeat}")
         if self.retries < 0 or self.retries > 20:
             raise UserError(f"--retries must be between 0 and 20, got {self.retries}")
         if not 0 <= self.tolerance < 1:
@@ -192,7 +196,7 @@ def plan_suite(
         models = {a: [m or default_model(a, targets[a]) for m in ms] for a, ms in models.items()}
         lines = [describe_target(a, targets[a], ", ".join(str(m) for m in models[a])) for a in adapters]
     shard = Shard.parse(config.shard) if config.shard else None
-    episodes = plan(cases, adapters, models, shard)
+    episodes = plan(cases, adapters, models, shard, config.repeat)
     if not episodes:
         raise UserError(f"shard {config.shard} holds no episode of this selection")
     return SuitePlan(
@@ -201,7 +205,7 @@ def plan_suite(
         episodes=episodes,
         targets=targets,
         lines=lines,
-        run_plan=RunPlan.of([c.id for c in cases], models, shard),
+        run_plan=RunPlan.of([c.id for c in cases], models, shard, config.repeat),
     )
 
 
@@ -239,6 +243,7 @@ def _header(config: SuiteConfig, suite: SuitePlan) -> RunHeader:
         "targets": dict(config.targets),
         "stream": config.stream,
         "refresh": config.refresh,
+        "repeat": config.repeat,
         "cassettes": str(config.cassettes),
     }
     run_fingerprint = fingerprint(settings)

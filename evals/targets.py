@@ -229,7 +229,7 @@ class EpisodeFactory:
         contract = effective_contract(adapter_id)
         recorded = None
         if self.mode is Mode.REPLAY and planned.model is not None:
-            recorded = self.store.meta(self.store.path(adapter_id, case.id, planned.model))
+            recorded = self.store.meta(self.store.path(adapter_id, planned.episode_id, planned.model))
         kind = self.target_of(adapter_id, recorded.source if recorded else None)
         model = planned.model or default_model(adapter_id, kind)
         upstream = None
@@ -241,7 +241,7 @@ class EpisodeFactory:
         episode = open_episode(
             self.store,
             adapter_id,
-            case.id,
+            planned.episode_id,
             self.mode,
             source=SOURCE_OF[kind],
             model=model,

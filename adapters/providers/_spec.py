@@ -43,6 +43,8 @@ class Provider:
     provider". Default: any one of `key_vars`."""
     extra_env: Mapping[str, str] = field(default_factory=dict)
     """Other settings read from the environment, by role (e.g. {"api_version": "OPENAI_API_VERSION"})."""
+    price_provider: str | None = None
+    """Its id in `genai-prices` (None: its prices are unknown, so costs stay blank)."""
 
     def api_key(self, explicit: str | None = None, environ: Mapping[str, str] | None = None) -> str:
         """The key handed to the SDK: the explicit one, else the first key variable that is set,

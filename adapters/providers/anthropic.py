@@ -14,6 +14,7 @@ ANTHROPIC = Provider(
     secret_headers=("x-api-key", "authorization"),
     secret_response_headers=("anthropic-organization-id",),
     sdk_loggers=("anthropic._base_client",),
+    price_provider="anthropic",
 )
 
 

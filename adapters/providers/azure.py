@@ -22,6 +22,7 @@ AZURE = Provider(
     default_base_url="https://example-resource.openai.azure.com",
     secret_headers=("api-key", "authorization"),
     sdk_loggers=OPENAI_LOGGERS,
+    price_provider="azure",
     ready_when=(("AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT"),),
     extra_env={"api_version": "OPENAI_API_VERSION"},
 )

@@ -24,6 +24,7 @@ GEMINI = Provider(
     base_url_var="GOOGLE_GEMINI_BASE_URL",
     secret_headers=("x-goog-api-key", "authorization"),
     sdk_loggers=GOOGLE_LOGGERS,
+    price_provider="google",
 )
 
 

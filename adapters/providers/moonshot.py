@@ -12,4 +12,5 @@ MOONSHOT = Provider(
     base_url_var="MOONSHOT_BASE_URL",
     default_base_url="https://api.moonshot.ai/v1",
     sdk_loggers=OPENAI_LOGGERS,
+    price_provider="moonshotai",
 )

@@ -20,6 +20,7 @@ OPENAI = Provider(
     base_url_var="OPENAI_BASE_URL",
     secret_response_headers=("openai-organization", "openai-project"),
     sdk_loggers=OPENAI_LOGGERS,
+    price_provider="openai",
 )
 
 

@@ -20,6 +20,7 @@ VERTEX = Provider(
     base_url_var="VERTEX_BASE_URL",
     secret_headers=("x-goog-api-key", "authorization"),
     sdk_loggers=GOOGLE_LOGGERS,
+    price_provider="google",
     ready_when=(
         ("VERTEX_API_KEY",),
         ("GOOGLE_API_KEY",),

@@ -28,6 +28,7 @@ from evals.cassettes.episode import Episode, open_episode, record_command
 from evals.cassettes.format import CassetteError
 from evals.cassettes.meta import CassetteMeta, Mode
 from evals.cassettes.store import CassetteStore
+from evals.plan import split_episode_id
 
 if TYPE_CHECKING:
     from evals.cases import Case
@@ -109,9 +110,9 @@ class DriftReport:
 
 
 async def _replay_one(
-    store: CassetteStore, adapter_id: str, case: Case, meta: CassetteMeta, replayer: Replayer
+    store: CassetteStore, adapter_id: str, name: str, case: Case, meta: CassetteMeta, replayer: Replayer
 ) -> list[str]:
-    episode = open_episode(store, adapter_id, case.id, Mode.REPLAY, source=meta.source, model=meta.model)
+    episode = open_episode(store, adapter_id, name, Mode.REPLAY, source=meta.source, model=meta.model)
     try:
         broken = await asyncio.wait_for(replayer(episode, adapter_id, case, meta), EPISODE_TIMEOUT)
     except TimeoutError:
@@ -215,7 +216,7 @@ async def _check_one(
             "orphan",
             (f"{path}: adapter {adapter_id!r} is not registered any more; delete the cassette",),
         )
-    case = cases.get(case_id)
+    case = cases.get(split_episode_id(case_id)[0])  # a later trial's cassette is `<case>@<trial>`
     if case is None:
         return Finding(
             adapter_id,
@@ -225,7 +226,7 @@ async def _check_one(
             "orphan",
             (f"{path}: case {case_id!r} is not in the case set any more; delete the cassette",),
         )
-    problems = await _replay_one(store, adapter_id, case, meta, replayer)
+    problems = await _replay_one(store, adapter_id, case_id, case, meta, replayer)
     if problems:
         return Finding(adapter_id, model, case_id, path, "drift", tuple(problems))
     return None

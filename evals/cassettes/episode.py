@@ -52,7 +52,12 @@ def record_command(
 ) -> str:
     """The exact command that (re-)records one episode's cassette, runnable as printed: the
     target it was recorded from, its model, and `flags` (the run's --case-dir, --cassettes)."""
-    parts = ["xpeval", "run", "--mode", "record", "--adapters", adapter_id, "--cases", case_id]
+    from evals.plan import split_episode_id
+
+    case, trial = split_episode_id(case_id)
+    parts = ["xpeval", "run", "--mode", "record", "--adapters", adapter_id, "--cases", case]
+    if trial:
+        parts += ["--repeat", str(trial + 1)]
     if model:
         parts += ["--models", f"{adapter_id}={model}"]
     if source:

@@ -43,6 +43,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--case-dir", type=Path, help="load cases from this folder instead of the built-in set")
     parser.add_argument("--shard", help="run shard i of N, as i/N")
     parser.add_argument(
+        "--repeat", type=int, default=1, help="play each case N times (trials: pass@1, pass^N, flaky cases)"
+    )
+    parser.add_argument(
         "--target",
         choices=["auto", "provider", "local-model", "emulator"],
         default="auto",
@@ -110,6 +113,7 @@ def config_from(args: argparse.Namespace) -> Any:
         target=args.target,
         allow_emulator=args.allow_emulator,
         refresh=args.refresh,
+        repeat=args.repeat,
         stream=args.stream,
         concurrency=args.concurrency,
         rate=args.rate,
