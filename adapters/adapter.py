@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 
 ToolChoiceMode = Literal["auto", "none", "required", "named"]
-TOOL_CHOICE_MODES: tuple[ToolChoiceMode, ...] = ("auto", "none", "required", "named")
+TOOL_CHOICE_MODES: tuple[ToolChoiceMode, ...] = get_args(ToolChoiceMode)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from adapters.schema import DIALECTS, PassResult, apply_dialect, safe_json
-from adapters.schema.audit import dropped_constraints
+from adapters.schema.assertions import dropped_constraints
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "schemas"
 

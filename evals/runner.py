@@ -20,8 +20,9 @@ from aiolimiter import AsyncLimiter
 
 from adapters.contract import ProviderError, TurnRequest, TurnResult
 from evals.cases import Case
+from evals.cases.model import is_multi_step
 from evals.cost import episode_cost
-from evals.episode import EpisodeOutcome, play_case
+from evals.play import EpisodeOutcome, play_case
 from evals.plan import PlannedEpisode
 from evals.results import CallRecord, ResultRow, ResultsFile, RowSource, bounded, now_iso
 from evals.retry import backoff_delay
@@ -82,37 +83,52 @@ class Progress(Protocol):
     def advance(self, row: ResultRow) -> None: ...
 
 
-def _row(
-    run: str,
-    planned: PlannedEpisode,
-    episode: OpenEpisode,
-    attempt: int,
-    final: bool,
-    outcome: EpisodeOutcome | None,
-    error: ProviderError | None,
-    problems: list[str],
-    latency: float,
-    started: str,
-    runner_error: str | None = None,
-) -> ResultRow:
-    case = planned.case
-    calls = outcome.calls_per_turn if outcome else []
-    verdict = score(
-        case, calls if case.category in ("multi_turn", "approval") else (calls[0] if calls else [])
+@dataclass
+class Attempt:
+    """What one attempt at an episode ended with."""
+
+    number: int
+    final: bool
+    outcome: EpisodeOutcome | None
+    error: ProviderError | None
+    problems: list[str]
+    latency: float
+    started: str
+    runner_error: str | None = None
+
+    def failure(self) -> tuple[str | None, str | None, int | None, str | None]:
+        """(kind, type, status, message) of what went wrong; all None when nothing did. A replay
+        problem is the cassette's, a runner error the suite's, anything else the provider's."""
+        if self.problems:
+            return "cassette", None, None, "; ".join(self.problems)
+        if self.runner_error is not None:
+            return "runner", None, None, self.runner_error
+        if self.error is not None:
+            return self.error.kind, self.error.type, self.error.status, self.error.message
+        return None, None, None, None
+
+
+def _usage(episode: OpenEpisode, outcome: EpisodeOutcome | None) -> dict[str, object]:
+    inputs = outcome.usage.input_tokens if outcome else None
+    outputs = outcome.usage.output_tokens if outcome else None
+    cost = episode_cost(
+        adapter_id=episode.adapter_id,
+        model=episode.model,
+        source=episode.source,
+        input_tokens=inputs,
+        output_tokens=outputs,
+        at=episode.recorded_at,
     )
-    failed = error is not None or bool(problems) or runner_error is not None
-    kind: str | None
-    etype: str | None
-    status: int | None
-    message: str | None
-    if problems:
-        kind, etype, status, message = "cassette", None, None, "; ".join(problems)
-    elif runner_error is not None:
-        kind, etype, status, message = "runner", None, None, runner_error
-    elif error is not None:
-        kind, etype, status, message = error.kind, error.type, error.status, error.message
-    else:
-        kind, etype, status, message = None, None, None, None
+    return {"input_tokens": inputs, "output_tokens": outputs, "cost_usd": cost}
+
+
+def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attempt) -> ResultRow:
+    case = planned.case
+    outcome = attempt.outcome
+    calls = outcome.calls_per_turn if outcome else []
+    verdict = score(case, calls if is_multi_step(case.category) else (calls[0] if calls else []))
+    kind, etype, status, message = attempt.failure()
+    failed = kind is not None
     row = ResultRow(
         run=run,
         case_id=case.id,
@@ -121,8 +137,8 @@ def _row(
         adapter=episode.adapter_id,
         wire=episode.wire,
         model=episode.model,
-        attempt=attempt,
-        final=final,
+        attempt=attempt.number,
+        final=attempt.final,
         source=episode.source,
         recorded_at=episode.recorded_at,
         recorded_model=episode.recorded_model,
@@ -141,21 +157,12 @@ def _row(
         error_type=etype,
         error_status=status,
         error_message=message,
-        latency_s=round(latency, 4),
-        input_tokens=outcome.usage.input_tokens if outcome else None,
-        output_tokens=outcome.usage.output_tokens if outcome else None,
-        cost_usd=episode_cost(
-            adapter_id=episode.adapter_id,
-            model=episode.model,
-            source=episode.source,
-            input_tokens=outcome.usage.input_tokens if outcome else None,
-            output_tokens=outcome.usage.output_tokens if outcome else None,
-            at=episode.recorded_at,
-        ),
+        latency_s=round(attempt.latency, 4),
         steps=outcome.steps if outcome else 0,
-        started_at=started,
+        started_at=attempt.started,
         text=outcome.final_text if outcome else None,
         refusal=outcome.refusal if outcome else None,
+        **_usage(episode, outcome),  # type: ignore[arg-type]
     )
     # Secrets first (a provider may echo a key in any text), then the size bound.
     scrubber = current_scrubber()
@@ -230,90 +237,68 @@ class Runner:
                 model=planned.model or "?",
                 source="emulated",
             )
-            message = f"{type(exc).__name__}: {exc}"
-            await self._write(
-                _row(
-                    self.results.run_id,
-                    planned,
-                    placeholder,
-                    1,
-                    True,
-                    None,
-                    None,
-                    [],
-                    0.0,
-                    started,
-                    runner_error=message,
-                )
-            )
+            failed = Attempt(1, True, None, None, [], 0.0, started, runner_error=f"{type(exc).__name__}: {exc}")
+            await self._write(_row(self.results.run_id, planned, placeholder, failed))
             return
-        key = (planned.episode_id, planned.adapter_id, episode.model)
-        attempt = self.results.attempts(key)
+        number = self.results.attempts((planned.episode_id, planned.adapter_id, episode.model))
         while True:
-            attempt += 1
-            started = now_iso()
-            clock = time.monotonic()
-            outcome: EpisodeOutcome | None = None
-            error: ProviderError | None = None
-            runner_error: str | None = None
-            try:
-                await self._limit(planned.adapter_id)
-                with bound(episode.transport):
-                    outcome = await asyncio.wait_for(
-                        play_case(episode.adapter, planned.case, episode.model, stream=episode.stream),
-                        timeout=self.settings.episode_timeout,
-                    )
-                error = outcome.error
-            except TimeoutError:
-                error = ProviderError(
-                    kind="timeout", message=f"episode exceeded {self.settings.episode_timeout:g}s"
-                )
-            except Exception as exc:  # our bug must cost one row, never the run
-                runner_error = f"{type(exc).__name__}: {exc}"
-            latency = time.monotonic() - clock
-            problems = episode.problems()
-            if episode.replayed_from is not None and not problems and error is not None and error.bad_response:
-                problems = [
-                    *problems,
-                    f"{episode.replayed_from}: a recorded response no longer decodes ({error.kind}: "
-                    f"{error.message}); record it again",
-                ]
-            retry = (
-                error is not None
-                and error.retryable
-                and not problems
-                and runner_error is None
-                and attempt < self.settings.max_attempts
-            )
-            if not retry:
-                # A recording keeps every deterministic outcome, the provider's refusals and the
-                # adapter's own included (replay must reproduce them); never a transient fault.
-                succeeded = runner_error is None and not problems and (error is None or not error.retryable)
-                problems = _unique([*problems, *episode.finish(succeeded)])
-            await self._write(
-                _row(
-                    self.results.run_id,
-                    planned,
-                    episode,
-                    attempt,
-                    not retry,
-                    outcome,
-                    error,
-                    problems,
-                    latency,
-                    started,
-                    runner_error,
-                )
-            )
-            if not retry:
+            number += 1
+            attempt = await self._attempt(planned, episode, number)
+            await self._write(_row(self.results.run_id, planned, episode, attempt))
+            if attempt.final:
                 return
             episode.retry()
             if episode.sleeps:
-                await asyncio.sleep(
-                    backoff_delay(
-                        attempt, error, base=self.settings.backoff_base, cap=self.settings.backoff_cap
-                    )
+                delay = backoff_delay(
+                    number, attempt.error, base=self.settings.backoff_base, cap=self.settings.backoff_cap
                 )
+                await asyncio.sleep(delay)
+
+    async def _attempt(self, planned: PlannedEpisode, episode: OpenEpisode, number: int) -> Attempt:
+        """Play the episode once; final unless a retryable provider failure has attempts left."""
+        started, clock = now_iso(), time.monotonic()
+        outcome: EpisodeOutcome | None = None
+        error: ProviderError | None = None
+        runner_error: str | None = None
+        try:
+            await self._limit(planned.adapter_id)
+            with bound(episode.transport):
+                outcome = await asyncio.wait_for(
+                    play_case(episode.adapter, planned.case, episode.model, stream=episode.stream),
+                    timeout=self.settings.episode_timeout,
+                )
+            error = outcome.error
+        except TimeoutError:
+            error = ProviderError(kind="timeout", message=f"episode exceeded {self.settings.episode_timeout:g}s")
+        except Exception as exc:  # our bug must cost one row, never the run
+            runner_error = f"{type(exc).__name__}: {exc}"
+        latency = time.monotonic() - clock
+        problems = _replay_problems(episode, error)
+        retry = (
+            error is not None
+            and error.retryable
+            and not problems
+            and runner_error is None
+            and number < self.settings.max_attempts
+        )
+        if not retry:
+            # A recording keeps every deterministic outcome, the provider's refusals and the
+            # adapter's own included (replay must reproduce them); never a transient fault.
+            succeeded = runner_error is None and not problems and (error is None or not error.retryable)
+            problems = _unique([*problems, *episode.finish(succeeded)])
+        return Attempt(number, not retry, outcome, error, problems, latency, started, runner_error)
+
+
+def _replay_problems(episode: OpenEpisode, error: ProviderError | None) -> list[str]:
+    """Replay problems so far: unmatched requests, and a recorded response that no longer decodes
+    (in a replay that is the cassette's fault, never the model's)."""
+    problems = episode.problems()
+    if episode.replayed_from is not None and not problems and error is not None and error.bad_response:
+        problems.append(
+            f"{episode.replayed_from}: a recorded response no longer decodes ({error.kind}: {error.message}); "
+            "record it again"
+        )
+    return problems
 
 
 def _unique(items: list[str]) -> list[str]:

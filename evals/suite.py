@@ -178,17 +178,10 @@ def plan_suite(
     adapters = list(dict.fromkeys(config.adapters)) or adapter_ids()
     for adapter_id in adapters:
         get_entry(adapter_id)
-    loaded = load_cases(config.case_dir or BUILTIN_DIR)
-    if not loaded:
-        raise UserError(f"{config.case_dir}: no case files (*.yaml, *.yml, *.jsonl) in the folder")
-    cases = select_cases([item.case for item in loaded], list(config.cases), list(config.categories))
+    cases = _cases(config)
     models = parse_models(list(config.models), adapters)
     if config.mode is Mode.REPLAY:
-        baselined = [split_key(key)[1:] for key in (baseline.rows if baseline else {})]
-        for adapter_id, named in models.items():
-            if named == [None]:
-                expected = {m for a, m in baselined if a == adapter_id}
-                models[adapter_id] = sorted({*store.models(adapter_id), *expected}) or [None]
+        models = _replayed_models(models, store, baseline)
         targets: dict[str, TargetKind] = {}
         lines = [_replay_line(store, a, models[a], cases) for a in adapters]
     else:
@@ -207,6 +200,29 @@ def plan_suite(
         lines=lines,
         run_plan=RunPlan.of([c.id for c in cases], models, shard, config.repeat),
     )
+
+
+def _cases(config: SuiteConfig) -> list[Case]:
+    loaded = load_cases(config.case_dir or BUILTIN_DIR)
+    if not loaded:
+        raise UserError(f"{config.case_dir}: no case files (*.yaml, *.yml, *.jsonl) in the folder")
+    return select_cases([item.case for item in loaded], list(config.cases), list(config.categories))
+
+
+def _replayed_models(
+    models: dict[str, list[str | None]], store: CassetteStore, baseline: Baseline | None
+) -> dict[str, list[str | None]]:
+    """Adapters without named models replay every model recorded for them and every model their
+    baseline rows name (cassettes that disappeared are a failure, not a smaller run)."""
+    baselined = [split_key(key)[1:] for key in (baseline.rows if baseline else {})]
+    out: dict[str, list[str | None]] = {}
+    for adapter_id, named in models.items():
+        if named != [None]:
+            out[adapter_id] = named
+            continue
+        expected = {m for a, m in baselined if a == adapter_id}
+        out[adapter_id] = list(sorted({*store.models(adapter_id), *expected})) or [None]
+    return out
 
 
 def _replay_line(store: CassetteStore, adapter_id: str, models: Sequence[str | None], cases: list[Case]) -> str:

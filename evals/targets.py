@@ -115,29 +115,8 @@ class TargetPicker:
         models = models or {}
         kinds = {a: self.kind(a, models.get(a) or [None]) for a in adapter_ids}
         chosen = {a: self.choice_of(a) for a in kinds}
-        if "provider" in chosen.values():
-            missing = [a for a in kinds if chosen[a] == "provider" and not provider_ready(a)]
-            if missing:
-                raise UserError(
-                    f"--target provider: no credentials for {', '.join(missing)} (set the provider's key: "
-                    f"{_key_hint(missing)}), or use --target auto"
-                )
-        local = [a for a in kinds if chosen[a] == "local-model"]
-        if local:
-            foreign = [a for a in local if not local_capable(a)]
-            if foreign:
-                raise UserError(
-                    f"--target local-model: the local model server does not serve {', '.join(foreign)} "
-                    "(its wire or URL shape); choose other --adapters"
-                )
-            wanted = {m for a in local for m in (models.get(a) or [None])}
-            down = sorted(str(m or "the default model") for m in wanted if not self.local_model_up(m))
-            if down:
-                model = "" if down == ["the default model"] else f" --model {down[0]}"
-                raise UserError(
-                    f"--target local-model: the local model server of {', '.join(down)} is not running "
-                    f"(start it with: xpeval local-model serve{model})"
-                )
+        self._check_providers([a for a in kinds if chosen[a] == "provider"])
+        self._check_local([a for a in kinds if chosen[a] == "local-model"], models)
         if not self.allow_emulator:
             fallback = [a for a, kind in kinds.items() if kind == "emulator" and chosen[a] == "auto"]
             if fallback:
@@ -147,6 +126,31 @@ class TargetPicker:
                     "--allow-emulator (or --target emulator) to check the pipeline only"
                 )
         return kinds
+
+    @staticmethod
+    def _check_providers(adapter_ids: list[str]) -> None:
+        missing = [a for a in adapter_ids if not provider_ready(a)]
+        if missing:
+            raise UserError(
+                f"--target provider: no credentials for {', '.join(missing)} (set the provider's key: "
+                f"{_key_hint(missing)}), or use --target auto"
+            )
+
+    def _check_local(self, adapter_ids: list[str], models: dict[str, list[str | None]]) -> None:
+        foreign = [a for a in adapter_ids if not local_capable(a)]
+        if foreign:
+            raise UserError(
+                f"--target local-model: the local model server does not serve {', '.join(foreign)} "
+                "(its wire or URL shape); choose other --adapters"
+            )
+        wanted = {m for a in adapter_ids for m in (models.get(a) or [None])}
+        down = sorted(str(m or "the default model") for m in wanted if not self.local_model_up(m))
+        if down:
+            model = "" if down == ["the default model"] else f" --model {down[0]}"
+            raise UserError(
+                f"--target local-model: the local model server of {', '.join(down)} is not running "
+                f"(start it with: xpeval local-model serve{model})"
+            )
 
 
 def _key_hint(adapter_ids: list[str]) -> str:
@@ -162,7 +166,7 @@ def describe_target(adapter_id: str, kind: TargetKind, model: str) -> str:
         return f"{adapter_id}: live provider {where} (model {model})"
     if kind == "local-model":
         from evals.local_model import local_base_url
-        from evals.local_model.targets import served_model_for
+        from evals.local_model.adapters import served_model_for
 
         models = [m.strip() for m in model.split(",")]
         ports = sorted({served_model_for(None, m).port for m in models})

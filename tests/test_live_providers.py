@@ -13,7 +13,7 @@ import pytest
 
 from adapters.registry import create_adapter
 from evals.cases import load_cases
-from evals.episode import play_case
+from evals.play import play_case
 from evals.scoring import score
 
 pytestmark = pytest.mark.live

@@ -26,7 +26,7 @@ from adapters.schema._types import (
 )
 from adapters.schema._walk import Budgets
 from adapters.schema.apply import apply_dialect
-from adapters.schema.arguments import ArgumentMap
+from adapters.schema.argument_map import ArgumentMap
 from adapters.schema.names import map_names
 from adapters.schema.prepare import prepare_tools
 

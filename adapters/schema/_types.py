@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.contract import JsonObject, ToolCall, ToolSpec
-from adapters.schema import arguments as _arguments
-from adapters.schema.arguments import ArgumentMap
+from adapters.schema import argument_map as _arguments
+from adapters.schema.argument_map import ArgumentMap
 
 Dialect = Literal[
     "openai",
@@ -19,15 +19,7 @@ Dialect = Literal[
     "gemini-json-schema",
     "moonshot",
 ]
-DIALECTS: tuple[Dialect, ...] = (
-    "openai",
-    "openai-strict",
-    "anthropic",
-    "anthropic-strict",
-    "gemini-openapi",
-    "gemini-json-schema",
-    "moonshot",
-)
+DIALECTS: tuple[Dialect, ...] = get_args(Dialect)
 
 LossAction = Literal[
     "dropped", "relaxed", "inlined", "moved-to-description", "closed-by-budget", "renamed", "narrowed"

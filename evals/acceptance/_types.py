@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -18,17 +18,7 @@ ProviderMode = Literal[
     "gemini-json-schema",
     "moonshot",
 ]
-PROVIDER_MODES: tuple[ProviderMode, ...] = (
-    "openai-chat",
-    "openai-chat-strict",
-    "openai-responses",
-    "openai-responses-strict",
-    "anthropic",
-    "anthropic-strict",
-    "gemini-parameters",
-    "gemini-json-schema",
-    "moonshot",
-)
+PROVIDER_MODES: tuple[ProviderMode, ...] = get_args(ProviderMode)
 
 
 @dataclass(frozen=True)

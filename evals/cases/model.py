@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -31,14 +31,19 @@ from evals.cases.schema_root import root_properties, root_required
 Category = Literal[
     "simple", "multiple", "parallel", "parallel_multiple", "irrelevance", "multi_turn", "approval"
 ]
-CATEGORIES: tuple[Category, ...] = (
-    "simple", "multiple", "parallel", "parallel_multiple", "irrelevance", "multi_turn", "approval"
-)
+CATEGORIES: tuple[Category, ...] = get_args(Category)
+
+MULTI_STEP_CATEGORIES: frozenset[Category] = frozenset({"multi_turn", "approval"})
+"""Cases played through the agent loop, scored per user turn (the others are one model turn)."""
 
 Decision = Literal["approve", "deny"]
 
 _SINGLE_CALL: frozenset[str] = frozenset({"simple", "multiple"})
 _PARALLEL: frozenset[str] = frozenset({"parallel", "parallel_multiple"})
+
+
+def is_multi_step(category: str) -> bool:
+    return category in MULTI_STEP_CATEGORIES
 
 
 class _Frozen(BaseModel):
@@ -262,7 +267,7 @@ class Case(_Frozen):
                 raise ValueError("category approval: no expected call names a gated tool")
 
     def _check_scripted_path(self) -> None:
-        if self.category not in ("multi_turn", "approval"):
+        if self.category not in MULTI_STEP_CATEGORIES:
             return
         for where, call in self._expected_calls():
             if self.approvals.get(call.name) == "deny":

@@ -1,7 +1,7 @@
 """Drift: do the adapters still send what their cassettes recorded?
 
 For each cassette, the whole episode is played again through the real adapter in replay mode,
-the way the runner plays it (`evals.episode.play_case`: one turn, or the agent loop for
+the way the runner plays it (`evals.play.play_case`: one turn, or the agent loop for
 multi-turn and approval cases; the adapter built by `evals.targets.build_adapter` for the
 target the cassette was recorded from). Every request the adapter builds today is matched
 against the recording: a request that no longer matches comes back with a unified diff against
@@ -61,7 +61,7 @@ def recorded_stream(episode: Episode, adapter_id: str) -> bool:
 
 async def replay_with_runner(episode: Episode, adapter_id: str, case: Case, meta: CassetteMeta) -> list[str]:
     """Play the episode exactly as the runner does, against the cassette."""
-    from evals.episode import play_case
+    from evals.play import play_case
     from evals.targets import KIND_OF, build_adapter
 
     settings = AdapterSettings(model=meta.model, transport=episode.transport)

@@ -10,6 +10,7 @@ import httpx2
 
 from adapters.contract import ToolCall, TurnResult, Usage
 from evals.cases import Case
+from evals.cases.model import is_multi_step
 from evals.emulator.script import Reply
 from evals.emulator.server import EmulatorServer
 
@@ -35,7 +36,7 @@ def replies_for(case: Case) -> list[TurnResult]:
             for index, call in enumerate(turn.expected.calls)
         ]
         replies.append(TurnResult(tool_calls=calls, usage=usage))
-        if case.category in ("multi_turn", "approval"):
+        if is_multi_step(case.category):
             replies.append(TurnResult(text=DONE_TEXT, usage=usage))
     return replies
 

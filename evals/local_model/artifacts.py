@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.local_model import config
-from evals.local_model.errors import ExtraNotInstalledError, LocalModelError
+from evals.local_model.setup_errors import ExtraNotInstalledError, LocalModelError
 from evals.local_model.models import ServedModel, resolve
 
 SYMLINK_MANIFEST = "_symlinks.json"

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from importlib import metadata
 
-from evals.local_model.errors import LocalModelError
+from evals.local_model.setup_errors import LocalModelError
 
 EXTRA = "local-model"
 DISTRIBUTION = "xpeval"

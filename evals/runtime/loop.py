@@ -32,8 +32,8 @@ from adapters.contract import (
 )
 from evals.runtime.audit import AuditRow
 from evals.runtime.clock import now_ms
-from evals.runtime.errors import describe_exception
-from evals.runtime.registry import ToolRegistry
+from evals.runtime.tool_errors import describe_exception
+from evals.runtime.tool_registry import ToolRegistry
 from evals.runtime.router import CallResult, ToolRouter
 
 

@@ -20,8 +20,8 @@ from pydantic import BaseModel
 from evals.runtime.arguments import check_arguments
 from evals.runtime.audit import DEFAULT_WINDOW, AuditLog, AuditOutcome, AuditRow, TextSink
 from evals.runtime.clock import now_ms as wall_clock_ms
-from evals.runtime.errors import ToolRouterError, describe_exception, display_name
-from evals.runtime.registry import ToolRegistry
+from evals.runtime.tool_errors import ToolRouterError, describe_exception, display_name
+from evals.runtime.tool_registry import ToolRegistry
 
 Handler = Callable[[Any], Any]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import pandas as pd
 
@@ -15,7 +15,7 @@ EXACT_ACTIONS = frozenset({"inlined", "renamed"})
 """Loss entries that change a schema's form, not its meaning."""
 
 Outcome = Literal["refused", "loss"]
-OUTCOMES: tuple[Outcome, ...] = ("refused", "loss")
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 """What `--fail-on` can name: a refused pair, or a pair sent with a loss that changes what a
 call may contain (a loss entry other than an exact one, `EXACT_ACTIONS`)."""
 

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 from adapters.contract import ToolSpec
 from adapters.schema.safe_json import load_path
@@ -33,7 +33,7 @@ from adapters.wires import tool_file_layouts
 from evals.errors import UserError
 
 Form = Literal["xpeval", "openai-chat", "openai-responses", "anthropic", "mcp"]
-FORMS: tuple[Form, ...] = ("xpeval", "openai-chat", "openai-responses", "anthropic", "mcp")
+FORMS: tuple[Form, ...] = get_args(Form)
 
 MAX_FILE_BYTES = 5_000_000
 MAX_NESTING = 4

@@ -17,7 +17,7 @@ from evals.cassettes import CassetteStore, Mode, open_episode
 from evals.cli import main
 from evals.emulator import EmulatorServer
 from evals.emulator.case_script import CaseEmulator
-from evals.episode import play_case
+from evals.play import play_case
 from evals.targets import build_adapter
 
 ADAPTERS = ("openai-chat", "google-genai")

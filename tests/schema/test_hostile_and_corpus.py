@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from adapters.schema import DIALECTS, Dialect, PassResult, apply_dialect, safe_json
-from adapters.schema.audit import dropped_constraints
+from adapters.schema.assertions import dropped_constraints
 from tests._corpus import corpus_files, corpus_path
 
 CORPUS_SCHEMAS = corpus_files("schemas/*/*.json")

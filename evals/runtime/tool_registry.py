@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from adapters.contract import JsonObject, ToolSpec
 from evals.runtime.arguments import CheckedArguments, check_arguments
-from evals.runtime.errors import ToolNotFoundError, ToolRegistryError, display_name
+from evals.runtime.tool_errors import ToolNotFoundError, ToolRegistryError, display_name
 
 Risk = Literal["read", "preview", "terminal"]
 """read: looks things up; preview: computes a proposal without committing it; terminal: a

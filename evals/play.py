@@ -16,6 +16,7 @@ from pydantic import RootModel, model_validator
 
 from adapters.contract import Message, ProviderError, ToolCall, TurnResult, Usage
 from evals.cases import Case
+from evals.cases.model import is_multi_step
 from evals.cases.scripted import scripted_handler
 from evals.runtime import (
     AgentLoop,
@@ -27,7 +28,6 @@ from evals.runtime import (
 )
 from evals.runtime.loop import TurnTaker
 
-MULTI_STEP_CATEGORIES = frozenset({"multi_turn", "approval"})
 DEFAULT_MAX_STEPS = 4
 """Steps per user turn: a call, its result, the answer, plus one spare (a model that keeps
 calling tools is stopped, not waited for)."""
@@ -115,7 +115,7 @@ async def play_case(
 ) -> EpisodeOutcome:
     """Run `case` through `adapter`; never raises for anything the provider or model does."""
     outcome = EpisodeOutcome()
-    if case.category not in MULTI_STEP_CATEGORIES:
+    if not is_multi_step(case.category):
         request = case.turn_request(model).model_copy(update={"stream": stream})
         result = await adapter.turn(request)
         outcome.steps = 1

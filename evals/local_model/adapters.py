@@ -14,7 +14,7 @@ from adapters.adapter import Adapter, AdapterSettings
 from adapters.contract import WireName
 from adapters.registry import adapter_ids, create_adapter, effective_contract
 from evals.local_model import config
-from evals.local_model.errors import LocalModelError
+from evals.local_model.setup_errors import LocalModelError
 from evals.local_model.models import DEFAULT_MODEL, ServedModel, find_model, resolve
 from evals.local_model.requests import prepare_for_local_server
 
