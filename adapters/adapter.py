@@ -153,7 +153,8 @@ class Adapter:
         if request.tools and mode not in self.contract.capabilities.tool_choice:
             return TurnResult(
                 error=ProviderError(
-                    kind="refused", message=f"{self.id} does not support tool_choice {mode!r} (its capabilities)"
+                    kind="refused",
+                    message=f"{self.id} does not support tool_choice {mode!r} (its capabilities)",
                 )
             )
         prepared = self.prepare(request)

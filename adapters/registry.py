@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from adapters.adapter import Adapter, AdapterFactory, AdapterSettings, Capabilities, EffectiveContract
@@ -49,7 +49,7 @@ class DirectEntry:
     provider: Provider
     factory: AdapterFactory
     description: str = ""
-    capabilities: Capabilities = Capabilities()
+    capabilities: Capabilities = field(default_factory=Capabilities)
 
     kind: ClassVar[Literal["direct"]] = "direct"
 
@@ -173,7 +173,10 @@ def effective_contract(
         if isinstance(entry, DirectEntry):
             assert dialect is not None and capabilities is not None
             return EffectiveContract(
-                id=adapter_id, wire=entry.wire, schema_dialect=dialect, chain=tuple(chain),
+                id=adapter_id,
+                wire=entry.wire,
+                schema_dialect=dialect,
+                chain=tuple(chain),
                 capabilities=capabilities,
             )
         current = entry.contract_parent

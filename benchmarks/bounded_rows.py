@@ -66,7 +66,8 @@ def child(episodes: int, size: int, folder: Path) -> dict[str, float]:
             store=CassetteStore(folder / "none"),
             picker=TargetPicker(choice="emulator"),
             emulator=Big(server),
-            stream_policy="never",  # a 5 MB streamed answer is 300,000 frames: the emulator, not xpeval, would be measured
+            # A 5 MB streamed answer is 300,000 frames: the emulator, not xpeval, would be measured.
+            stream_policy="never",
         )
         header = RunHeader(
             run="bench",
@@ -89,7 +90,8 @@ def child(episodes: int, size: int, folder: Path) -> dict[str, float]:
         results.close()
     rows = [r for r in ResultsFile.read(results.path).rows if r.final]
     assert len(rows) == len(planned) and all(r.error_kind is None for r in rows), "every episode answered"
-    hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+    with open("/proc/self/status") as status:
+        hwm = next(line for line in status if line.startswith("VmHWM:"))
     peak_mb = int(hwm.split()[1]) / 1024  # this process image's own peak (ru_maxrss survives exec)
     return {"peak_mb": peak_mb, "bytes_per_row": path.stat().st_size / len(rows), "rows": len(rows)}
 
@@ -114,8 +116,8 @@ def main() -> int:
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        episodes, size, folder = int(args.child[0]), int(args.child[1]), Path(args.child[2])
-        print(json.dumps(child(episodes, size, folder)))
+        episodes, size, where = int(args.child[0]), int(args.child[1]), Path(args.child[2])
+        print(json.dumps(child(episodes, size, where)))
         return 0
     big = int(args.mb * 1024 * 1024)
     with tempfile.TemporaryDirectory() as folder:

@@ -49,7 +49,8 @@ async def handle(reader, writer):
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
             line, *headers = head.decode("latin-1").split("\r\n")
-            length = next((int(h.split(":", 1)[1]) for h in headers if h.lower().startswith("content-length:")), 0)
+            sizes = [int(h.split(":", 1)[1]) for h in headers if h.lower().startswith("content-length:")]
+            length = sizes[0] if sizes else 0
             if length:
                 await reader.readexactly(length)
             if line.startswith("GET /stats"):
@@ -192,7 +193,8 @@ def main() -> int:
                 met = (target is None or ratio >= target) and connections_ok
                 ok = ok and met
                 print(
-                    f"{level:>11}  {requests:>8}  {throughput(bare_stats):>10.0f}  {throughput(ours):>12.0f}  "
+                    f"{level:>11}  {requests:>8}  {throughput(bare_stats):>10.0f}  "
+                    f"{throughput(ours):>12.0f}  "
                     f"{ratio:>5.2f}  {'>= ' + str(target) if target else '-':>6}  "
                     f"{int(bare_stats['connections']) - 1:>5}/{int(ours['connections']) - 1:<5}"
                     f"{'' if met else '  MISSED'}  ({time.perf_counter() - started:.1f} s)"

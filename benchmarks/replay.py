@@ -36,6 +36,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import openai
@@ -155,8 +156,8 @@ async def raw_decode_of_committed() -> tuple[float, int]:
     store = CassetteStore(REPO / "cassettes")
     current: list[httpx2.Response] = []
     transport = httpx2.MockTransport(lambda request: current.pop())
-    clients = {}
-    interactions = []
+    clients: dict[str, Any] = {}
+    interactions: list[tuple[Any, Any]] = []
     for adapter_id, _model, _case, path in store.iter_cassettes():
         wire = effective_contract(adapter_id).wire
         if wire not in clients:

@@ -52,7 +52,8 @@ table = pajson.read_json(io.BytesIO(rows), parse_options=pajson.ParseOptions(
     explicit_schema=SCHEMA, unexpected_field_behavior="ignore"))
 frame = table.to_pandas()
 frame = frame[(frame["type"] == "result") & frame["final"].fillna(False)]
-counts = frame.groupby(["source", "adapter", "model"])[["correct", "tool_selection_correct", "malformed"]].sum()
+rates = ["correct", "tool_selection_correct", "malformed"]
+counts = frame.groupby(["source", "adapter", "model"])[rates].sum()
 assert len(counts)
 """
 
@@ -136,7 +137,8 @@ def main() -> int:
     print(f"pyarrow yardstick: {yardstick['seconds']:.1f} s, {yardstick['peak_mb']:.0f} MB peak")
     print(f"xpeval gate:       {gate['seconds']:.1f} s, {gate['peak_mb']:.0f} MB peak")
     print(
-        f"ratio {ratio:.2f}x (target <= {TIME_TARGET}x), peak {gate['peak_mb']:.0f} MB (target < {RSS_TARGET_MB:.0f})"
+        f"ratio {ratio:.2f}x (target <= {TIME_TARGET}x), peak {gate['peak_mb']:.0f} MB "
+        f"(target < {RSS_TARGET_MB:.0f})"
     )
     ok = ratio <= TIME_TARGET and gate["peak_mb"] < RSS_TARGET_MB
     print("target met" if ok else "TARGET MISSED")

@@ -39,7 +39,12 @@ DEFAULT_MAX_ERROR_RATE = 0.05
 DEFAULT_MAX_MALFORMED_RATE = 0.25
 
 
-SOURCE_CLASS = {"live": "provider", "cassette": "provider", "local-model": "local-model", "emulated": "emulated"}
+SOURCE_CLASS = {
+    "live": "provider",
+    "cassette": "provider",
+    "local-model": "local-model",
+    "emulated": "emulated",
+}
 """What a row's numbers are of: a live answer and a replayed live recording are both the
 provider's; the local model and the emulator are their own."""
 
@@ -57,26 +62,6 @@ def comparable(key: str) -> tuple[str, str, str]:
 def split_key(key: str) -> tuple[str, str, str]:
     source, adapter, model = [*key.split("|", 2), "", ""][:3]
     return source, adapter, model
-
-
-def _flag(value: object) -> str:
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return "-"
-    return "y" if bool(value) else "n"
-
-
-def case_code(record: Mapping[str, Any]) -> str:
-    """The per-case code of one final result (a row of `results_frame`)."""
-    return "".join(
-        (
-            _flag(record["correct"]),
-            _flag(record["tool_selection_correct"]),
-            _flag(record["arguments_correct"]),
-            _flag(record["correct"]) if record["irrelevance"] else "-",
-            _flag(record["malformed"]),
-            _flag(record["error"]),
-        )
-    )
 
 
 def passed(code: str, rate: str) -> bool | None:

@@ -38,7 +38,9 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="xpeval", description="Cross-provider conformance and evaluation for LLM tool calling.")
+    parser = _Parser(
+        prog="xpeval", description="Cross-provider conformance and evaluation for LLM tool calling."
+    )
     parser.add_argument("--version", action="version", version=f"xpeval {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):

@@ -43,10 +43,18 @@ def _prices(model: str, provider: str, day: str | None) -> tuple[float, float] |
 
     when = datetime.fromisoformat(day) if day else None
     try:
-        inputs = calc_price(Usage(input_tokens=1_000_000, output_tokens=0), model, provider_id=provider,
-                            genai_request_timestamp=when)
-        outputs = calc_price(Usage(input_tokens=0, output_tokens=1_000_000), model, provider_id=provider,
-                             genai_request_timestamp=when)
+        inputs = calc_price(
+            Usage(input_tokens=1_000_000, output_tokens=0),
+            model,
+            provider_id=provider,
+            genai_request_timestamp=when,
+        )
+        outputs = calc_price(
+            Usage(input_tokens=0, output_tokens=1_000_000),
+            model,
+            provider_id=provider,
+            genai_request_timestamp=when,
+        )
     except LookupError:
         return None
     return float(inputs.total_price) / 1e6, float(outputs.total_price) / 1e6

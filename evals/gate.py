@@ -164,9 +164,13 @@ def evaluate(
         if now_key is None:
             other = [k for k in current if comparable(k)[1:] == comparable(key)[1:]]
             if other:
-                report.notes.append(f"{key}: this run measured it from another source ({other[0]}): not compared")
+                report.notes.append(
+                    f"{key}: this run measured it from another source ({other[0]}): not compared"
+                )
             else:
-                report.findings.append(Finding(key, "present", False, f"{key}: in the baseline but not in this run"))
+                report.findings.append(
+                    Finding(key, "present", False, f"{key}: in the baseline but not in this run")
+                )
             continue
         compared.add(now_key)
         now = current[now_key]
@@ -174,8 +178,13 @@ def evaluate(
             missing = sorted(set(before) - set(now))
             if missing:
                 report.findings.append(
-                    Finding(key, "cases", False, f"{key}: {len(missing)} baseline case(s) not run: "
-                            f"{_names(missing)}", worse=tuple(missing))
+                    Finding(
+                        key,
+                        "cases",
+                        False,
+                        f"{key}: {len(missing)} baseline case(s) not run: {_names(missing)}",
+                        worse=tuple(missing),
+                    )
                 )
         new = sorted(set(now) - set(before))
         if new:
@@ -226,7 +235,8 @@ def _nothing_measured(frame: pd.DataFrame) -> list[Finding]:
 def _pair(key: str, before: dict[str, str], now: dict[str, str]) -> Iterable[_Pairing]:
     shared = sorted(set(before) & set(now))
     for rate in RATES:
-        worse, better = [], []
+        worse: list[str] = []
+        better: list[str] = []
         for case in shared:
             was, is_ = passed(before[case], rate), passed(now[case], rate)
             if was is None or is_ is None or was == is_:
@@ -247,7 +257,8 @@ def _judge(pairings: list[_Pairing], tolerance: float, alpha: float) -> list[Fin
     statistical = [
         p
         for p in pairings
-        if split_key(p.key)[0] not in DETERMINISTIC_SOURCES and can_reject(len(p.worse) + len(p.better), alpha)
+        if split_key(p.key)[0] not in DETERMINISTIC_SOURCES
+        and can_reject(len(p.worse) + len(p.better), alpha)
     ]
     adjusted = dict(
         zip(
@@ -283,7 +294,9 @@ def _judge(pairings: list[_Pairing], tolerance: float, alpha: float) -> list[Fin
 
 def _message(pairing: _Pairing, p_value: float | None, reasons: list[str]) -> str:
     (k0, n0), (k1, n1) = pairing.before, pairing.after
-    text = f"{pairing.key} {pairing.rate}: {_rate(k0, n0)} -> {_rate(k1, n1)} on {pairing.shared} shared cases"
+    text = (
+        f"{pairing.key} {pairing.rate}: {_rate(k0, n0)} -> {_rate(k1, n1)} on {pairing.shared} shared cases"
+    )
     if pairing.worse:
         text += f"; worse: {_names(pairing.worse)}"
     if pairing.better:

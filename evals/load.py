@@ -175,8 +175,23 @@ def _header(path: Path) -> tuple[RunHeader, int]:
         raise NotAResultsFileError(f"{path}: its run header is not an xpeval run header: {exc}") from exc
 
 
-REQUIRED = ("run", "case_id", "category", "adapter", "wire", "model", "attempt", "final", "source",
-            "correct", "tool_selection_correct", "irrelevance", "malformed", "latency_s", "started_at")
+REQUIRED = (
+    "run",
+    "case_id",
+    "category",
+    "adapter",
+    "wire",
+    "model",
+    "attempt",
+    "final",
+    "source",
+    "correct",
+    "tool_selection_correct",
+    "irrelevance",
+    "malformed",
+    "latency_s",
+    "started_at",
+)
 
 
 def _final_rows(path: Path, start: int, end: int) -> tuple[pa.Table, bool]:
@@ -187,8 +202,9 @@ def _final_rows(path: Path, start: int, end: int) -> tuple[pa.Table, bool]:
     complete = False
     with io.BufferedReader(_Slice(path, start, end), buffer_size=1 << 20) as stream:
         try:
-            reader = pajson.open_json(stream, read_options=pajson.ReadOptions(block_size=BLOCK_BYTES),
-                                      parse_options=options)
+            reader = pajson.open_json(
+                stream, read_options=pajson.ReadOptions(block_size=BLOCK_BYTES), parse_options=options
+            )
             for batch in reader:
                 kinds = batch.column("type")
                 strange = [k for k in pc.unique(kinds).to_pylist() if k not in ("result", "complete")]
@@ -234,8 +250,8 @@ def frame_of(results: pa.Table) -> pd.DataFrame:
     frame["error"] = frame["error_kind"].notna()
     for column in ("input_tokens", "output_tokens"):
         frame[column] = frame[column].astype("Int64")
-    frame["arguments_correct"] = frame["arguments_correct"].astype(object).where(
-        frame["arguments_correct"].notna(), None
+    frame["arguments_correct"] = (
+        frame["arguments_correct"].astype(object).where(frame["arguments_correct"].notna(), None)
     )
     return frame[FRAME_COLUMNS].reset_index(drop=True)
 

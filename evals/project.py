@@ -77,13 +77,18 @@ def project_settings(start: Path | None = None) -> ProjectSettings:
     found = find_pyproject(here)
     if found is None:
         return ProjectSettings(
-            root=here, cassettes=here / "cassettes", reports=here / "reports",
+            root=here,
+            cassettes=here / "cassettes",
+            reports=here / "reports",
             results=here / "reports" / "results.jsonl",
         )
     pyproject, table = found
     unknown = sorted(set(table) - KEYS)
     if unknown:
-        raise UserError(f"{pyproject}: unknown [tool.xpeval] key(s) {', '.join(unknown)} (known: {', '.join(sorted(KEYS))})")
+        raise UserError(
+            f"{pyproject}: unknown [tool.xpeval] key(s) {', '.join(unknown)} "
+            f"(known: {', '.join(sorted(KEYS))})"
+        )
     root = pyproject.parent
 
     def path(name: str, default: str | None) -> Path | None:

@@ -42,12 +42,23 @@ OpenEpisode = Callable[..., Episode]
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("xpeval")
-    group.addoption("--cassette-mode", choices=[mode.value for mode in Mode], default=None,
-                    help=f"replay (default, network blocked), record or live; also ${MODE_VARIABLE}")
-    group.addoption("--cassette-dir", default=None,
-                    help="cassette folder (default: the project's, see [tool.xpeval] cassettes)")
-    group.addoption("--xpeval-conformance", action="store_true", default=False,
-                    help="run xpeval's conformance suite for every registered adapter")
+    group.addoption(
+        "--cassette-mode",
+        choices=[mode.value for mode in Mode],
+        default=None,
+        help=f"replay (default, network blocked), record or live; also ${MODE_VARIABLE}",
+    )
+    group.addoption(
+        "--cassette-dir",
+        default=None,
+        help="cassette folder (default: the project's, see [tool.xpeval] cassettes)",
+    )
+    group.addoption(
+        "--xpeval-conformance",
+        action="store_true",
+        default=False,
+        help="run xpeval's conformance suite for every registered adapter",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -120,8 +131,16 @@ def cassette_episode(
         secrets: Sequence[str] = (),
         upstream: httpx2.AsyncBaseTransport | None = None,
     ) -> Episode:
-        episode = open_episode(cassette_store, adapter_id, case_id, cassette_mode, source=source, model=model,
-                               secrets=secrets, upstream=upstream)
+        episode = open_episode(
+            cassette_store,
+            adapter_id,
+            case_id,
+            cassette_mode,
+            source=source,
+            model=model,
+            secrets=secrets,
+            upstream=upstream,
+        )
         opened.append(episode)
         return episode
 
@@ -140,8 +159,9 @@ def xpeval_adapter() -> Generator[Callable[..., Any], None, None]:
 
     built: list[Adapter] = []
 
-    def build(adapter_id: str, transport: httpx2.AsyncBaseTransport | None = None,
-              model: str | None = None) -> Adapter:
+    def build(
+        adapter_id: str, transport: httpx2.AsyncBaseTransport | None = None, model: str | None = None
+    ) -> Adapter:
         adapter = create_adapter(adapter_id, AdapterSettings(transport=transport, model=model))
         built.append(adapter)
         return adapter

@@ -19,11 +19,10 @@ import httpx2
 from aiolimiter import AsyncLimiter
 
 from adapters.contract import ProviderError, TurnRequest, TurnResult
-from evals.cases import Case
 from evals.cases.model import is_multi_step
 from evals.cost import episode_cost
-from evals.play import EpisodeOutcome, play_case
 from evals.plan import PlannedEpisode
+from evals.play import EpisodeOutcome, play_case
 from evals.results import CallRecord, ResultRow, ResultsFile, RowSource, bounded, now_iso
 from evals.retry import backoff_delay
 from evals.routing import bound
@@ -237,7 +236,9 @@ class Runner:
                 model=planned.model or "?",
                 source="emulated",
             )
-            failed = Attempt(1, True, None, None, [], 0.0, started, runner_error=f"{type(exc).__name__}: {exc}")
+            failed = Attempt(
+                1, True, None, None, [], 0.0, started, runner_error=f"{type(exc).__name__}: {exc}"
+            )
             await self._write(_row(self.results.run_id, planned, placeholder, failed))
             return
         number = self.results.attempts((planned.episode_id, planned.adapter_id, episode.model))
@@ -269,7 +270,9 @@ class Runner:
                 )
             error = outcome.error
         except TimeoutError:
-            error = ProviderError(kind="timeout", message=f"episode exceeded {self.settings.episode_timeout:g}s")
+            error = ProviderError(
+                kind="timeout", message=f"episode exceeded {self.settings.episode_timeout:g}s"
+            )
         except Exception as exc:  # our bug must cost one row, never the run
             runner_error = f"{type(exc).__name__}: {exc}"
         latency = time.monotonic() - clock
@@ -295,7 +298,8 @@ def _replay_problems(episode: OpenEpisode, error: ProviderError | None) -> list[
     problems = episode.problems()
     if episode.replayed_from is not None and not problems and error is not None and error.bad_response:
         problems.append(
-            f"{episode.replayed_from}: a recorded response no longer decodes ({error.kind}: {error.message}); "
+            f"{episode.replayed_from}: a recorded response no longer decodes "
+            f"({error.kind}: {error.message}); "
             "record it again"
         )
     return problems
@@ -310,7 +314,3 @@ class _NoAdapter:
 
     async def turn(self, request: TurnRequest) -> TurnResult:
         raise RuntimeError("no adapter")
-
-
-def cases_by_id(cases: Sequence[Case]) -> dict[str, Case]:
-    return {case.id: case for case in cases}

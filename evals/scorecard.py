@@ -136,8 +136,9 @@ def _summary(group: pd.DataFrame) -> dict[str, object]:
     )
     costs = group["cost_usd"].dropna() if "cost_usd" in group else pd.Series(dtype=float)
     # Blank unless every episode has a price: a partial sum would understate the cost.
-    out["cost_usd"] = float(costs.sum()) if len(costs) and len(costs) == len(group) else math.nan
-    out["cost_per_episode_usd"] = out["cost_usd"] / len(group) if len(costs) == len(group) else math.nan
+    total = float(costs.sum()) if len(costs) and len(costs) == len(group) else math.nan
+    out["cost_usd"] = total
+    out["cost_per_episode_usd"] = total / len(group) if len(group) else math.nan
     recorded = group["recorded_at"].dropna()
     out["recorded"] = f"{min(recorded)[:10]}..{max(recorded)[:10]}" if len(recorded) else ""
     out.update(_trials(group))
@@ -177,7 +178,9 @@ def flaky_cases(frame: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     counts = frame.groupby([*KEY, "case_id"], observed=True)["correct"].agg(passed="sum", trials="size")
     counts = counts.reset_index()
-    return counts[(counts["passed"] > 0) & (counts["passed"] < counts["trials"])][columns].reset_index(drop=True)
+    return counts[(counts["passed"] > 0) & (counts["passed"] < counts["trials"])][columns].reset_index(
+        drop=True
+    )
 
 
 def _grouped(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -304,8 +307,10 @@ def write_scorecard(frame: pd.DataFrame, directory: Path) -> dict[str, Path]:
     flaky = flaky_cases(frame)
     text = to_markdown(card, categories)
     if not flaky.empty:
-        listed = [f"- {r.adapter} ({r.model}, {r.source}): {r.case_id}: {r.passed}/{r.trials} trials passed"
-                  for r in flaky.itertuples()]
+        listed = [
+            f"- {r.adapter} ({r.model}, {r.source}): {r.case_id}: {r.passed}/{r.trials} trials passed"
+            for r in flaky.itertuples()
+        ]
         text += "\n".join(["## Flaky cases", "", *listed, ""]) + "\n"
         flaky.to_csv(directory / "scorecard_flaky.csv", index=False)
     paths["md"].write_text(text, encoding="utf-8")

@@ -90,8 +90,9 @@ def score(case: Case, tool_calls: Sequence[CallLike] | Sequence[Sequence[CallLik
     """
     per_turn = _split_turns(case, tool_calls)
     turn_scores = tuple(
-        score_turn(case, turn.expected, per_turn[turn.index] if turn.index < len(per_turn) else [],
-                   index=turn.index)
+        score_turn(
+            case, turn.expected, per_turn[turn.index] if turn.index < len(per_turn) else [], index=turn.index
+        )
         for turn in case.turns
     )
     multi = len(turn_scores) > 1
@@ -120,17 +121,28 @@ def score_turn(
     calls = [_as_call(call) for call in tool_calls]
 
     def verdict(correct: bool, reason: str | None, selection: bool, arguments: bool | None) -> TurnScore:
-        return TurnScore(turn=index, correct=correct, reason=reason, tool_selection_correct=selection,
-                         arguments_correct=arguments, expected_calls=len(expected.calls),
-                         actual_calls=len(calls), malformed=any(c.parse_error is not None for c in calls))
+        return TurnScore(
+            turn=index,
+            correct=correct,
+            reason=reason,
+            tool_selection_correct=selection,
+            arguments_correct=arguments,
+            expected_calls=len(expected.calls),
+            actual_calls=len(calls),
+            malformed=any(c.parse_error is not None for c in calls),
+        )
 
     if expected.no_call:
         reason = f"expected no call, got {len(calls)}: {_names(calls)}" if calls else None
         return verdict(not calls, reason, not calls, None)
     expected_names = [call.name for call in expected.calls]
     if not calls:
-        return verdict(False, f"expected {len(expected_names)} call(s) ({', '.join(expected_names)}), "
-                       "got none", False, None)
+        return verdict(
+            False,
+            f"expected {len(expected_names)} call(s) ({', '.join(expected_names)}), got none",
+            False,
+            None,
+        )
     selection = Counter(call.name for call in calls) == Counter(expected_names)
     mismatch = [[_call_mismatch(case, call, wanted) for wanted in expected.calls] for call in calls]
     pairs = _maximum_matching([[m is None for m in row] for row in mismatch])
@@ -155,8 +167,9 @@ def _as_call(call: CallLike) -> _Call:
     if isinstance(call, ToolCall):
         return _Call(call.name, call.arguments, call.parse_error)
     if not isinstance(call, Mapping):
-        raise TypeError(f"a tool call must be a ToolCall or a mapping with name and arguments, "
-                        f"got {type(call).__name__}")
+        raise TypeError(
+            f"a tool call must be a ToolCall or a mapping with name and arguments, got {type(call).__name__}"
+        )
     name = call.get("name")
     arguments = call.get("arguments", {})
     parse_error = call.get("parse_error")
@@ -188,8 +201,10 @@ def _call_mismatch(case: Case, call: _Call, wanted: ExpectedCall) -> str | None:
         if argument not in wanted.arguments:
             return f"{call.name}: unexpected argument {argument!r} (not in the expected answer)"
         if not value_acceptable(value, wanted.arguments[argument]):
-            return (f"{call.name}: argument {argument!r} = {_short(value)} is not one of "
-                    f"{_short(wanted.arguments[argument])}")
+            return (
+                f"{call.name}: argument {argument!r} = {_short(value)} is not one of "
+                f"{_short(wanted.arguments[argument])}"
+            )
     for argument, alternatives in wanted.arguments.items():
         if argument not in call.arguments and OPTIONAL not in alternatives:
             return f"{call.name}: missing argument {argument!r} (expected one of {_short(alternatives)})"
@@ -218,11 +233,14 @@ def _maximum_matching(fits: list[list[bool]]) -> dict[int, int]:
     return owner
 
 
-def _explain(calls: list[_Call], expected_names: list[str], mismatch: list[list[str | None]],
-             pairs: dict[int, int]) -> str:
+def _explain(
+    calls: list[_Call], expected_names: list[str], mismatch: list[list[str | None]], pairs: dict[int, int]
+) -> str:
     if len(calls) != len(expected_names):
-        return (f"expected {len(expected_names)} call(s) ({', '.join(expected_names)}), "
-                f"got {len(calls)} ({_names(calls)})")
+        return (
+            f"expected {len(expected_names)} call(s) ({', '.join(expected_names)}), "
+            f"got {len(calls)} ({_names(calls)})"
+        )
     matched_calls = set(pairs.values())
     for wanted, name in enumerate(expected_names):
         if wanted in pairs:

@@ -24,10 +24,10 @@ from evals.cases.loader import BUILTIN_DIR
 from evals.cassettes import CassetteStore, Mode
 from evals.errors import UserError
 from evals.gate import GateReport, RunScope, baseline_for_run, evaluate
+from evals.load import load_run
 from evals.plan import PlannedEpisode, RunPlan, Shard, parse_models, plan, select_cases
 from evals.results import ResultsFile, RunHeader, fingerprint, now_iso
 from evals.runner import Progress, Runner, RunSettings
-from evals.load import load_run
 from evals.scorecard import scorecard, write_scorecard
 from evals.targets import (
     Emulator,
@@ -225,7 +225,9 @@ def _replayed_models(
     return out
 
 
-def _replay_line(store: CassetteStore, adapter_id: str, models: Sequence[str | None], cases: list[Case]) -> str:
+def _replay_line(
+    store: CassetteStore, adapter_id: str, models: Sequence[str | None], cases: list[Case]
+) -> str:
     """Where a replayed adapter's answers come from: its cassettes, counted by recorded source."""
     parts = []
     for model in models:
@@ -295,7 +297,9 @@ def run_suite(
         per_adapter=dict(config.targets),
     )
     baseline = _read_baseline(config.baseline_path())
-    suite = plan_suite(config, picker, store, baseline if baseline and baseline.case_set == config.case_set else None)
+    suite = plan_suite(
+        config, picker, store, baseline if baseline and baseline.case_set == config.case_set else None
+    )
     for line in suite.lines:
         log(line)
     results = ResultsFile.open_for(config.results, _header(config, suite))

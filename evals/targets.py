@@ -209,7 +209,9 @@ class EpisodeFactory:
             return KIND_OF[recorded] if recorded else "provider"
         return self.targets.get(adapter_id) or self.picker.kind(adapter_id)
 
-    def adapter(self, adapter_id: str, kind: TargetKind, model: str | None = None) -> tuple[Adapter, EpisodeRouter]:
+    def adapter(
+        self, adapter_id: str, kind: TargetKind, model: str | None = None
+    ) -> tuple[Adapter, EpisodeRouter]:
         """The run's one adapter for (adapter, target), built once and shared by its episodes,
         with the router its episodes bind their transports on. Each local model has its own
         server, so its own adapter."""

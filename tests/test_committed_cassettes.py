@@ -37,9 +37,22 @@ class MainJob:
 def main_job(tmp_path_factory: pytest.TempPathFactory) -> MainJob:
     out = tmp_path_factory.mktemp("main-job")
     done = subprocess.run(
-        [sys.executable, "-m", "evals.cli", "run", "--no-progress", "--schema-report", "--results", str(out / "results.jsonl"),
-         "--reports", str(out / "reports")],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "evals.cli",
+            "run",
+            "--no-progress",
+            "--schema-report",
+            "--results",
+            str(out / "results.jsonl"),
+            "--reports",
+            str(out / "reports"),
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     results = out / "results.jsonl"
     rows = list(final_results(ResultsFile.read(results).rows)) if results.exists() else []
@@ -90,9 +103,22 @@ def test_the_scorecard_has_a_row_naming_its_source_for(adapter_id: str, main_job
 def test_a_run_of_one_adapter_or_some_cases_passes_its_gate(tmp_path: Path) -> None:
     def run(*selection: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "evals.cli", "run", "--no-progress", *selection,
-             "--results", str(tmp_path / f"{len(selection)}.jsonl"), "--reports", str(tmp_path / "reports")],
-            cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
+            [
+                sys.executable,
+                "-m",
+                "evals.cli",
+                "run",
+                "--no-progress",
+                *selection,
+                "--results",
+                str(tmp_path / f"{len(selection)}.jsonl"),
+                "--reports",
+                str(tmp_path / "reports"),
+            ],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
 
     one_adapter = run("--adapters", "moonshot")
@@ -104,12 +130,17 @@ def test_a_run_of_one_adapter_or_some_cases_passes_its_gate(tmp_path: Path) -> N
     for results in ("2.jsonl", "4.jsonl"):  # `xpeval gate` on the same results gives the same verdict
         gate = subprocess.run(
             [sys.executable, "-m", "evals.cli", "gate", "--results", str(tmp_path / results)],
-            cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert gate.returncode == 0, gate.stdout[-2000:]
 
 
-def test_the_columnar_reader_gives_the_same_scorecard_and_verdicts_as_the_row_reader(main_job: MainJob) -> None:
+def test_the_columnar_reader_gives_the_same_scorecard_and_verdicts_as_the_row_reader(
+    main_job: MainJob,
+) -> None:
     from evals.baseline import codes_by_row, read_baseline
     from evals.gate import RunScope, evaluate
     from evals.load import load_run
@@ -118,8 +149,13 @@ def test_the_columnar_reader_gives_the_same_scorecard_and_verdicts_as_the_row_re
     path = main_job.reports.parent / "results.jsonl"
     by_rows = results_frame(ResultsFile.read(path).rows)
     columnar = load_run(path).frame
-    assert len(columnar) == len(by_rows) == len(CASES) * sum(
-        len(CassetteStore(REPO_ROOT / "cassettes").models(a)) for a in {r.adapter for r in main_job.rows}
+    assert (
+        len(columnar)
+        == len(by_rows)
+        == len(CASES)
+        * sum(
+            len(CassetteStore(REPO_ROOT / "cassettes").models(a)) for a in {r.adapter for r in main_job.rows}
+        )
     )
     old, new = scorecard(by_rows), scorecard(columnar)
     pd.testing.assert_frame_equal(old.reset_index(drop=True), new.reset_index(drop=True), check_dtype=False)

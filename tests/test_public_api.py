@@ -29,15 +29,22 @@ def test_the_package_is_marked_typed(package: object) -> None:
 
 
 def test_importing_the_packages_imports_no_sdk_and_no_pandas() -> None:
-    code = "import adapters, evals, sys; print(sorted(m for m in ('openai', 'anthropic', 'google.genai', 'pandas') if m in sys.modules))"
+    code = (
+        "import adapters, evals, sys; "
+        "print(sorted(m for m in ('openai', 'anthropic', 'google.genai', 'pandas') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
 
 def test_the_library_does_what_the_cli_does(tmp_path: Path) -> None:
     outcome = evals.run_suite(
-        evals.SuiteConfig(adapters=("mimo",), categories=("irrelevance",), results=tmp_path / "r.jsonl",
-                          reports=tmp_path / "reports")
+        evals.SuiteConfig(
+            adapters=("mimo",),
+            categories=("irrelevance",),
+            results=tmp_path / "r.jsonl",
+            reports=tmp_path / "reports",
+        )
     )
     assert outcome.passed and len(outcome.frame) == 14
     assert evals.load_run(tmp_path / "r.jsonl").frame.equals(outcome.frame)

@@ -22,10 +22,23 @@ NOTEBOOK = REPO_ROOT / "notebooks" / "scorecard.ipynb"
 
 def _row(adapter: str, source: str, case: str, correct: bool) -> ResultRow:
     return ResultRow(
-        run="r", case_id=case, category=case.split("_")[0], adapter=adapter, wire="openai-chat", model="m",
-        attempt=1, final=True, source=source, correct=correct, tool_selection_correct=correct,
-        arguments_correct=correct, irrelevance=False, malformed=False, latency_s=0.1,
-        started_at="2026-11-29T00:00:00+00:00", reason=None if correct else "wrong tool: get_time",
+        run="r",
+        case_id=case,
+        category=case.split("_")[0],
+        adapter=adapter,
+        wire="openai-chat",
+        model="m",
+        attempt=1,
+        final=True,
+        source=source,
+        correct=correct,
+        tool_selection_correct=correct,
+        arguments_correct=correct,
+        irrelevance=False,
+        malformed=False,
+        latency_s=0.1,
+        started_at="2026-11-29T00:00:00+00:00",
+        reason=None if correct else "wrong tool: get_time",
     )
 
 
@@ -46,8 +59,12 @@ def test_the_report_notebook_runs_on_a_runs_tables_and_marks_emulated_columns(
     rows += [_row("mimo", "emulated", f"parallel_{i}", True) for i in range(4)]
     results_frame(rows).to_parquet(tmp_path / "results.parquet", index=False)
     pd.DataFrame(
-        {"adapter": ["mimo", "mimo"], "schema": ["a", "b"], "verdict": ["as-is", "refused"],
-         "false_rejections": [0, 0]}
+        {
+            "adapter": ["mimo", "mimo"],
+            "schema": ["a", "b"],
+            "verdict": ["as-is", "refused"],
+            "false_rejections": [0, 0],
+        }
     ).to_csv(tmp_path / "schema_acceptance.csv", index=False)
 
     shown = _run_notebook(tmp_path, monkeypatch)

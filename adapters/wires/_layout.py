@@ -85,4 +85,3 @@ def listed_tools(kwargs: JsonObject) -> list[JsonObject]:
     """The `tools` argument of a Stainless SDK call (openai, anthropic): sent as it is."""
     tools = kwargs.get("tools")
     return [dict(t) for t in tools] if isinstance(tools, list) else []
-

@@ -32,12 +32,32 @@ from evals.cases.model import Case, Category
 from evals.cases.schema_root import root_properties
 
 GORILLA_TO_JSON_SCHEMA: dict[str, str] = {
-    "integer": "integer", "number": "number", "float": "number", "string": "string",
-    "boolean": "boolean", "bool": "boolean", "array": "array", "list": "array", "dict": "object",
-    "object": "object", "tuple": "array", "any": "string", "byte": "integer", "short": "integer",
-    "long": "integer", "double": "number", "char": "string", "ArrayList": "array", "Array": "array",
-    "HashMap": "object", "Hashtable": "object", "Queue": "array", "Stack": "array", "Any": "string",
-    "String": "string", "Bigint": "integer",
+    "integer": "integer",
+    "number": "number",
+    "float": "number",
+    "string": "string",
+    "boolean": "boolean",
+    "bool": "boolean",
+    "array": "array",
+    "list": "array",
+    "dict": "object",
+    "object": "object",
+    "tuple": "array",
+    "any": "string",
+    "byte": "integer",
+    "short": "integer",
+    "long": "integer",
+    "double": "number",
+    "char": "string",
+    "ArrayList": "array",
+    "Array": "array",
+    "HashMap": "object",
+    "Hashtable": "object",
+    "Queue": "array",
+    "Stack": "array",
+    "Any": "string",
+    "String": "string",
+    "Bigint": "integer",
 }
 """BFCL's `constants/type_mappings.py::GORILLA_TO_OPENAPI` (the types its tools are sent with)."""
 
@@ -54,13 +74,15 @@ CATEGORY_MAP: dict[str, Category] = {
     "live_irrelevance": "irrelevance",
 }
 
-_MULTI_TURN = ("BFCL scores multi-turn entries by executing its stateful Python simulators and comparing "
-               "their state; a case here serves fixed tool outputs, so the verdicts would differ")
+_MULTI_TURN = (
+    "BFCL scores multi-turn entries by executing its stateful Python simulators and comparing "
+    "their state; a case here serves fixed tool outputs, so the verdicts would differ"
+)
 NOT_IMPORTED: dict[str, str] = {
     "simple_java": "answers are Java source literals that BFCL parses before comparing; "
-                   "a JSON-Schema model cannot be scored the same way",
+    "a JSON-Schema model cannot be scored the same way",
     "simple_javascript": "answers are JavaScript source literals that BFCL parses before comparing; "
-                         "a JSON-Schema model cannot be scored the same way",
+    "a JSON-Schema model cannot be scored the same way",
     "live_relevance": "BFCL accepts any call here (there is no expected answer to score against)",
     "multi_turn_base": _MULTI_TURN,
     "multi_turn_miss_func": _MULTI_TURN,
@@ -108,8 +130,11 @@ def convert_function(function: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(parameters, dict):
         raise BfclConversionError(f"function {function.get('name')!r}: parameters are not an object")
     parameters["type"] = "object"  # BFCL sends every root as an object, whatever the file says
-    return {"name": function.get("name"), "description": function.get("description") or "",
-            "parameters": parameters}
+    return {
+        "name": function.get("name"),
+        "description": function.get("description") or "",
+        "parameters": parameters,
+    }
 
 
 def convert_entry(entry: dict[str, Any], answer: dict[str, Any] | None, bfcl_category: str) -> Case:
@@ -154,8 +179,11 @@ def _expected(
         if not isinstance(arguments, dict):
             raise BfclConversionError(f"{entry_id}: arguments of {name!r} are not an object")
         properties = next((root_properties(t["parameters"]) for t in tools if t["name"] == name), {})
-        kept = {key: copy.deepcopy(alternatives) for key, alternatives in arguments.items()
-                if key in properties or not (isinstance(alternatives, list) and OPTIONAL in alternatives)}
+        kept = {
+            key: copy.deepcopy(alternatives)
+            for key, alternatives in arguments.items()
+            if key in properties or not (isinstance(alternatives, list) and OPTIONAL in alternatives)
+        }
         calls.append({"name": name, "arguments": kept})
     return {"no_call": False, "calls": calls}
 

@@ -19,8 +19,10 @@ from typing import Any
 from evals.cases.bfcl import CATEGORY_MAP, BfclConversionError, convert_entry
 from evals.cases.model import Case
 
-INSTALL_HINT = ("install it with: pip install --no-deps bfcl-eval "
-                "(--no-deps: it pins heavy dependencies the data does not need)")
+INSTALL_HINT = (
+    "install it with: pip install --no-deps bfcl-eval "
+    "(--no-deps: it pins heavy dependencies the data does not need)"
+)
 
 _FILE_NAME = re.compile(r"^BFCL_v(\d+)_(.+)\.json$")
 

@@ -180,8 +180,10 @@ class Case(_Frozen):
     @property
     def turns(self) -> list[Turn]:
         first = Turn(index=0, messages=list(self.messages), expected=self.expected)
-        rest = [Turn(index=i + 1, messages=list(f.messages), expected=f.expected)
-                for i, f in enumerate(self.follow_ups)]
+        rest = [
+            Turn(index=i + 1, messages=list(f.messages), expected=f.expected)
+            for i, f in enumerate(self.follow_ups)
+        ]
         return [first, *rest]
 
     def tool(self, name: str) -> ToolSpec | None:
@@ -192,8 +194,11 @@ class Case(_Frozen):
 
         Without `messages`, the conversation is the case's opening messages (turn 0).
         """
-        return TurnRequest(model=model, messages=list(messages if messages is not None else self.messages),
-                           tools=list(self.tools))
+        return TurnRequest(
+            model=model,
+            messages=list(messages if messages is not None else self.messages),
+            tools=list(self.tools),
+        )
 
     def scripted_output(self, tool: str, arguments: Mapping[str, Any]) -> ScriptedOutput | None:
         """The first scripted output whose tool and argument pattern match the call, if any."""
@@ -248,7 +253,7 @@ class Case(_Frozen):
             if argument not in call.arguments:
                 raise ValueError(f"{where}.arguments: {call.name!r} requires {argument!r}, which is missing")
             if OPTIONAL in call.arguments[argument]:
-                raise ValueError(f"{where}.arguments.{argument}: required, so it cannot be optional (\"\")")
+                raise ValueError(f'{where}.arguments.{argument}: required, so it cannot be optional ("")')
 
     def _check_category_shape(self) -> None:
         calls = self.expected.calls

@@ -169,7 +169,8 @@ async def check_cassettes(
                             path,
                             "missing",
                             (
-                                f"{path}: no cassette for adapter {adapter_id}, model {model} and case {case_id}; "
+                                f"{path}: no cassette for adapter {adapter_id}, model {model} and case "
+                                f"{case_id}; "
                                 f"record it with: {record_command(adapter_id, case_id, model=model)}",
                             ),
                         )

@@ -55,12 +55,6 @@ class Interaction:
         except (ValueError, RecursionError):
             return None
 
-    def response_header(self, name: str) -> str | None:
-        for key, values in self.response_headers.items():
-            if key.lower() == name.lower():
-                return values[0] if values else None
-        return None
-
     def flat_response_headers(self) -> dict[str, str]:
         return {k: (v[0] if v else "") for k, v in self.response_headers.items()}
 

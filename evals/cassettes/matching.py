@@ -28,6 +28,7 @@ def _ignored(name: str) -> bool:
     recorded, so never compared."""
     return is_credential_param(name)
 
+
 VOLATILE_FIELDS: tuple[str, ...] = ()
 """Top-level request-body fields left out of matching because they change on every run.
 
@@ -102,8 +103,16 @@ def request_diff(recorded: RequestKey, current: RequestKey, recorded_label: str)
     lines: list[str] = []
     if recorded[:3] != current[:3]:
         lines.append(f"  request line: recorded {describe(recorded)}, now {describe(current)}")
-    diff = list(difflib.unified_diff(readable_body(recorded[3]), readable_body(current[3]), recorded_label,
-                                     "sent now", n=2, lineterm=""))
+    diff = list(
+        difflib.unified_diff(
+            readable_body(recorded[3]),
+            readable_body(current[3]),
+            recorded_label,
+            "sent now",
+            n=2,
+            lineterm="",
+        )
+    )
     if len(diff) > MAX_DIFF_LINES:
         diff = [*diff[:MAX_DIFF_LINES], f"... ({len(diff) - MAX_DIFF_LINES} more diff lines)"]
     return lines + diff

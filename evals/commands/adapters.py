@@ -16,7 +16,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--capabilities",
         action="store_true",
-        help="the capability matrix: tool_choice modes, parallel calls, streamed calls, strict schemas, dialect",
+        help="the capability matrix: tool_choice modes, parallel calls, streamed calls, strict schemas, "
+        "dialect",
     )
     parser.set_defaults(handler=run)
 
@@ -26,8 +27,14 @@ def capability_rows() -> list[dict[str, Any]]:
     rows = []
     for adapter_id in ADAPTER_REGISTRY:
         contract = effective_contract(adapter_id)
-        rows.append({"id": adapter_id, "wire": contract.wire, "schema_dialect": contract.schema_dialect,
-                     **contract.capabilities.row()})
+        rows.append(
+            {
+                "id": adapter_id,
+                "wire": contract.wire,
+                "schema_dialect": contract.schema_dialect,
+                **contract.capabilities.row(),
+            }
+        )
     return rows
 
 
@@ -40,13 +47,25 @@ def _show_capabilities(as_json: bool) -> int:
     from rich.table import Table
 
     modes = ["auto", "none", "required", "named"]
-    table = Table("id", "wire", "dialect", *modes, "parallel", "streamed", "strict",
-                  title="What each adapter supports: tool_choice modes, parallel calls, streamed tool calls, strict "
-                  "schemas (declared in the registry, checked by the conformance suite)")
+    table = Table(
+        "id",
+        "wire",
+        "dialect",
+        *modes,
+        "parallel",
+        "streamed",
+        "strict",
+        title="What each adapter supports: tool_choice modes, parallel calls, streamed tool calls, strict "
+        "schemas (declared in the registry, checked by the conformance suite)",
+    )
     for row in rows:
-        table.add_row(row["id"], row["wire"], row["schema_dialect"],
-                      *("yes" if m in row["tool_choice"] else "no" for m in modes),
-                      *("yes" if row[k] else "no" for k in ("parallel_calls", "streamed_tool_calls", "strict_schemas")))
+        table.add_row(
+            row["id"],
+            row["wire"],
+            row["schema_dialect"],
+            *("yes" if m in row["tool_choice"] else "no" for m in modes),
+            *("yes" if row[k] else "no" for k in ("parallel_calls", "streamed_tool_calls", "strict_schemas")),
+        )
     Console(width=160).print(table)
     return 0
 

@@ -36,14 +36,20 @@ def register(subparsers: Any) -> None:
     schema = actions.add_parser("schema", help="print the JSON Schema of a case file (for editors and CI)")
     schema.set_defaults(handler=run_schema)
 
-    validate = actions.add_parser("validate", help="check every case file of a folder; exit 2 naming each problem")
+    validate = actions.add_parser(
+        "validate", help="check every case file of a folder; exit 2 naming each problem"
+    )
     validate.add_argument("dir", type=Path, help="case folder or file")
     validate.set_defaults(handler=run_validate)
 
     bfcl = actions.add_parser("bfcl", help="convert the installed bfcl-eval package's data into cases")
-    bfcl.add_argument("--categories", nargs="+", metavar="CATEGORY",
-                      help="BFCL categories (e.g. simple_python live_parallel) or ours (e.g. parallel); "
-                           "comma-separated also works; default: every importable one")
+    bfcl.add_argument(
+        "--categories",
+        nargs="+",
+        metavar="CATEGORY",
+        help="BFCL categories (e.g. simple_python live_parallel) or ours (e.g. parallel); "
+        "comma-separated also works; default: every importable one",
+    )
     bfcl.add_argument("--out", type=Path, help="write bfcl_<category>.jsonl files here instead of stdout")
     bfcl.add_argument("--limit", type=int, help="at most this many cases per BFCL category (the first ones)")
     bfcl.add_argument(
@@ -53,7 +59,9 @@ def register(subparsers: Any) -> None:
         metavar="N|CATEGORY=N",
         help="a seeded random sample of N cases per BFCL category (CATEGORY=N for one category)",
     )
-    bfcl.add_argument("--seed", type=int, default=0, help="seed of --sample (the same sample on every machine)")
+    bfcl.add_argument(
+        "--seed", type=int, default=0, help="seed of --sample (the same sample on every machine)"
+    )
     bfcl.set_defaults(handler=run_bfcl)
 
 
@@ -68,8 +76,15 @@ def case_rows(source: Path, categories: list[str] | None = None) -> list[dict[st
         if unknown:
             raise UserError(f"unknown category {unknown[0]!r}; choose from {', '.join(CATEGORIES)}")
     loaded = load_cases(source, categories=categories or None)  # type: ignore[arg-type]
-    return [{"id": item.case.id, "category": item.case.category, "tools": [t.name for t in item.case.tools],
-             "file": item.file} for item in loaded]
+    return [
+        {
+            "id": item.case.id,
+            "category": item.case.category,
+            "tools": [t.name for t in item.case.tools],
+            "file": item.file,
+        }
+        for item in loaded
+    ]
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -122,8 +137,10 @@ def run_validate(args: argparse.Namespace) -> int:
     source: Path = args.dir
     if not source.exists():
         raise UserError(f"{source}: no such case file or folder")
-    files = [source] if source.is_file() else sorted(
-        p for p in source.rglob("*") if p.is_file() and p.suffix in CASE_FILE_SUFFIXES
+    files = (
+        [source]
+        if source.is_file()
+        else sorted(p for p in source.rglob("*") if p.is_file() and p.suffix in CASE_FILE_SUFFIXES)
     )
     if not files:
         raise UserError(f"{source}: no case files (*.yaml, *.yml, *.jsonl)")
@@ -166,8 +183,10 @@ def bfcl_categories(requested: list[str]) -> list[str]:
             if not expanded:
                 raise UserError(f"no importable BFCL category maps to {name!r}")
         else:
-            raise UserError(f"unknown BFCL category {name!r}; choose from {', '.join(CATEGORY_MAP)} "
-                            f"or one of ours: {', '.join(CATEGORIES)}")
+            raise UserError(
+                f"unknown BFCL category {name!r}; choose from {', '.join(CATEGORY_MAP)} "
+                f"or one of ours: {', '.join(CATEGORIES)}"
+            )
         chosen.extend(c for c in expanded if c not in chosen)
     return chosen
 
@@ -182,8 +201,10 @@ def run_bfcl(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from exc
     missing = [category for category in categories if category not in category_files(data_dir)]
     if missing:  # checked before anything is written, so a failed import leaves no partial output
-        raise UserError(f"{data_dir}: no data file for BFCL categor{'ies' if len(missing) > 1 else 'y'} "
-                        f"{', '.join(missing)}")
+        raise UserError(
+            f"{data_dir}: no data file for BFCL categor{'ies' if len(missing) > 1 else 'y'} "
+            f"{', '.join(missing)}"
+        )
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
     total = 0
@@ -235,7 +256,9 @@ def _write_cases(cases: list[Case], handle: TextIO) -> None:
 
 def _report(category: str, cases: list[Case], outcomes: list[Converted]) -> None:
     skipped = [o for o in outcomes if o.skipped is not None]
-    print(f"bfcl: {category} -> {CATEGORY_MAP[category]}: {len(cases)} cases, {len(skipped)} skipped",
-          file=sys.stderr)
+    print(
+        f"bfcl: {category} -> {CATEGORY_MAP[category]}: {len(cases)} cases, {len(skipped)} skipped",
+        file=sys.stderr,
+    )
     for outcome in skipped:
         print(f"bfcl:   skipped {outcome.skipped}", file=sys.stderr)

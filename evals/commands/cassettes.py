@@ -24,14 +24,22 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("cassettes", help="check recorded cassettes against today's adapters")
     actions = parser.add_subparsers(dest="cassettes_command", metavar="ACTION", required=True)
     check = actions.add_parser("check", help="replay every cassette and diff what the adapters send today")
-    check.add_argument("--cassettes", type=Path, default=Path("cassettes"),
-                       help="cassette folder (default: cassettes)")
-    check.add_argument("--cases", type=Path, default=None,
-                       help="case file or folder (default: the built-in set)")
-    check.add_argument("--adapters", default=None,
-                       help="comma-separated adapter ids (default: every registered one)")
-    check.add_argument("--max-age", type=float, default=None, metavar="DAYS",
-                       help="also list recordings older than DAYS (does not change the exit status)")
+    check.add_argument(
+        "--cassettes", type=Path, default=Path("cassettes"), help="cassette folder (default: cassettes)"
+    )
+    check.add_argument(
+        "--cases", type=Path, default=None, help="case file or folder (default: the built-in set)"
+    )
+    check.add_argument(
+        "--adapters", default=None, help="comma-separated adapter ids (default: every registered one)"
+    )
+    check.add_argument(
+        "--max-age",
+        type=float,
+        default=None,
+        metavar="DAYS",
+        help="also list recordings older than DAYS (does not change the exit status)",
+    )
     check.set_defaults(handler=run_check)
 
 
@@ -58,16 +66,23 @@ def run_check(args: argparse.Namespace) -> int:
     adapters = _adapters(args.adapters)
     cases = {item.case.id: item.case for item in load_cases(args.cases or BUILTIN_DIR)}
     report = asyncio.run(
-        check_cassettes(CassetteStore(args.cassettes), cases, adapters=adapters, max_age_days=args.max_age,
-                        now=datetime.now(UTC))
+        check_cassettes(
+            CassetteStore(args.cassettes),
+            cases,
+            adapters=adapters,
+            max_age_days=args.max_age,
+            now=datetime.now(UTC),
+        )
     )
     for finding in report.findings:
         print(f"{finding.kind.upper()} {finding.adapter}/{finding.model}/{finding.case}")
         for problem in finding.problems:
             print("  " + problem.replace("\n", "\n  "))
     for old in sorted(report.stale, key=lambda s: -s.age_days):
-        print(f"STALE {old.path}: recorded {old.meta.recorded_at:%Y-%m-%d} ({old.age_days:.0f} days ago, "
-              f"{old.meta.source}, {old.meta.model})")
+        print(
+            f"STALE {old.path}: recorded {old.meta.recorded_at:%Y-%m-%d} ({old.age_days:.0f} days ago, "
+            f"{old.meta.source}, {old.meta.model})"
+        )
     counts: dict[str, int] = {}
     for finding in report.findings:
         counts[finding.kind] = counts.get(finding.kind, 0) + 1

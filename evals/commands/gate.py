@@ -23,14 +23,17 @@ def register(subparsers: Any) -> None:
         help="baseline JSON (default: reports/baseline.json, or the run's case folder's baseline.json)",
     )
     parser.add_argument(
-        "--results", type=Path, help="results file of the run to judge (default: the project's reports/results.jsonl)"
+        "--results",
+        type=Path,
+        help="results file of the run to judge (default: the project's reports/results.jsonl)",
     )
     parser.add_argument("--junit", type=Path, help="write JUnit XML here")
     parser.add_argument(
         "--tolerance",
         type=float,
         default=0.0,
-        help="also fail when a rate drops by more than this on the shared cases (0-1; 0: the paired test only)",
+        help="also fail when a rate drops by more than this on the shared cases (0-1; 0: the paired "
+        "test only)",
     )
     parser.add_argument(
         "--alpha", type=float, default=ALPHA, help="family-wise error rate of the paired tests (Holm)"
@@ -65,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
 
     for name in ("tolerance", "alpha", "max_error_rate", "max_malformed_rate"):
         if not 0 <= getattr(args, name) <= 1:
-            raise UserError(f"--{name.replace('_', '-')} must be between 0 and 1, got {getattr(args, name):g}")
+            raise UserError(
+                f"--{name.replace('_', '-')} must be between 0 and 1, got {getattr(args, name):g}"
+            )
     project = project_settings()
     run = load_run(args.results or project.results)
     run.check_complete()

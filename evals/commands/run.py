@@ -40,7 +40,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--cases", action="append", help="case ids or globs, comma separated (default: all)")
     parser.add_argument("--categories", action="append", help=f"categories: {', '.join(CATEGORIES)}")
-    parser.add_argument("--case-dir", type=Path, help="load cases from this folder instead of the built-in set")
+    parser.add_argument(
+        "--case-dir", type=Path, help="load cases from this folder instead of the built-in set"
+    )
     parser.add_argument("--shard", help="run shard i of N, as i/N")
     parser.add_argument(
         "--repeat", type=int, default=1, help="play each case N times (trials: pass@1, pass^N, flaky cases)"
@@ -61,7 +63,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--refresh",
         action="store_true",
-        help="record: send every request again and rewrite its cassette (a new model version, a new template)",
+        help="record: send every request again and rewrite its cassette (a new model version, a new "
+        "template)",
     )
     parser.add_argument(
         "--stream",

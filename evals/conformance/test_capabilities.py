@@ -14,12 +14,17 @@ from evals.conformance._fixtures import request, scripted, two_calls
 from evals.emulator import Reply
 
 CHOICE: dict[ToolChoiceMode, ToolChoice] = {
-    "auto": "auto", "none": "none", "required": "required", "named": ForceTool(name="get_time"),
+    "auto": "auto",
+    "none": "none",
+    "required": "required",
+    "named": ForceTool(name="get_time"),
 }
 
 
 @pytest.mark.parametrize("mode", TOOL_CHOICE_MODES)
-def test_a_declared_tool_choice_is_sent_and_an_undeclared_one_refused(adapter_id: str, mode: ToolChoiceMode) -> None:
+def test_a_declared_tool_choice_is_sent_and_an_undeclared_one_refused(
+    adapter_id: str, mode: ToolChoiceMode
+) -> None:
     declared = mode in effective_contract(adapter_id).capabilities.tool_choice
     adapter, script = scripted(adapter_id, Reply(result=TurnResult(text="ok")))
     result = asyncio.run(adapter.turn(request(tool_choice=CHOICE[mode])))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Coroutine
+from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -20,7 +22,6 @@ from adapters.contract import (
     UserMessage,
 )
 from adapters.wires import RenderedResponse
-from evals.emulator import Reply
 from evals.conformance._fixtures import (
     TOOL_CHOICES,
     request,
@@ -29,6 +30,7 @@ from evals.conformance._fixtures import (
     two_calls,
     wire_of,
 )
+from evals.emulator import Reply
 
 
 def _with_every_name(value: object, replacement: object) -> object:
@@ -40,7 +42,10 @@ def _with_every_name(value: object, replacement: object) -> object:
     return value
 
 
-def run(coro):  # type: ignore[no-untyped-def]
+T = TypeVar("T")
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
 
@@ -57,7 +62,7 @@ def test_encoded_request_validates_against_the_sdk_request_types(
 def test_request_validation_rejects_what_the_sdk_types_reject(adapter_id: str) -> None:
     adapter, _ = scripted(adapter_id)
     kwargs = adapter.prepare(request()).kwargs
-    broken = _with_every_name(kwargs, 12345)
+    broken = cast(dict[str, Any], _with_every_name(kwargs, 12345))
     with pytest.raises(ValueError):
         wire_of(adapter_id).validate_encoded(broken)
 

@@ -8,14 +8,15 @@ whatever argument text a model produces, decoding never raises.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.contract import ToolCall, TurnResult
-from evals.emulator import Reply
 from evals.conformance._fixtures import request, scripted
+from evals.emulator import Reply
 
 NAMES = st.from_regex(r"[a-zA-Z][a-zA-Z0-9_]{0,40}", fullmatch=True)
 SCALARS = (
@@ -37,7 +38,7 @@ CALLS = st.lists(st.tuples(NAMES, ARGUMENTS), min_size=1, max_size=4)
 FUZZ = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def run(coro):  # type: ignore[no-untyped-def]
+def run(coro: Coroutine[Any, Any, TurnResult]) -> TurnResult:
     return asyncio.run(coro)
 
 

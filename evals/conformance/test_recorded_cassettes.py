@@ -21,7 +21,10 @@ def test_the_projects_cassettes_for_the_adapter_replay_exactly(
 
     from evals.cases.loader import BUILTIN_DIR
 
-    cases = {item.case.id: item.case for item in load_cases(Path(xpeval_case_dir) if xpeval_case_dir else BUILTIN_DIR)}
+    cases = {
+        item.case.id: item.case
+        for item in load_cases(Path(xpeval_case_dir) if xpeval_case_dir else BUILTIN_DIR)
+    }
     report = asyncio.run(check_cassettes(cassette_store, cases, adapters=[adapter_id], now=datetime.now(UTC)))
     # Coverage is not conformance: a case without a cassette is for `xpeval cassettes check`.
     problems = [p for finding in report.findings if finding.kind != "missing" for p in finding.problems]

@@ -38,12 +38,17 @@ class Reply:
 
     @classmethod
     def http_error(
-        cls, status: int, message: str = "emulated error", *, error_type: str | None = None,
+        cls,
+        status: int,
+        message: str = "emulated error",
+        *,
+        error_type: str | None = None,
         retry_after: float | None = None,
     ) -> Reply:
         """An HTTP error status (with `retry-after` when given), in the wire's error format."""
-        error = ProviderError(status=status, type=error_type, message=message, retry_after=retry_after,
-                              kind="http")
+        error = ProviderError(
+            status=status, type=error_type, message=message, retry_after=retry_after, kind="http"
+        )
         return cls(result=TurnResult(error=error))
 
     @classmethod

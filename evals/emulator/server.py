@@ -60,10 +60,6 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     emulator: ClassVar[EmulatorServer]
 
-    def setup(self) -> None:
-        super().setup()
-        self.emulator._count_connection()
-
     def log_message(self, format: str, *args: Any) -> None:
         """Silent: request lines may carry a `key=` parameter."""
 
@@ -99,7 +95,6 @@ class EmulatorServer:
         self._server: _QuietServer | None = None
         self._thread: threading.Thread | None = None
         self.received: deque[ReceivedRequest] = deque(maxlen=RECEIVED_KEPT)
-        self.connections = 0
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -174,10 +169,6 @@ class EmulatorServer:
             if not queue and script_id != DEFAULT_SCRIPT:
                 del self._scripts[script_id]  # a finished episode's script is not kept
             return reply
-
-    def _count_connection(self) -> None:
-        with self._lock:
-            self.connections += 1
 
     # --- answering ----------------------------------------------------------------------
 

@@ -14,9 +14,9 @@ from adapters.adapter import Adapter, AdapterSettings
 from adapters.contract import WireName
 from adapters.registry import adapter_ids, create_adapter, effective_contract
 from evals.local_model import config
-from evals.local_model.setup_errors import LocalModelError
 from evals.local_model.models import DEFAULT_MODEL, ServedModel, find_model, resolve
 from evals.local_model.requests import prepare_for_local_server
+from evals.local_model.setup_errors import LocalModelError
 
 SERVED_WIRES: tuple[WireName, ...] = ("openai-chat", "openai-responses", "anthropic-messages")
 

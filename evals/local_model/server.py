@@ -27,9 +27,9 @@ import httpx2
 from evals.local_model import config, gguf, pidfile
 from evals.local_model.artifacts import Artifacts, find_artifacts
 from evals.local_model.command import server_command
-from evals.local_model.setup_errors import LocalModelError
 from evals.local_model.models import ServedModel, resolve
 from evals.local_model.pidfile import ServerRecord
+from evals.local_model.setup_errors import LocalModelError
 
 State = Literal["running", "starting", "stopped", "foreign"]
 

@@ -3,7 +3,6 @@
 from evals.runtime.arguments import CheckedArguments, check_arguments
 from evals.runtime.audit import AuditLog, AuditOutcome, AuditRow, AuditSinkError, read_audit_jsonl
 from evals.runtime.clock import now_ms
-from evals.runtime.tool_errors import ToolNotFoundError, ToolRegistryError, ToolRouterError
 from evals.runtime.loop import (
     AgentLoop,
     AgentState,
@@ -15,8 +14,9 @@ from evals.runtime.loop import (
     approve_all,
     deny_all,
 )
-from evals.runtime.tool_registry import Resolution, Risk, ToolDefinition, ToolRegistry
 from evals.runtime.router import CallResult, PendingRequest, ToolRouter
+from evals.runtime.tool_errors import ToolNotFoundError, ToolRegistryError, ToolRouterError
+from evals.runtime.tool_registry import Resolution, Risk, ToolDefinition, ToolRegistry
 
 __all__ = [
     "AgentLoop",

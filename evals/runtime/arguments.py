@@ -16,9 +16,6 @@ from pydantic import BaseModel, ValidationError
 from adapters.wires import parse_arguments
 from evals.runtime.tool_errors import describe_exception
 
-RawArguments = Mapping[str, Any] | str | bytes | None
-"""What a model call carries: decoded arguments, the raw JSON text, or nothing."""
-
 
 @dataclass(frozen=True, slots=True)
 class CheckedArguments:

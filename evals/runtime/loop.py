@@ -1,4 +1,4 @@
-"""The agent loop: a deterministic state machine over one adapter and one router (seed 003).
+"""The agent loop: a deterministic state machine over one adapter and one router (docs/ARCHITECTURE.md, "The tool runtime").
 
 Each step sends the conversation and the registry's specs through the adapter (the canonical
 contract only: it never touches a wire format) and executes the returned calls through the
@@ -32,9 +32,9 @@ from adapters.contract import (
 )
 from evals.runtime.audit import AuditRow
 from evals.runtime.clock import now_ms
+from evals.runtime.router import CallResult, ToolRouter
 from evals.runtime.tool_errors import describe_exception
 from evals.runtime.tool_registry import ToolRegistry
-from evals.runtime.router import CallResult, ToolRouter
 
 
 class AgentStatus(StrEnum):

@@ -1,4 +1,4 @@
-"""The tool router: dispatch with per-action approval and an append-only audit (seed 001).
+"""The tool router: dispatch with per-action approval and an append-only audit (docs/ARCHITECTURE.md, "The tool runtime").
 
 Three structures carry it: a dict of routes keyed by name, a dict of pending requests keyed
 by request id, and the audit log. Dispatch never raises: every path out is a `CallResult`.
@@ -28,7 +28,7 @@ Handler = Callable[[Any], Any]
 
 @dataclass(frozen=True, slots=True)
 class CallResult:
-    """What a call, approve or deny answers (the shapes of seed 001).
+    """What a call, approve or deny answers (the shapes docs/ARCHITECTURE.md, "The tool runtime", lists).
 
     ok: the handler ran and returned `value` (0, False, None and "" are successes).
     pending: the call awaits approval under `request_id`; the handler has not run.

@@ -22,7 +22,7 @@ call may contain (a loss entry other than an exact one, `EXACT_ACTIONS`)."""
 PROVENANCE = (
     "Offline measurement: each adapter's dialect pass and wire produce the tool definition they "
     "would send; the acceptance checker (`evals/acceptance`) judges it against the providers' "
-    "published rules (`provider-schema-rules.md`, each rule with its evidence), and the fidelity "
+    "published rules (`docs/provider-schema-rules.md`, each rule with its evidence), and the fidelity "
     "measurement (`evals/schemas/fidelity.py`, hypothesis-jsonschema instances) compares the sent schema "
     "with the original. No provider was called: these are not live provider answers."
 )

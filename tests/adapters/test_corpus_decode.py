@@ -27,7 +27,9 @@ CASSETTES = corpus_files("cassettes/*/*.yaml")
 
 def sse_events(body: bytes) -> list[tuple[str | None, str]]:
     """(event, data) pairs of an SSE body; CRLF, comments and multi-line data handled."""
-    events, event, data = [], None, []
+    events: list[tuple[str | None, str]] = []
+    event: str | None = None
+    data: list[str] = []
     for line in body.decode("utf-8").replace("\r\n", "\n").split("\n"):
         if not line.strip():
             if data:
@@ -64,12 +66,11 @@ def expected_chat(body: bytes, stream: bool) -> dict[str, Any]:
     if not stream:
         doc = json.loads(body)
         message = doc["choices"][0]["message"]
-        calls = [
-            (c.get("id") or None, c["function"]["name"], args_of(c["function"]["arguments"]))
-            for c in message.get("tool_calls") or []
-        ]
         return {
-            "calls": calls,
+            "calls": [
+                (c.get("id") or None, c["function"]["name"], args_of(c["function"]["arguments"]))
+                for c in message.get("tool_calls") or []
+            ],
             "text": message.get("content") or None,
             "refusal": message.get("refusal") or None,
             "finish": doc["choices"][0]["finish_reason"],
@@ -136,7 +137,8 @@ def expected_anthropic(body: bytes, stream: bool) -> dict[str, Any]:
         doc = json.loads(body)
         blocks, finish = doc["content"], doc["stop_reason"]
     else:
-        blocks, finish, partial = [], None, {}
+        blocks, finish = [], None
+        partial: dict[int, str] = {}
         for event, data in sse_events(body):
             doc = json.loads(data)
             if event == "content_block_start":
@@ -308,4 +310,12 @@ def test_decode_cli_prints_one_json_line_per_interaction() -> None:
     ).stdout
     rows = [json.loads(line) for line in out.splitlines()]
     assert [r["interaction"] for r in rows] == [0, 1]
-    assert set(rows[0]) == {"interaction", "status", "tool_calls", "text", "refusal", "finish_reason", "error_type"}
+    assert set(rows[0]) == {
+        "interaction",
+        "status",
+        "tool_calls",
+        "text",
+        "refusal",
+        "finish_reason",
+        "error_type",
+    }

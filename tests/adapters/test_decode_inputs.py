@@ -127,8 +127,12 @@ def test_broken_argument_json_is_shown_with_its_text_and_reason_not_as_empty(tmp
     assert call["raw_arguments"] == '{"city": "Os' and call["parse_error"]
 
 
-def _interaction(body: object, status: int = 200, uri: str = "https://api.openai.com/v1/chat/completions",
-                 request: dict[str, object] | None = None) -> dict[str, object]:
+def _interaction(
+    body: object,
+    status: int = 200,
+    uri: str = "https://api.openai.com/v1/chat/completions",
+    request: dict[str, object] | None = None,
+) -> dict[str, object]:
     return {
         "request": request or chat_request(),
         "response": {
@@ -139,14 +143,21 @@ def _interaction(body: object, status: int = 200, uri: str = "https://api.openai
     }
 
 
-def test_a_content_filtered_choice_without_a_message_is_no_call_with_its_finish_reason(tmp_path: Path) -> None:
+def test_a_content_filtered_choice_without_a_message_is_no_call_with_its_finish_reason(
+    tmp_path: Path,
+) -> None:
     filtered = {
         "id": "chatcmpl-az",
         "object": "chat.completion",
         "created": 1,
         "model": "gpt-4o",
-        "choices": [{"index": 0, "finish_reason": "content_filter", "content_filter_results": {"hate": {
-            "filtered": True, "severity": "high"}}}],
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "content_filter",
+                "content_filter_results": {"hate": {"filtered": True, "severity": "high"}},
+            }
+        ],
     }
     path = write(tmp_path, {"interactions": [_interaction(filtered), _interaction(CHAT_BODY)]})
     done = decode(path)
@@ -157,7 +168,9 @@ def test_a_content_filtered_choice_without_a_message_is_no_call_with_its_finish_
 
 
 def test_an_undecodable_interaction_is_one_error_line_and_the_others_are_kept(tmp_path: Path) -> None:
-    path = write(tmp_path, {"interactions": [_interaction("<html>bad gateway</html>"), _interaction(CHAT_BODY)]})
+    path = write(
+        tmp_path, {"interactions": [_interaction("<html>bad gateway</html>"), _interaction(CHAT_BODY)]}
+    )
     done = decode(path)
     assert done.returncode == 1
     rows = [json.loads(line) for line in done.stdout.splitlines()]
@@ -170,7 +183,11 @@ def test_an_undecodable_interaction_is_one_error_line_and_the_others_are_kept(tm
 def test_a_chat_refusal_is_its_own_field_not_text(tmp_path: Path) -> None:
     refused = json.loads(json.dumps(CHAT_BODY))
     refused["choices"][0]["finish_reason"] = "stop"
-    refused["choices"][0]["message"] = {"role": "assistant", "content": None, "refusal": "I can't help with that."}
+    refused["choices"][0]["message"] = {
+        "role": "assistant",
+        "content": None,
+        "refusal": "I can't help with that.",
+    }
     done = decode(write(tmp_path, {"interactions": [_interaction(refused)]}))
     row = json.loads(done.stdout)
     assert row["refusal"] == "I can't help with that." and row["text"] is None and row["tool_calls"] == []
@@ -178,13 +195,30 @@ def test_a_chat_refusal_is_its_own_field_not_text(tmp_path: Path) -> None:
 
 def test_a_responses_refusal_part_is_its_own_field_not_text(tmp_path: Path) -> None:
     body = {
-        "id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-4o",
-        "output": [{"id": "msg_1", "type": "message", "status": "completed", "role": "assistant",
-                    "content": [{"type": "refusal", "refusal": "I must decline."}]}],
-        "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "status": "completed",
+        "model": "gpt-4o",
+        "output": [
+            {
+                "id": "msg_1",
+                "type": "message",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "refusal", "refusal": "I must decline."}],
+            }
+        ],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
     }
-    request = {"method": "POST", "uri": "https://api.openai.com/v1/responses",
-               "body": json.dumps({"model": "gpt-4o", "input": "x"}), "headers": {}}
+    request: dict[str, object] = {
+        "method": "POST",
+        "uri": "https://api.openai.com/v1/responses",
+        "body": json.dumps({"model": "gpt-4o", "input": "x"}),
+        "headers": {},
+    }
     done = decode(write(tmp_path, {"interactions": [_interaction(body, request=request)]}))
     row = json.loads(done.stdout)
     assert row["refusal"] == "I must decline." and row["text"] is None

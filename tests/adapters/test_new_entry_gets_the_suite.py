@@ -61,16 +61,23 @@ def install(folder: Path, entries: dict[str, str]) -> dict[str, str]:
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: deepseek-xpeval\nVersion: 0.1.0\n")
     lines = "".join(f"{name} = deepseek_xpeval:{target}\n" for name, target in entries.items())
     (dist / "entry_points.txt").write_text(f"[xpeval.adapters]\n{lines}")
-    (folder / "pyproject.toml").write_text('[project]\nname = "deepseek-xpeval"\n\n[tool.xpeval]\n'
-                                            'adapters = ["deepseek"]\n')
+    (folder / "pyproject.toml").write_text(
+        '[project]\nname = "deepseek-xpeval"\n\n[tool.xpeval]\nadapters = ["deepseek"]\n'
+    )
     env = {k: v for k, v in os.environ.items() if k != "XPEVAL_CASSETTE_MODE"}
     env["PYTHONPATH"] = os.pathsep.join([str(folder), str(REPO_ROOT)])
     return env
 
 
 def xpeval(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "evals.cli", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "evals.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def count(output: str, word: str) -> int:
@@ -85,8 +92,18 @@ def test_a_plugin_adapter_is_listed_and_runs_recorded_and_replayed(tmp_path: Pat
     assert {"id": "deepseek", "kind": "wrapper", "wire": "openai-chat", "contract_parent": "openai-chat"} in [
         {k: row[k] for k in ("id", "kind", "wire", "contract_parent")} for row in listed
     ]
-    recorded = xpeval(env, package, "run", "--mode", "record", "--target", "emulator", "--categories", "simple",
-                      "--no-progress")
+    recorded = xpeval(
+        env,
+        package,
+        "run",
+        "--mode",
+        "record",
+        "--target",
+        "emulator",
+        "--categories",
+        "simple",
+        "--no-progress",
+    )
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     assert (package / "cassettes" / "deepseek" / "deepseek-chat").is_dir(), "cassettes at the project root"
     # From a subfolder: the project's paths still apply.
@@ -98,12 +115,44 @@ def test_a_plugin_adapter_is_listed_and_runs_recorded_and_replayed(tmp_path: Pat
 def test_pytest_conformance_in_the_plugins_folder_runs_its_parents_checks(tmp_path: Path) -> None:
     package = tmp_path / "deepseek-xpeval"
     env = install(package, {"deepseek": "DEEPSEEK"})
-    done = subprocess.run([sys.executable, "-m", "pytest", "--xpeval-conformance", "-q", "-p", "no:cacheprovider",
-                           "-k", "deepseek"], cwd=package, env=env, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--xpeval-conformance",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            "deepseek",
+        ],
+        cwd=package,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    parent = subprocess.run([sys.executable, "-m", "pytest", "--xpeval-conformance", "-q", "-p", "no:cacheprovider",
-                             "--collect-only", "-k", "openai-chat"], cwd=package, env=env, capture_output=True,
-                            text=True, timeout=300)
+    parent = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--xpeval-conformance",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--collect-only",
+            "-k",
+            "openai-chat",
+        ],
+        cwd=package,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     checks = [line for line in parent.stdout.splitlines() if "openai-chat" in line and "::" in line]
     ran = count(done.stdout, "passed") + count(done.stdout, "skipped")
     assert ran == len(checks) > 30, (ran, len(checks))
@@ -126,9 +175,24 @@ def test_a_broken_entry_point_fails_closed_naming_the_adapter(tmp_path: Path, ta
 def test_a_wrongly_declared_capability_fails_conformance(tmp_path: Path) -> None:
     package = tmp_path / "p"
     env = install(package, {"overclaimed": "OVERCLAIMED"})
-    done = subprocess.run([sys.executable, "-m", "pytest", "--xpeval-conformance", "-q", "-p", "no:cacheprovider",
-                           "-k", "overclaimed and capabilities"], cwd=package, env=env, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--xpeval-conformance",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            "overclaimed and capabilities",
+        ],
+        cwd=package,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 1, done.stdout[-3000:]
     failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
     assert any("test_strict_schemas_are_sent_exactly_when_declared" in line for line in failed)

@@ -95,12 +95,17 @@ def test_a_wrapper_inherits_the_dialect_unless_it_overrides_it() -> None:
 def test_registering_a_broken_entry_leaves_the_registry_untouched() -> None:
     before = dict(ADAPTER_REGISTRY)
     with pytest.raises(UnknownAdapterError):
-        register_adapter("broken", WrapperEntry(contract_parent="ghost", provider=openai.OPENAI, factory=openai.create))
+        register_adapter(
+            "broken", WrapperEntry(contract_parent="ghost", provider=openai.OPENAI, factory=openai.create)
+        )
     assert before == ADAPTER_REGISTRY
 
 
 def test_register_and_unregister_round_trip() -> None:
-    register_adapter("tmp-wrapper", WrapperEntry(contract_parent="anthropic-messages", provider=openai.OPENAI, factory=openai.create))
+    register_adapter(
+        "tmp-wrapper",
+        WrapperEntry(contract_parent="anthropic-messages", provider=openai.OPENAI, factory=openai.create),
+    )
     try:
         assert effective_contract("tmp-wrapper").wire == "anthropic-messages"
     finally:

@@ -15,8 +15,8 @@ from adapters.contract import WIRE_NAMES, ToolSpec, TurnRequest, TurnResult, Use
 from adapters.registry import effective_contract
 from adapters.schema import DIALECTS, Dialect, prepare_tools
 from adapters.wires import get_wire, wire_for_path
-from evals.emulator import Reply
 from evals.conformance._fixtures import WEATHER, request, scripted
+from evals.emulator import Reply
 
 NOW = ToolSpec(name="now", description="The time.", parameters={"type": "object", "properties": {}})
 

@@ -46,18 +46,27 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "shop"
     (root / "evals" / "cases").mkdir(parents=True)
     (root / "evals" / "cases" / "orders.yaml").write_text(CASES)
-    (root / "pyproject.toml").write_text('[tool.xpeval]\ncases = "evals/cases"\nadapters = ["openai-chat", '
-                                         '"anthropic-messages"]\n')
+    (root / "pyproject.toml").write_text(
+        '[tool.xpeval]\ncases = "evals/cases"\nadapters = ["openai-chat", "anthropic-messages"]\n'
+    )
     return root
 
 
 def xpeval(root: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    return subprocess.run([sys.executable, "-m", "evals.cli", *args], cwd=cwd or root, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "evals.cli", *args],
+        cwd=cwd or root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
-def test_a_case_folder_records_replays_and_passes_its_own_gate_and_hints_run_as_printed(tmp_path: Path) -> None:
+def test_a_case_folder_records_replays_and_passes_its_own_gate_and_hints_run_as_printed(
+    tmp_path: Path,
+) -> None:
     root = project(tmp_path)
     assert xpeval(root, "cases", "validate", "evals/cases").returncode == 0
 
@@ -74,11 +83,17 @@ def test_a_case_folder_records_replays_and_passes_its_own_gate_and_hints_run_as_
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "conformance only" not in replayed.stdout, "compared with the case folder's baseline"
 
-    changed = (root / "evals" / "cases" / "orders.yaml").read_text().replace("Where is my order", "Where's order")
+    changed = (
+        (root / "evals" / "cases" / "orders.yaml").read_text().replace("Where is my order", "Where's order")
+    )
     (root / "evals" / "cases" / "orders.yaml").write_text(changed)
     drifted = xpeval(root, "run", "--no-progress")
     assert drifted.returncode == 1
-    hints = {line.split("record it with: ", 1)[1] for line in drifted.stdout.splitlines() if "record it with: " in line}
+    hints = {
+        line.split("record it with: ", 1)[1]
+        for line in drifted.stdout.splitlines()
+        if "record it with: " in line
+    }
     assert hints, drifted.stdout
     for hint in hints:
         command = shlex.split(hint)

@@ -30,8 +30,9 @@ SIMPLE = "calc_simple_01"
 def answer(text: str = "It is 42.2 km.", call_name: str | None = "convert_units") -> TurnResult:
     arguments = {"value": 26.2, "from_unit": "mi", "to_unit": "km"}
     calls = [ToolCall(id="call_1", name=call_name, arguments=arguments)] if call_name else []
-    return TurnResult(text=text, tool_calls=calls,
-                      usage=Usage(input_tokens=12, output_tokens=7, total_tokens=19))
+    return TurnResult(
+        text=text, tool_calls=calls, usage=Usage(input_tokens=12, output_tokens=7, total_tokens=19)
+    )
 
 
 def request_for(case: Case, *, stream: bool = False, **changes: Any) -> TurnRequest:
@@ -60,10 +61,20 @@ async def play(
     refresh: bool = False,
 ) -> Played:
     """Send `requests` through `adapter_id` bound to the (adapter, case) cassette, then finish."""
-    episode = open_episode(store, adapter_id, case.id, mode, source=source, model=MODEL, secrets=secrets,
-                           upstream=upstream, refresh=refresh)
-    adapter = create_adapter(adapter_id, AdapterSettings(model=MODEL, transport=episode.transport,
-                                                         **(settings or {})))
+    episode = open_episode(
+        store,
+        adapter_id,
+        case.id,
+        mode,
+        source=source,
+        model=MODEL,
+        secrets=secrets,
+        upstream=upstream,
+        refresh=refresh,
+    )
+    adapter = create_adapter(
+        adapter_id, AdapterSettings(model=MODEL, transport=episode.transport, **(settings or {}))
+    )
     try:
         results = [await asyncio.wait_for(adapter.turn(request), 20) for request in requests]
     finally:
@@ -77,13 +88,21 @@ def scripted(adapter_id: str, *results: TurnResult) -> ScriptedTransport:
     return ScriptedTransport(wire, [Reply(result=result) for result in results])
 
 
-def record(store: CassetteStore, adapter_id: str, case: Case, requests: Sequence[TurnRequest],
-           *results: TurnResult, **options: Any) -> Played:
+def record(
+    store: CassetteStore,
+    adapter_id: str,
+    case: Case,
+    requests: Sequence[TurnRequest],
+    *results: TurnResult,
+    **options: Any,
+) -> Played:
     upstream = scripted(adapter_id, *(results or [answer()] * len(requests)))
-    return asyncio.run(play(store, adapter_id, case, Mode.RECORD, requests, upstream=upstream.transport(),
-                            **options))
+    return asyncio.run(
+        play(store, adapter_id, case, Mode.RECORD, requests, upstream=upstream.transport(), **options)
+    )
 
 
-def replay(store: CassetteStore, adapter_id: str, case: Case, requests: Sequence[TurnRequest],
-           **options: Any) -> Played:
+def replay(
+    store: CassetteStore, adapter_id: str, case: Case, requests: Sequence[TurnRequest], **options: Any
+) -> Played:
     return asyncio.run(play(store, adapter_id, case, Mode.REPLAY, requests, **options))

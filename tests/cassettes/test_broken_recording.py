@@ -16,13 +16,18 @@ from tests._corpus import REPO_ROOT
 
 COMMITTED = CassetteStore(REPO_ROOT / "cassettes")
 # One plain and one streamed recording on two wires (streams alternate by case id).
-EPISODES = [("openai-chat", "calc_simple_01"), ("anthropic-messages", "calc_simple_01"),
-            ("google-genai", "weather_simple_01"), ("openai-responses", "weather_simple_01")]
+EPISODES = [
+    ("openai-chat", "calc_simple_01"),
+    ("anthropic-messages", "calc_simple_01"),
+    ("google-genai", "weather_simple_01"),
+    ("openai-responses", "weather_simple_01"),
+]
 
 
 def xpeval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "evals.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "evals.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
 
 
 def broken_copy(tmp_path: Path, adapter: str, case: str, how: str) -> Path:
@@ -41,15 +46,29 @@ def broken_copy(tmp_path: Path, adapter: str, case: str, how: str) -> Path:
 
 @pytest.mark.parametrize("how", ["half", "garbage"])
 @pytest.mark.parametrize(("adapter", "case"), EPISODES)
-def test_a_broken_recorded_body_fails_the_gate_and_the_check(tmp_path: Path, adapter: str, case: str,
-                                                             how: str) -> None:
+def test_a_broken_recorded_body_fails_the_gate_and_the_check(
+    tmp_path: Path, adapter: str, case: str, how: str
+) -> None:
     path = broken_copy(tmp_path, adapter, case, how)
-    run = xpeval("run", "--no-progress", "--adapters", adapter, "--cases", case,
-                 "--cassettes", str(tmp_path / "cassettes"), "--results", str(tmp_path / "r.jsonl"),
-                 "--reports", str(tmp_path / "reports"), cwd=REPO_ROOT)
+    run = xpeval(
+        "run",
+        "--no-progress",
+        "--adapters",
+        adapter,
+        "--cases",
+        case,
+        "--cassettes",
+        str(tmp_path / "cassettes"),
+        "--results",
+        str(tmp_path / "r.jsonl"),
+        "--reports",
+        str(tmp_path / "reports"),
+        cwd=REPO_ROOT,
+    )
     assert run.returncode == 1, run.stdout + run.stderr
     assert "gate: FAILED" in run.stdout and str(path) in run.stdout and "no longer decodes" in run.stdout
-    check = xpeval("cassettes", "check", "--cassettes", str(tmp_path / "cassettes"), "--adapters", adapter,
-                   cwd=REPO_ROOT)
+    check = xpeval(
+        "cassettes", "check", "--cassettes", str(tmp_path / "cassettes"), "--adapters", adapter, cwd=REPO_ROOT
+    )
     assert check.returncode == 1
     assert str(path) in check.stdout and "no longer decodes" in check.stdout

@@ -34,8 +34,9 @@ async def _record_all(store: CassetteStore, emulator: CaseEmulator) -> None:
     for adapter_id in ADAPTERS:
         for number, case in enumerate(_cases()):
             upstream = emulator.upstream_for(case, adapter_id)
-            episode = open_episode(store, adapter_id, case.id, Mode.RECORD, source="emulated", model=MODEL,
-                                   upstream=upstream)
+            episode = open_episode(
+                store, adapter_id, case.id, Mode.RECORD, source="emulated", model=MODEL, upstream=upstream
+            )
             settings = AdapterSettings(model=MODEL, transport=episode.transport)
             adapter = build_adapter(adapter_id, "emulator", settings)
             outcome = await play_case(adapter, case, MODEL, stream=number % 2 == 1)
@@ -67,8 +68,19 @@ def project(recorded: Path, tmp_path: Path) -> Path:
 
 
 def check(project: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
-    code = main(["cassettes", "check", "--cassettes", str(project / "cassettes"), "--cases",
-                 str(project / "cases.jsonl"), "--adapters", ",".join(ADAPTERS), *extra])
+    code = main(
+        [
+            "cassettes",
+            "check",
+            "--cassettes",
+            str(project / "cassettes"),
+            "--cases",
+            str(project / "cases.jsonl"),
+            "--adapters",
+            ",".join(ADAPTERS),
+            *extra,
+        ]
+    )
     captured = capsys.readouterr()
     return code, captured.out + captured.err
 
@@ -91,7 +103,10 @@ def test_a_field_the_adapter_stops_sending_fails_with_the_cassette_and_a_diff(
     monkeypatch.setattr(OpenAIChatWire, "encode", without_tool_choice)
     code, out = check(project, capsys)
     assert code == 1
-    assert "DRIFT openai-chat/drift-model/calc_simple_01" in out and "DRIFT openai-chat/drift-model/calendar_multi_turn_01" in out
+    assert (
+        "DRIFT openai-chat/drift-model/calc_simple_01" in out
+        and "DRIFT openai-chat/drift-model/calendar_multi_turn_01" in out
+    )
     assert "google-genai" not in out.split("checked")[0], "the other adapter still matches"
     assert str(project / "cassettes" / "openai-chat" / "drift-model" / "calc_simple_01.yaml") in out
     assert '-  "tool_choice": "auto",' in out
@@ -151,10 +166,13 @@ def test_a_cassette_for_a_case_that_no_longer_exists_is_an_orphan(
     assert "ORPHAN openai-chat/drift-model/calendar_multi_turn_01" in out and "not in the case set" in out
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--max-age", "-1"], "--max-age must be a number of days >= 0"),
-    (["--adapters", "no-such-adapter"], "Unknown adapter: no-such-adapter"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--max-age", "-1"], "--max-age must be a number of days >= 0"),
+        (["--adapters", "no-such-adapter"], "Unknown adapter: no-such-adapter"),
+    ],
+)
 def test_bad_input_is_one_clear_line(
     project: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 ) -> None:

@@ -32,8 +32,9 @@ def test_plain_vcrpy_replays_our_cassette_with_its_standard_matchers(tmp_path: P
             await adapter.aclose()
 
     matchers = ["method", "scheme", "host", "port", "path", "query", "body"]
-    with vcr.use_cassette(str(store.path("anthropic-messages", SIMPLE, MODEL)), record_mode="none",
-                          match_on=matchers) as cassette:
+    with vcr.use_cassette(
+        str(store.path("anthropic-messages", SIMPLE, MODEL)), record_mode="none", match_on=matchers
+    ) as cassette:
         assert asyncio.run(through_vcrpy()) == "via plain vcrpy"
         assert cassette.all_played
 
@@ -91,8 +92,9 @@ def test_another_tools_cassette_is_served_in_all_three_body_forms(tmp_path: Path
         async with httpx2.AsyncClient(transport=episode.transport) as client:
             answers = []
             for interaction in interactions:
-                response = await client.request(interaction.method, interaction.uri,
-                                                content=interaction.request_body or b"")
+                response = await client.request(
+                    interaction.method, interaction.uri, content=interaction.request_body or b""
+                )
                 answers.append((response.status_code, response.content))
         assert episode.finish() == []
         return answers

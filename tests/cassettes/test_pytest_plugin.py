@@ -38,9 +38,20 @@ TEST_FILE = textwrap.dedent(f'''
 
 def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "XPEVAL_CASSETTE_MODE"}
-    command = [sys.executable, "-m", "pytest", "-q",
-               "-p", "no:cacheprovider", "--rootdir", str(folder),
-               "--cassette-dir", str(folder / "cassettes"), *args, str(folder / "test_it.py")]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        str(folder),
+        "--cassette-dir",
+        str(folder / "cassettes"),
+        *args,
+        str(folder / "test_it.py"),
+    ]
     return subprocess.run(command, capture_output=True, text=True, cwd=folder, env=env, timeout=120)
 
 
@@ -49,7 +60,10 @@ def test_replay_is_the_default_and_a_record_run_makes_it_pass(tmp_path: Path) ->
     missing = run(tmp_path)
     assert missing.returncode == 1
     assert f"no cassette for adapter openai-chat and case {SIMPLE}" in missing.stdout
-    assert f"xpeval run --mode record --adapters openai-chat --cases {SIMPLE} --models openai-chat=m" in missing.stdout
+    assert (
+        f"xpeval run --mode record --adapters openai-chat --cases {SIMPLE} --models openai-chat=m"
+        in missing.stdout
+    )
     recorded = run(tmp_path, "--cassette-mode", "record")
     assert recorded.returncode == 0, recorded.stdout
     assert (tmp_path / "cassettes" / "openai-chat" / "m" / f"{SIMPLE}.yaml").exists()

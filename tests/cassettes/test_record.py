@@ -40,8 +40,12 @@ def test_metadata_says_where_when_and_for_what_the_recording_was_made(store: Cas
     record(store, "anthropic-messages", CASE, [request_for(CASE)], source="local-model")
     meta = store.meta(store.path("anthropic-messages", SIMPLE, MODEL))
     assert meta is not None
-    assert (meta.source, meta.model, meta.adapter, meta.case) == ("local-model", "test-model",
-                                                                  "anthropic-messages", SIMPLE)
+    assert (meta.source, meta.model, meta.adapter, meta.case) == (
+        "local-model",
+        "test-model",
+        "anthropic-messages",
+        SIMPLE,
+    )
     assert meta.xpeval_version == xpeval_version()
     assert before - timedelta(seconds=1) <= meta.recorded_at <= datetime.now(UTC)
     assert len(meta.fingerprint) == 64
@@ -71,8 +75,9 @@ def test_an_unchanged_episode_is_left_as_it_was(store: CassetteStore) -> None:
     path = store.path("openai-chat", SIMPLE, MODEL)
     before = path.read_bytes()
     upstream = scripted("openai-chat", answer(text="a different answer"))
-    played = asyncio.run(play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)],
-                              upstream=upstream.transport()))
+    played = asyncio.run(
+        play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)], upstream=upstream.transport())
+    )
     assert upstream.requests == [], "an unchanged request replays from the recording"
     assert played.problems == [] and path.read_bytes() == before
 
@@ -80,8 +85,17 @@ def test_an_unchanged_episode_is_left_as_it_was(store: CassetteStore) -> None:
 def test_refresh_sends_every_request_upstream_and_rewrites_the_cassette(store: CassetteStore) -> None:
     record(store, "openai-chat", CASE, [request_for(CASE)], answer(text="yesterday"))
     upstream = scripted("openai-chat", answer(text="today"))
-    asyncio.run(play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)],
-                     upstream=upstream.transport(), refresh=True))
+    asyncio.run(
+        play(
+            store,
+            "openai-chat",
+            CASE,
+            Mode.RECORD,
+            [request_for(CASE)],
+            upstream=upstream.transport(),
+            refresh=True,
+        )
+    )
     assert len(upstream.requests) == 1
     assert replay(store, "openai-chat", CASE, [request_for(CASE)]).results[0].text == "today"
 
@@ -97,8 +111,17 @@ def test_a_changed_episode_is_rerecorded_without_what_it_no_longer_sends(store: 
 def test_a_recording_from_another_source_is_replaced_not_extended(store: CassetteStore) -> None:
     record(store, "openai-chat", CASE, [request_for(CASE)], answer(text="emulated"))
     upstream = scripted("openai-chat", answer(text="from the local model"))
-    asyncio.run(play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)],
-                     upstream=upstream.transport(), source="local-model"))
+    asyncio.run(
+        play(
+            store,
+            "openai-chat",
+            CASE,
+            Mode.RECORD,
+            [request_for(CASE)],
+            upstream=upstream.transport(),
+            source="local-model",
+        )
+    )
     assert len(upstream.requests) == 1, "the emulated answer must not stand in for the local model's"
     meta = store.meta(store.path("openai-chat", SIMPLE, MODEL))
     assert meta is not None and meta.source == "local-model"
@@ -130,10 +153,16 @@ def test_recorded_bodies_are_readable_text_even_when_the_provider_gzips(store: C
     from adapters.wires import get_wire
 
     rendered = get_wire("openai-chat").render(answer(text="compressed answer"), model="m", stream=False)
-    upstream = httpx2.MockTransport(lambda request: httpx2.Response(
-        200, headers={**rendered.headers, "content-encoding": "gzip"}, content=gzip.compress(rendered.body)))
-    played = asyncio.run(play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)],
-                              upstream=upstream))
+    upstream = httpx2.MockTransport(
+        lambda request: httpx2.Response(
+            200,
+            headers={**rendered.headers, "content-encoding": "gzip"},
+            content=gzip.compress(rendered.body),
+        )
+    )
+    played = asyncio.run(
+        play(store, "openai-chat", CASE, Mode.RECORD, [request_for(CASE)], upstream=upstream)
+    )
     assert played.results[0].text == "compressed answer"
     text = store.path("openai-chat", SIMPLE, MODEL).read_text()
     assert "compressed answer" in text and "!!binary" not in text and "content-encoding" not in text
@@ -142,14 +171,25 @@ def test_recorded_bodies_are_readable_text_even_when_the_provider_gzips(store: C
 
 def test_a_retried_episode_saves_only_its_final_attempt(store: CassetteStore) -> None:
     first, second = request_for(CASE), request_for(CASE, temperature=0.3)
-    upstream = ScriptedTransport(get_wire("openai-chat"), [
-        Reply(result=answer(text="turn one")), Reply.http_error(503, "overloaded"),
-        Reply(result=answer(text="turn two")),
-    ])
+    upstream = ScriptedTransport(
+        get_wire("openai-chat"),
+        [
+            Reply(result=answer(text="turn one")),
+            Reply.http_error(503, "overloaded"),
+            Reply(result=answer(text="turn two")),
+        ],
+    )
 
     async def two_attempts() -> list[str]:
-        episode = open_episode(store, "openai-chat", CASE.id, Mode.RECORD, source="emulated",
-                               model="test-model", upstream=upstream.transport())
+        episode = open_episode(
+            store,
+            "openai-chat",
+            CASE.id,
+            Mode.RECORD,
+            source="emulated",
+            model="test-model",
+            upstream=upstream.transport(),
+        )
         settings = AdapterSettings(model="test-model", transport=episode.transport)
         adapter = create_adapter("openai-chat", settings)
         try:

@@ -129,9 +129,9 @@ def test_episodes_replay_concurrently_each_from_its_own_cassette(store: Cassette
 
         return await asyncio.gather(*(one(a) for a in adapters * 3))
 
-    for index, (adapter_id, text, problems) in enumerate(asyncio.run(all_at_once())):
+    for index, (adapter_id, replayed_text, problems) in enumerate(asyncio.run(all_at_once())):
         assert problems == [], adapter_id
-        assert text == f"answer from {adapter_id} #{index % len(adapters)}"
+        assert replayed_text == f"answer from {adapter_id} #{index % len(adapters)}"
 
 
 def test_live_mode_has_no_cassette(store: CassetteStore) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets as random
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
@@ -34,24 +35,36 @@ def planted(label: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def emulator() -> EmulatorServer:
+def emulator() -> Iterator[EmulatorServer]:
     with EmulatorServer() as server:
         yield server
 
 
 def test_no_planted_secret_survives_recording(
-    adapter_id: str, emulator: EmulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    adapter_id: str,
+    emulator: EmulatorServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     env_keys = {name: planted(name.lower()) for name in PROVIDER_KEY_VARIABLES}
     for name, value in env_keys.items():
         monkeypatch.setenv(name, value)
     prompt_secret, echoed_secret, cookie, query_key = map(planted, ("prompt", "echo", "cookie", "query"))
-    response_headers = {"set-cookie": f"sid={planted('set-cookie')}; Path=/; HttpOnly",
-                        "openai-organization": planted("org"), "openai-project": planted("project"),
-                        "anthropic-organization-id": planted("anthropic-org")}
-    everything = [*env_keys.values(), prompt_secret, echoed_secret, cookie, query_key,
-                  *(v.split("=", 1)[-1].split(";")[0] for v in response_headers.values())]
+    response_headers = {
+        "set-cookie": f"sid={planted('set-cookie')}; Path=/; HttpOnly",
+        "openai-organization": planted("org"),
+        "openai-project": planted("project"),
+        "anthropic-organization-id": planted("anthropic-org"),
+    }
+    everything = [
+        *env_keys.values(),
+        prompt_secret,
+        echoed_secret,
+        cookie,
+        query_key,
+        *(v.split("=", 1)[-1].split(";")[0] for v in response_headers.values()),
+    ]
     caplog.set_level(logging.DEBUG)
 
     reply = Reply(result=answer(text=f"You said {echoed_secret}."), headers=response_headers, gzip=True)
@@ -61,30 +74,54 @@ def test_no_planted_secret_survives_recording(
     request = TurnRequest(model=MODEL, tools=CASE.tools, messages=[prompt])
 
     async def record() -> list[str]:
-        episode = open_episode(store, adapter_id, CASE.id, Mode.RECORD, source="emulated", model=MODEL,
-                               secrets=[prompt_secret, echoed_secret], upstream=emulator.transport(script))
-        adapter = create_adapter(adapter_id, AdapterSettings(model=MODEL, transport=episode.transport,
-                                                             headers={"cookie": f"session={cookie}"}))
+        episode = open_episode(
+            store,
+            adapter_id,
+            CASE.id,
+            Mode.RECORD,
+            source="emulated",
+            model=MODEL,
+            secrets=[prompt_secret, echoed_secret],
+            upstream=emulator.transport(script),
+        )
+        adapter = create_adapter(
+            adapter_id,
+            AdapterSettings(
+                model=MODEL, transport=episode.transport, headers={"cookie": f"session={cookie}"}
+            ),
+        )
         result = await adapter.turn(request)
         assert result.error is None and result.text == f"You said {echoed_secret}."
         sent = emulator.received[-1]
         async with httpx2.AsyncClient(transport=episode.transport) as client:  # Gemini-style `key=`
             separator = "&" if "?" in sent.target else "?"
-            response = await client.post(f"https://provider.example{sent.target}{separator}key={query_key}",
-                                         content=sent.body, headers={"content-type": "application/json"})
+            response = await client.post(
+                f"https://provider.example{sent.target}{separator}key={query_key}",
+                content=sent.body,
+                headers={"content-type": "application/json"},
+            )
             assert response.status_code == 200
         await adapter.aclose()
         return episode.finish()
 
     assert asyncio.run(record()) == []
     received = emulator.received[-2]
-    assert any(value in received.headers.values() or f"Bearer {value}" in received.headers.values()
-               for value in env_keys.values()), "the adapter must really have sent a planted key"
+    assert any(
+        value in received.headers.values() or f"Bearer {value}" in received.headers.values()
+        for value in env_keys.values()
+    ), "the adapter must really have sent a planted key"
     assert f"session={cookie}" in received.headers.get("cookie", "")
 
     async def replay_changed() -> list[str]:
-        episode = open_episode(store, adapter_id, CASE.id, Mode.REPLAY, source="emulated", model=MODEL,
-                               secrets=[prompt_secret, echoed_secret])
+        episode = open_episode(
+            store,
+            adapter_id,
+            CASE.id,
+            Mode.REPLAY,
+            source="emulated",
+            model=MODEL,
+            secrets=[prompt_secret, echoed_secret],
+        )
         adapter = create_adapter(adapter_id, AdapterSettings(model=MODEL, transport=episode.transport))
         await adapter.turn(request.model_copy(update={"temperature": 0.5}))
         await adapter.aclose()
@@ -103,8 +140,12 @@ def test_no_planted_secret_survives_recording(
         for i in load_cassette(path)
     )
     assert "!!binary" not in cassette_text, "bodies are stored decompressed, so nothing hides in gzip"
-    for where, text in [("cassette", cassette_text), ("decoded cassette", decoded),
-                        ("reports", (reports / "problems.txt").read_text()), ("logs", caplog.text)]:
+    for where, text in [
+        ("cassette", cassette_text),
+        ("decoded cassette", decoded),
+        ("reports", (reports / "problems.txt").read_text()),
+        ("logs", caplog.text),
+    ]:
         leaked = [value for value in everything if value in text]
         assert leaked == [], f"{where} of {adapter_id} leaks {leaked}"
     assert "<scrubbed>" in cassette_text

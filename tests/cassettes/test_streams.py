@@ -8,6 +8,7 @@ under a hard time bound: the replayed result must equal the recorded one, well w
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ REPLAY_BOUND = 10.0
 
 
 @pytest.fixture(scope="module")
-def emulator() -> EmulatorServer:
+def emulator() -> Iterator[EmulatorServer]:
     with EmulatorServer() as server:
         yield server
 
@@ -36,8 +37,9 @@ def test_a_recorded_sse_episode_replays_within_a_time_bound(
     request = request_for(CASE, stream=True)
 
     async def record_then_replay() -> None:
-        recorded = await play(store, adapter_id, CASE, Mode.RECORD, [request],
-                              upstream=emulator.transport(script))
+        recorded = await play(
+            store, adapter_id, CASE, Mode.RECORD, [request], upstream=emulator.transport(script)
+        )
         assert recorded.problems == [] and recorded.results[0].error is None
         assert recorded.results[0].text == long_text
         text = store.path(adapter_id, SIMPLE, MODEL).read_text()
@@ -60,8 +62,9 @@ def test_a_stream_cut_short_while_recording_is_never_replayed_as_complete(
     request = request_for(CASE, stream=True)
 
     async def record_then_replay() -> list[str]:
-        recorded = await play(store, "openai-chat", CASE, Mode.RECORD, [request],
-                              upstream=emulator.transport(script))
+        recorded = await play(
+            store, "openai-chat", CASE, Mode.RECORD, [request], upstream=emulator.transport(script)
+        )
         assert recorded.results[0].error is not None and recorded.results[0].error.kind == "connection"
         replayed = await play(store, "openai-chat", CASE, Mode.REPLAY, [request])
         return replayed.problems

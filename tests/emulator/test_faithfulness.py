@@ -71,17 +71,20 @@ ALLOWED: dict[WireName, dict[str, str]] = {
         "finishMessage": "some models explain a function-call finish in words; nothing decodes it",
         "candidates.index": "missing from some streamed chunks; present in most",
         "content.parts.text": "models stream an empty or thought text part next to calls; the emulator "
-                              "renders the calls alone",
+        "renders the calls alone",
         "content.parts.thought": "thought summaries are reasoning: not rendered (reasoning is not text)",
     },
 }
 
 
 def _responses() -> list[tuple[str, Interaction]]:
-    out = []
+    out: list[tuple[str, Interaction]] = []
     for path in corpus_files("cassettes/*/*.yaml"):
-        out.extend((f"{path.parent.name}/{path.stem}#{i.index}", i) for i in load_cassette(path)
-                   if 200 <= i.status < 300)
+        out.extend(
+            (f"{path.parent.name}/{path.stem}#{i.index}", i)
+            for i in load_cassette(path)
+            if 200 <= i.status < 300
+        )
     return out
 
 
@@ -94,11 +97,13 @@ def emulator() -> Iterator[EmulatorServer]:
         yield server
 
 
-async def _through_emulator(emulator: EmulatorServer, wire_name: WireName, result: TurnResult, model: str,
-                            stream: bool) -> TurnResult:
+async def _through_emulator(
+    emulator: EmulatorServer, wire_name: WireName, result: TurnResult, model: str, stream: bool
+) -> TurnResult:
     script = emulator.script([Reply(result=result, model=model)])
-    adapter = create_adapter(direct_adapter_for_wire(wire_name),
-                             AdapterSettings(transport=emulator.transport(script), timeout=20))
+    adapter = create_adapter(
+        direct_adapter_for_wire(wire_name), AdapterSettings(transport=emulator.transport(script), timeout=20)
+    )
     wire = adapter.wire
     kwargs = wire.minimal_request(model)
     kwargs["stream"] = stream
@@ -139,7 +144,8 @@ def fields_by_kind(body: bytes, stream: bool) -> dict[str, set[str]]:
         chunks: list[tuple[str | None, Any]] = [(None, c) for c in json.loads(body)]
     else:
         chunks = []
-        event, data = None, []
+        event: str | None = None
+        data: list[str] = []
         for line in [*body.decode().replace("\r\n", "\n").split("\n"), ""]:
             if not line.strip():
                 if data and data[0] != "[DONE]":
@@ -162,7 +168,7 @@ def _covered(path: str, allowed: dict[str, str]) -> bool:
     for entry in allowed:
         wanted = entry.split(".")
         for start in range(len(segments) - len(wanted) + 1):
-            if segments[start:start + len(wanted)] == wanted:
+            if segments[start : start + len(wanted)] == wanted:
                 return True
     return False
 
@@ -207,7 +213,8 @@ def test_every_allowed_difference_is_still_needed() -> None:
         real = asyncio.run(decode_interaction(interaction, wire_name))
         real_kinds = fields_by_kind(recorded_response(interaction).content, stream)
         rendered_kinds = fields_by_kind(
-            wire.render(real, model=real.model or _model_of(interaction, wire), stream=stream).body, stream)
+            wire.render(real, model=real.model or _model_of(interaction, wire), stream=stream).body, stream
+        )
         for kind in set(real_kinds) & set(rendered_kinds):
             for path in real_kinds[kind] ^ rendered_kinds[kind]:
                 used.update((wire_name, entry) for entry in ALLOWED[wire_name] if _covered(path, {entry: ""}))

@@ -17,8 +17,9 @@ from evals.emulator import EmulatorServer, Reply
 
 DIRECT = [a for a in adapter_ids() if effective_contract(a).chain == (a,)]
 REQUEST = TurnRequest(model="emulated-model", messages=[UserMessage(content="Weather in Paris?")])
-RESULT = TurnResult(text="Sunny, 21 C.", tool_calls=[ToolCall(id="call_9", name="get_weather",
-                                                              arguments={"city": "Paris"})])
+RESULT = TurnResult(
+    text="Sunny, 21 C.", tool_calls=[ToolCall(id="call_9", name="get_weather", arguments={"city": "Paris"})]
+)
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +28,9 @@ def emulator() -> Iterator[EmulatorServer]:
         yield server
 
 
-def turn(emulator: EmulatorServer, adapter_id: str, *replies: Reply, stream: bool = False,
-         **settings: Any) -> TurnResult:
+def turn(
+    emulator: EmulatorServer, adapter_id: str, *replies: Reply, stream: bool = False, **settings: Any
+) -> TurnResult:
     script = emulator.script(list(replies))
 
     async def go() -> TurnResult:
@@ -49,21 +51,30 @@ def test_every_adapter_gets_its_wires_answer_at_its_own_url(
     result = turn(emulator, adapter_id, Reply(result=RESULT), stream=stream)
     assert result.error is None
     assert (result.text, result.tool_calls[0].name, result.tool_calls[0].arguments) == (
-        "Sunny, 21 C.", "get_weather", {"city": "Paris"})
+        "Sunny, 21 C.",
+        "get_weather",
+        {"city": "Paris"},
+    )
 
 
-@pytest.mark.parametrize(("shaped", "settings", "path"), [
-    ("vertex-ai", {"project": "proj-1", "location": "europe-west4"},
-     "/projects/proj-1/locations/europe-west4/publishers/google/models/emulated-model:generateContent"),
-    ("vertex-ai", {}, "/publishers/google/models/emulated-model:generateContent"),
-    ("azure-openai", {}, "/openai/responses?api-version="),
-    ("azure", {}, "/openai/v1/responses"),
-    ("google-genai", {}, "/models/emulated-model:generateContent"),
-    ("anthropic-messages", {}, "/v1/messages"),
-    ("mimo", {}, "/v1/chat/completions"),
-])
+@pytest.mark.parametrize(
+    ("shaped", "settings", "path"),
+    [
+        (
+            "vertex-ai",
+            {"project": "proj-1", "location": "europe-west4"},
+            "/projects/proj-1/locations/europe-west4/publishers/google/models/emulated-model:generateContent",
+        ),
+        ("vertex-ai", {}, "/publishers/google/models/emulated-model:generateContent"),
+        ("azure-openai", {}, "/openai/responses?api-version="),
+        ("azure", {}, "/openai/v1/responses"),
+        ("google-genai", {}, "/models/emulated-model:generateContent"),
+        ("anthropic-messages", {}, "/v1/messages"),
+        ("mimo", {}, "/v1/chat/completions"),
+    ],
+)
 def test_provider_url_shapes_are_served(
-    emulator: EmulatorServer, shaped: str, settings: dict[str, str], path: str
+    emulator: EmulatorServer, shaped: str, settings: dict[str, Any], path: str
 ) -> None:
     result = turn(emulator, shaped, Reply(result=RESULT), **settings)
     assert result.error is None and result.text == "Sunny, 21 C."
@@ -131,8 +142,9 @@ def test_an_unknown_path_and_an_exhausted_script_are_clear_errors(emulator: Emul
 
 
 def test_concurrent_scripts_answer_only_their_own_episode(emulator: EmulatorServer) -> None:
-    scripts = {f"episode-{i}": emulator.script([Reply(result=TurnResult(text=f"answer {i}"))])
-               for i in range(8)}
+    scripts = {
+        f"episode-{i}": emulator.script([Reply(result=TurnResult(text=f"answer {i}"))]) for i in range(8)
+    }
 
     async def all_at_once() -> dict[str, str | None]:
         async def one(name: str, script: str) -> tuple[str, str | None]:

@@ -20,8 +20,11 @@ from evals.emulator import EmulatorServer, Reply
 
 ANSWER = TurnResult(
     text="Converting 26.2 miles to kilometres for you now.",
-    tool_calls=[ToolCall(id="call_1", name="convert_units", arguments={"value": 26.2, "from_unit": "mi",
-                                                                        "to_unit": "km"})],
+    tool_calls=[
+        ToolCall(
+            id="call_1", name="convert_units", arguments={"value": 26.2, "from_unit": "mi", "to_unit": "km"}
+        )
+    ],
     usage=Usage(input_tokens=10, output_tokens=5, total_tokens=15),
 )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from evals.cases import load_cases
 from evals.cassettes import CassetteStore, Mode
 from evals.emulator import EmulatorServer
 from evals.plan import PlannedEpisode, RunPlan
-from evals.results import ResultsFile, RunHeader, final_results
+from evals.results import ResultRow, ResultsFile, RunHeader, final_results
 from evals.runner import Runner, RunSettings
 from evals.targets import EpisodeFactory, TargetPicker
 from tests.faults.fault_server import FAULTS, STREAM_ONLY, FaultEmulator
@@ -30,16 +31,18 @@ EXPECTED_KIND = {
     "connection-cut": {"connection", "truncated"},
     "503": {"http"},
 }
-MATRIX = [(fault, stream) for fault in FAULTS for stream in (False, True) if stream or fault not in STREAM_ONLY]
+MATRIX = [
+    (fault, stream) for fault in FAULTS for stream in (False, True) if stream or fault not in STREAM_ONLY
+]
 
 
 @pytest.fixture(scope="module")
-def server() -> EmulatorServer:
+def server() -> Iterator[EmulatorServer]:
     with EmulatorServer() as running:
         yield running
 
 
-def run_faulted(server: EmulatorServer, tmp_path: Path, fault: str, stream: bool) -> list:  # type: ignore[type-arg]
+def run_faulted(server: EmulatorServer, tmp_path: Path, fault: str, stream: bool) -> list[ResultRow]:
     emulator = FaultEmulator(server, fault, stream=stream)
     factory = EpisodeFactory(
         mode=Mode.LIVE,
@@ -50,11 +53,17 @@ def run_faulted(server: EmulatorServer, tmp_path: Path, fault: str, stream: bool
         timeout=10.0,
     )
     planned = [PlannedEpisode(case, adapter, "m") for case in CASES for adapter in DIRECT]
-    header = RunHeader(run="faults", fingerprint=f"{fault}-{stream}", started_at="now", config={},
-                       plan=RunPlan(cases=[c.id for c in CASES], models={a: ["m"] for a in DIRECT}))
+    header = RunHeader(
+        run="faults",
+        fingerprint=f"{fault}-{stream}",
+        started_at="now",
+        config={},
+        plan=RunPlan(cases=[c.id for c in CASES], models={a: ["m"] for a in DIRECT}),
+    )
     results = ResultsFile.open_for(tmp_path / f"{fault}-{stream}.jsonl", header)
-    runner = Runner(factory, results, RunSettings(concurrency=4, max_attempts=2, backoff_base=0.0,
-                                                  backoff_cap=0.0))
+    runner = Runner(
+        factory, results, RunSettings(concurrency=4, max_attempts=2, backoff_base=0.0, backoff_cap=0.0)
+    )
 
     async def play() -> None:
         try:
@@ -67,18 +76,29 @@ def run_faulted(server: EmulatorServer, tmp_path: Path, fault: str, stream: bool
     return list(final_results(ResultsFile.read(results.path).rows))
 
 
-@pytest.mark.parametrize(("fault", "stream"), MATRIX, ids=[f"{f}-{'stream' if s else 'plain'}" for f, s in MATRIX])
+@pytest.mark.parametrize(
+    ("fault", "stream"), MATRIX, ids=[f"{f}-{'stream' if s else 'plain'}" for f, s in MATRIX]
+)
 def test_a_fault_is_an_error_of_its_class_never_an_answer(
-    server: EmulatorServer, tmp_path: Path, fault: str, stream: bool, capfd: pytest.CaptureFixture[str],
+    server: EmulatorServer,
+    tmp_path: Path,
+    fault: str,
+    stream: bool,
+    capfd: pytest.CaptureFixture[str],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     with caplog.at_level(logging.ERROR):
         rows = run_faulted(server, tmp_path, fault, stream)
     assert len(rows) == len(CASES) * len(DIRECT)
-    answered = [f"{r.adapter}/{r.case_id}: calls={[c.name for c in r.calls]}" for r in rows if r.error_kind is None]
+    answered = [
+        f"{r.adapter}/{r.case_id}: calls={[c.name for c in r.calls]}" for r in rows if r.error_kind is None
+    ]
     assert not answered, "scored as the model's answer:\n" + "\n".join(answered)
-    wrong_kind = [f"{r.adapter}: {r.error_kind} ({r.error_message})" for r in rows
-                  if r.error_kind not in EXPECTED_KIND[fault]]
+    wrong_kind = [
+        f"{r.adapter}: {r.error_kind} ({r.error_message})"
+        for r in rows
+        if r.error_kind not in EXPECTED_KIND[fault]
+    ]
     assert not wrong_kind, "\n".join(wrong_kind)
     assert not any(r.correct for r in rows)
     if fault in ("html-200", "empty-200", "invalid-json"):

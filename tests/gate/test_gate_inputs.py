@@ -66,7 +66,9 @@ def test_a_missing_file_is_an_input_error(tmp_path: Path) -> None:
 
 def test_a_run_killed_before_its_completion_record_does_not_pass(tmp_path: Path) -> None:
     path = written(tmp_path / "killed.jsonl", planned=1060, done=99, finished=False)
-    assert_refused(gate("--results", str(path), "--baseline", str(tmp_path / "none.json")), "did not finish", "99")
+    assert_refused(
+        gate("--results", str(path), "--baseline", str(tmp_path / "none.json")), "did not finish", "99"
+    )
 
 
 def test_a_finished_run_with_planned_episodes_missing_does_not_pass(tmp_path: Path) -> None:

@@ -8,8 +8,9 @@ from xml.etree import ElementTree
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evals.baseline import update
+from evals.baseline import Baseline, update
 from evals.gate import RunScope, baseline_for_run, can_reject, evaluate, holm, junit_xml, mcnemar_exact
+from evals.results import ResultRow
 from tests.gate._rows import flipped, frame, outcomes
 
 BASE = [True] * 70 + [False] * 36
@@ -17,7 +18,7 @@ BASE = [True] * 70 + [False] * 36
 SCOPE = RunScope(adapters=frozenset({"openai-compatible", "mimo", "vertex-ai"}), case_set="builtin")
 
 
-def baseline_of(*groups):  # type: ignore[no-untyped-def]
+def baseline_of(*groups: list[ResultRow]) -> Baseline:
     return update(None, frame(*groups), case_set="builtin", run="base", all_cases=True)[0]
 
 
@@ -63,7 +64,9 @@ def test_improvements_are_listed_and_never_fail() -> None:
 def test_one_flipped_case_on_an_emulated_row_fails_because_it_is_deterministic() -> None:
     perfect = [True] * 106
     baseline = baseline_of(outcomes(perfect, adapter="mimo", source="emulated"))
-    report = evaluate(frame(outcomes(flipped(perfect, worse=1), adapter="mimo", source="emulated")), baseline, SCOPE)
+    report = evaluate(
+        frame(outcomes(flipped(perfect, worse=1), adapter="mimo", source="emulated")), baseline, SCOPE
+    )
     assert not report.passed
     assert any("deterministic" in f.message and f.worse == ("case_000",) for f in report.failures)
 

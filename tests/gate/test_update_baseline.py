@@ -19,7 +19,9 @@ def test_a_run_with_every_episode_an_error_is_refused() -> None:
 
 
 def test_a_run_whose_cassettes_were_missing_is_refused() -> None:
-    missing = [r.model_copy(update={"error_kind": "cassette", "correct": False}) for r in outcomes([True] * 5)]
+    missing = [
+        r.model_copy(update={"error_kind": "cassette", "correct": False}) for r in outcomes([True] * 5)
+    ]
     assert any("failed conformance" in reason for reason in refusals(frame(missing), Thresholds()))
 
 
@@ -38,7 +40,9 @@ def test_a_malformed_rate_above_the_threshold_is_refused() -> None:
 
 def test_an_emulated_row_below_its_exact_value_is_refused() -> None:
     rows = outcomes([True] * 9 + [False], adapter="mimo", source="emulated")
-    assert any("emulated row below its exact value" in reason for reason in refusals(frame(rows), Thresholds()))
+    assert any(
+        "emulated row below its exact value" in reason for reason in refusals(frame(rows), Thresholds())
+    )
 
 
 def test_an_emulated_row_whose_adapter_refused_a_tool_is_at_its_exact_value() -> None:

@@ -13,10 +13,14 @@ BIG = "é" + "x" * (5 * 1024 * 1024)
 
 
 def test_a_5_mb_argument_is_cut_with_its_length_and_hash() -> None:
-    big = row("c1", True).model_copy(update={
-        "calls": [CallRecord(turn=0, id="1", name="save", arguments={"payload": BIG, "small": "ok"})],
-        "text": BIG, "error_message": BIG, "reason": "fine",
-    })
+    big = row("c1", True).model_copy(
+        update={
+            "calls": [CallRecord(turn=0, id="1", name="save", arguments={"payload": BIG, "small": "ok"})],
+            "text": BIG,
+            "error_message": BIG,
+            "reason": "fine",
+        }
+    )
     cut = bounded(big)
     payload = cut.calls[0].arguments["payload"]
     digest = hashlib.sha256(BIG.encode()).hexdigest()
@@ -32,13 +36,17 @@ def test_a_huge_structure_and_many_values_are_bounded_too() -> None:
     many = {f"k{i}": "v" * 1000 for i in range(200)}
     nested = {"rows": [[i] * 100 for i in range(1000)]}
     for arguments in (many, nested):
-        cut = bounded(row("c", True).model_copy(update={
-            "calls": [CallRecord(turn=0, id="1", name="f", arguments=arguments)]}))
+        cut = bounded(
+            row("c", True).model_copy(
+                update={"calls": [CallRecord(turn=0, id="1", name="f", arguments=arguments)]}
+            )
+        )
         assert len(json.dumps(cut.calls[0].arguments)) <= MAX_CALL_BYTES + 300
         assert cut.truncated
 
 
 def test_a_small_row_is_left_exactly_as_it_was() -> None:
-    small = row("c", True).model_copy(update={
-        "calls": [CallRecord(turn=0, id="1", name="f", arguments={"a": "b" * 100})], "text": "short"})
+    small = row("c", True).model_copy(
+        update={"calls": [CallRecord(turn=0, id="1", name="f", arguments={"a": "b" * 100})], "text": "short"}
+    )
     assert bounded(small) is small

@@ -15,8 +15,14 @@ from tests._corpus import REPO_ROOT
 
 
 def xpeval(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "evals.cli", *args], cwd=REPO_ROOT, capture_output=True,
-                          text=True, timeout=300, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "evals.cli", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def one_line_exit_2(done: subprocess.CompletedProcess[str], *words: str) -> None:
@@ -56,41 +62,96 @@ def test_version_and_defaults_in_help() -> None:
 
 
 def test_live_without_any_key_does_not_fall_back_to_the_emulator(tmp_path: Path) -> None:
-    done = xpeval("run", "--mode", "live", "--adapters", "openai-chat", "--no-progress",
-                  "--results", str(tmp_path / "r.jsonl"), env={"XPEVAL_LOCAL_MODEL_DIR": str(tmp_path)})
+    done = xpeval(
+        "run",
+        "--mode",
+        "live",
+        "--adapters",
+        "openai-chat",
+        "--no-progress",
+        "--results",
+        str(tmp_path / "r.jsonl"),
+        env={"XPEVAL_LOCAL_MODEL_DIR": str(tmp_path)},
+    )
     one_line_exit_2(done, "openai-chat", "OPENAI_API_KEY", "--allow-emulator")
 
 
 def test_an_allowed_emulator_fallback_is_announced_and_labelled_emulated(tmp_path: Path) -> None:
-    done = xpeval("run", "--mode", "live", "--allow-emulator", "--adapters", "openai-chat,anthropic-messages",
-                  "--categories", "simple", "--no-progress",
-                  "--results", str(tmp_path / "r.jsonl"), "--reports", str(tmp_path / "reports"),
-                  env={"XPEVAL_LOCAL_MODEL_DIR": str(tmp_path)})
+    done = xpeval(
+        "run",
+        "--mode",
+        "live",
+        "--allow-emulator",
+        "--adapters",
+        "openai-chat,anthropic-messages",
+        "--categories",
+        "simple",
+        "--no-progress",
+        "--results",
+        str(tmp_path / "r.jsonl"),
+        "--reports",
+        str(tmp_path / "reports"),
+        env={"XPEVAL_LOCAL_MODEL_DIR": str(tmp_path)},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     announced = [line for line in done.stderr.splitlines() if ": emulator, " in line]
     assert len(announced) == 2 and all("pipeline only" in line for line in announced)
-    assert done.stderr.index("pipeline only") < done.stderr.index("episodes; scorecard"), "said before the run"
+    assert done.stderr.index("pipeline only") < done.stderr.index("episodes; scorecard"), (
+        "said before the run"
+    )
     card = pd.read_csv(tmp_path / "reports" / "scorecard.csv")
     assert set(card["source"]) == {"emulated"}
 
 
 def test_the_local_model_target_checks_the_server_before_any_request(tmp_path: Path) -> None:
-    done = xpeval("run", "--mode", "record", "--target", "local-model", "--adapters", "openai-compatible",
-                  "--no-progress", "--results", str(tmp_path / "r.jsonl"), "--cassettes", str(tmp_path / "c"),
-                  env={"XPEVAL_LOCAL_MODEL_DIR": str(tmp_path)})
+    done = xpeval(
+        "run",
+        "--mode",
+        "record",
+        "--target",
+        "local-model",
+        "--adapters",
+        "openai-compatible",
+        "--no-progress",
+        "--results",
+        str(tmp_path / "r.jsonl"),
+        "--cassettes",
+        str(tmp_path / "c"),
+        env={"XPEVAL_LOCAL_MODEL_DIR": str(tmp_path)},
+    )
     one_line_exit_2(done, "not running", "xpeval local-model serve")
     assert not (tmp_path / "r.jsonl").exists() and not (tmp_path / "c").exists()
 
 
 def test_the_local_model_target_refuses_an_adapter_it_cannot_serve(tmp_path: Path) -> None:
-    done = xpeval("run", "--mode", "record", "--target", "local-model", "--adapters", "google-genai",
-                  "--no-progress", "--results", str(tmp_path / "r.jsonl"))
+    done = xpeval(
+        "run",
+        "--mode",
+        "record",
+        "--target",
+        "local-model",
+        "--adapters",
+        "google-genai",
+        "--no-progress",
+        "--results",
+        str(tmp_path / "r.jsonl"),
+    )
     one_line_exit_2(done, "google-genai")
 
 
 def test_a_replay_says_per_adapter_where_its_answers_come_from(tmp_path: Path) -> None:
-    done = xpeval("run", "--adapters", "openai-compatible,mimo", "--categories", "irrelevance", "--no-progress",
-                  "--results", str(tmp_path / "r.jsonl"), "--reports", str(tmp_path / "rep"))
+    done = xpeval(
+        "run",
+        "--adapters",
+        "openai-compatible,mimo",
+        "--categories",
+        "irrelevance",
+        "--no-progress",
+        "--results",
+        str(tmp_path / "r.jsonl"),
+        "--reports",
+        str(tmp_path / "rep"),
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "openai-compatible: replay cassettes (qwen2.5-coder-1.5b-instruct: 14 local-model)" in done.stderr
     assert "mimo: replay cassettes (mimo-v2-flash: 14 emulated)" in done.stderr

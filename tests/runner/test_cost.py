@@ -12,26 +12,49 @@ from tests.gate._rows import frame, row
 
 
 def test_a_live_openai_episode_has_its_published_price() -> None:
-    cost = episode_cost(adapter_id="openai-chat", model="gpt-4.1-mini", source="live", input_tokens=1000,
-                        output_tokens=100)
+    cost = episode_cost(
+        adapter_id="openai-chat", model="gpt-4.1-mini", source="live", input_tokens=1000, output_tokens=100
+    )
     assert cost is not None and abs(cost - (1000 * 0.4 + 100 * 1.6) / 1e6) < 1e-12
 
 
 def test_a_replayed_recording_is_priced_at_its_date() -> None:
-    cost = episode_cost(adapter_id="anthropic-messages", model="claude-haiku-4-5", source="cassette",
-                        input_tokens=1000, output_tokens=100, at="2026-11-29T16:25:56+00:00")
+    cost = episode_cost(
+        adapter_id="anthropic-messages",
+        model="claude-haiku-4-5",
+        source="cassette",
+        input_tokens=1000,
+        output_tokens=100,
+        at="2026-11-29T16:25:56+00:00",
+    )
     assert cost is not None and cost > 0
 
 
 def test_unknown_prices_and_unpriced_sources_stay_blank() -> None:
-    assert episode_cost(adapter_id="openai-compatible", model="qwen", source="live", input_tokens=5,
-                        output_tokens=5) is None, "a self-hosted server has no price"
-    assert episode_cost(adapter_id="openai-chat", model="no-such-model-9", source="live", input_tokens=5,
-                        output_tokens=5) is None
-    assert episode_cost(adapter_id="openai-chat", model="gpt-4.1-mini", source="emulated", input_tokens=5,
-                        output_tokens=5) is None, "emulated tokens are not a provider's"
-    assert episode_cost(adapter_id="openai-chat", model="gpt-4.1-mini", source="live", input_tokens=None,
-                        output_tokens=5) is None
+    assert (
+        episode_cost(
+            adapter_id="openai-compatible", model="qwen", source="live", input_tokens=5, output_tokens=5
+        )
+        is None
+    ), "a self-hosted server has no price"
+    assert (
+        episode_cost(
+            adapter_id="openai-chat", model="no-such-model-9", source="live", input_tokens=5, output_tokens=5
+        )
+        is None
+    )
+    assert (
+        episode_cost(
+            adapter_id="openai-chat", model="gpt-4.1-mini", source="emulated", input_tokens=5, output_tokens=5
+        )
+        is None
+    ), "emulated tokens are not a provider's"
+    assert (
+        episode_cost(
+            adapter_id="openai-chat", model="gpt-4.1-mini", source="live", input_tokens=None, output_tokens=5
+        )
+        is None
+    )
 
 
 def test_a_scorecard_row_sums_its_costs_only_when_every_episode_is_priced() -> None:

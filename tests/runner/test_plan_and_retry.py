@@ -69,8 +69,22 @@ def test_a_run_against_providers_without_credentials_stops_before_any_request(
     from evals.cli import main
 
     results = tmp_path / "results.jsonl"
-    code = main(["run", "--mode", "live", "--target", "provider", "--adapters", "openai-chat,mimo",
-                 "--results", str(results), "--reports", str(tmp_path / "reports"), "--no-progress"])
+    code = main(
+        [
+            "run",
+            "--mode",
+            "live",
+            "--target",
+            "provider",
+            "--adapters",
+            "openai-chat,mimo",
+            "--results",
+            str(results),
+            "--reports",
+            str(tmp_path / "reports"),
+            "--no-progress",
+        ]
+    )
     assert code == 2
     assert "no credentials for openai-chat, mimo" in capsys.readouterr().err
     assert not results.exists(), "nothing was run, so nothing is recorded"

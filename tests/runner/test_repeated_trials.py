@@ -34,17 +34,49 @@ def test_a_single_trial_run_has_no_repeat_columns_filled() -> None:
 
 
 def test_repeated_trials_record_and_replay(tmp_path: Path) -> None:
-    common = ["--adapters", "openai-chat", "--categories", "irrelevance", "--repeat", "3", "--no-progress",
-              "--cassettes", str(tmp_path / "c"), "--reports", str(tmp_path / "r"),
-              "--baseline", str(tmp_path / "none.json")]
-    recorded = subprocess.run([sys.executable, "-m", "evals.cli", "run", "--mode", "record", "--target", "emulator",
-                               *common, "--results", str(tmp_path / "rec.jsonl")],
-                              cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    common = [
+        "--adapters",
+        "openai-chat",
+        "--categories",
+        "irrelevance",
+        "--repeat",
+        "3",
+        "--no-progress",
+        "--cassettes",
+        str(tmp_path / "c"),
+        "--reports",
+        str(tmp_path / "r"),
+        "--baseline",
+        str(tmp_path / "none.json"),
+    ]
+    recorded = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evals.cli",
+            "run",
+            "--mode",
+            "record",
+            "--target",
+            "emulator",
+            *common,
+            "--results",
+            str(tmp_path / "rec.jsonl"),
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     assert len(list((tmp_path / "c" / "openai-chat").rglob("*@2.yaml"))) == 14, "every trial its own cassette"
-    replayed = subprocess.run([sys.executable, "-m", "evals.cli", "run", *common, "--results",
-                               str(tmp_path / "rep.jsonl")], cwd=REPO_ROOT, capture_output=True, text=True,
-                              timeout=300)
+    replayed = subprocess.run(
+        [sys.executable, "-m", "evals.cli", "run", *common, "--results", str(tmp_path / "rep.jsonl")],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     run = load_run(tmp_path / "rep.jsonl")
     run.check_complete()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from evals.results import ResultRow, ResultsFile, RunHeader, final_results
 
 
@@ -74,7 +76,9 @@ def test_the_final_attempt_is_what_counts(tmp_path: Path) -> None:
     assert [(r.case_id, r.attempt) for r in final_results(rows)] == [("a", 2), ("b", 1)]
 
 
-def test_rows_are_written_off_the_caller_with_a_bounded_fsync_cadence(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_rows_are_written_off_the_caller_with_a_bounded_fsync_cadence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import os
     import threading
 
@@ -82,7 +86,12 @@ def test_rows_are_written_off_the_caller_with_a_bounded_fsync_cadence(tmp_path, 
 
     syncs: list[str] = []
     real = os.fsync
-    monkeypatch.setattr(module.os, "fsync", lambda fd: (syncs.append(threading.current_thread().name), real(fd)))
+
+    def counted(fd: int) -> None:
+        syncs.append(threading.current_thread().name)
+        real(fd)
+
+    monkeypatch.setattr(module.os, "fsync", counted)
     path = tmp_path / "results.jsonl"
     results = ResultsFile.open_for(path, header())
     for i in range(2000):

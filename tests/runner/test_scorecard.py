@@ -8,7 +8,7 @@ import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evals.results import ResultRow
+from evals.results import ResultRow, RowSource
 from evals.scorecard import by_category, results_frame, scorecard, to_markdown, wilson
 
 
@@ -17,7 +17,7 @@ def make_rows(
     correct: int,
     *,
     adapter: str = "openai-chat",
-    source: str = "cassette",
+    source: RowSource = "cassette",
     category: str = "simple",
     errors: int = 0,
     kind: str = "http",
@@ -85,8 +85,11 @@ def test_replayed_episodes_report_no_latency_because_the_replay_time_is_not_the_
     card = scorecard(frame).set_index("adapter")
     assert math.isnan(card.loc["openai-chat", "latency_p50_s"])
     assert card.loc["mimo", "latency_p50_s"] > 0
-    row = next(line for line in to_markdown(scorecard(frame), by_category(frame)).splitlines()
-               if "| openai-chat |" in line)
+    row = next(
+        line
+        for line in to_markdown(scorecard(frame), by_category(frame)).splitlines()
+        if "| openai-chat |" in line
+    )
     assert "| - | - |" in row and "2026-11-01" in row
 
 

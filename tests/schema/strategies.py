@@ -128,10 +128,6 @@ def _objects(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, Any]]
     return _object_schema(inner)
 
 
-def subschemas() -> st.SearchStrategy[Any]:
-    return _SUBSCHEMAS
-
-
 _SUBSCHEMAS = st.recursive(st.one_of(_scalars(), _refs()), _extend, max_leaves=4)
 _DEFINITION = st.one_of(st.just({"type": "string", "maxLength": 5}), _SUBSCHEMAS)
 

@@ -427,4 +427,4 @@ def test_a_deeply_nested_wrong_value_still_gets_a_verdict_and_a_reason() -> None
 def test_something_that_is_not_a_call_is_a_clear_type_error() -> None:
     case = make_case([call("get_closing_price", company=["Initech"], day=["2024-03-01"])])
     with pytest.raises(TypeError, match="a tool call must be a ToolCall or a mapping"):
-        score(case, ["get_closing_price"])  # type: ignore[list-item]
+        score(case, ["get_closing_price"])  # type: ignore[arg-type]

@@ -41,7 +41,9 @@ class EchoingProvider:
         headers = {"x-echo": secret, "set-cookie": f"sid={self.echoed[0]}"}
         call = ToolCall(id="call_1", name=case.tools[0].name, arguments={"note": secret, secret[:20]: 1})
         if case.id == "weather_simple_01":
-            reply = Reply.http_error(401, f"Incorrect API key provided: {secret}", error_type="invalid_api_key")
+            reply = Reply.http_error(
+                401, f"Incorrect API key provided: {secret}", error_type="invalid_api_key"
+            )
         else:
             reply = Reply(result=TurnResult(text=f"Your key is {secret}", tool_calls=[call]), headers=headers)
         return self.server.transport(self.server.script([reply] * 40))
@@ -59,7 +61,9 @@ def every_text(folder: Path) -> dict[str, str]:
 
 
 def test_no_planted_or_echoed_secret_reaches_any_file_or_log(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     known.forget_all()
@@ -75,9 +79,15 @@ def test_no_planted_or_echoed_secret_reaches_any_file_or_log(
     with EmulatorServer() as server:
         outcome = run_suite(
             SuiteConfig(
-                mode=Mode.RECORD, target="emulator", adapters=tuple(adapter_ids()), cases=CASES,
-                cassettes=tmp_path / "cassettes", results=tmp_path / "reports" / "results.jsonl",
-                reports=tmp_path / "reports", concurrency=2, retries=0,
+                mode=Mode.RECORD,
+                target="emulator",
+                adapters=tuple(adapter_ids()),
+                cases=CASES,
+                cassettes=tmp_path / "cassettes",
+                results=tmp_path / "reports" / "results.jsonl",
+                reports=tmp_path / "reports",
+                concurrency=2,
+                retries=0,
             ),
             emulator=EchoingProvider(server, everything),
             log=print,
@@ -86,8 +96,11 @@ def test_no_planted_or_echoed_secret_reaches_any_file_or_log(
     assert len(outcome.frame) == len(CASES) * len(adapter_ids())
     assert any(token in r.target for r in sent), "the base URL's query really went out"
     assert all("/v1?" not in r.target.split("?", 1)[0] for r in sent), "paths are built before the query"
-    assert any(value in r.headers.values() or f"Bearer {value}" in r.headers.values()
-               for r in sent for value in env_keys.values()), "real keys were really sent"
+    assert any(
+        value in r.headers.values() or f"Bearer {value}" in r.headers.values()
+        for r in sent
+        for value in env_keys.values()
+    ), "real keys were really sent"
     texts = every_text(tmp_path)
     texts["stdout+stderr"] = "".join(capfd.readouterr())
     texts["logs"] = caplog.text
@@ -113,8 +126,11 @@ def test_a_base_url_with_a_query_keeps_its_query_and_correct_paths(monkeypatch: 
             rendered = wire.render(TurnResult(text="ok"), model="m", stream=False)  # noqa: B023
             return httpx2.Response(rendered.status, headers=rendered.headers, content=rendered.body)
 
-        settings = AdapterSettings(model="m", base_url="https://proxy.example/base?tenant=t1&sig=abcdefgh123",
-                                   transport=httpx2.MockTransport(answer))
+        settings = AdapterSettings(
+            model="m",
+            base_url="https://proxy.example/base?tenant=t1&sig=abcdefgh123",
+            transport=httpx2.MockTransport(answer),
+        )
         adapter = create_adapter(adapter_id, settings)
         result = asyncio.run(adapter.turn(TurnRequest(model="m", messages=[UserMessage(content="hi")])))
         assert result.error is None, (adapter_id, result.error)

@@ -1,0 +1,65 @@
+"""Names vulture reports as unused that are used, each group with why (read by `.ci/run`).
+
+vulture sees only direct calls: what frameworks call by name, and data fields read from
+outside Python, look unused to it.
+"""
+
+# ruff: noqa
+_ = None
+
+# pydantic reads `model_config`; results, scores and walk nodes are data (JSON lines, tables,
+# reports), read by users and notebooks rather than by name in this code.
+_.model_config
+_.error_status
+_.started_at
+_.finished_at
+_.actual_calls
+_.via
+# pydantic validators run by decorator.
+_._calls_agree_with_no_call
+_._consistent
+_._matches_schema
+_._nested_shape
+# vcrpy's Cassette and persister interfaces, overridden and called by vcrpy.
+_._metadata
+_._old_interactions
+_.can_play_response_for
+_.play_response
+_.save_cassette
+# http.server and socketserver hooks and switches, called or read by the standard library.
+_.close_connection
+_.do_GET
+_.do_POST
+_.log_message
+_.daemon_threads
+_.protocol_version
+_.request_queue_size
+# io.RawIOBase and httpx2 transport interfaces, called by io / httpx2.
+_.readable
+_.handle_request
+# rich reads table column settings.
+_.no_wrap
+# PEP 562 lazy exports of the packages' public names.
+__getattr__
+# pytest hooks and fixtures, called by pytest (the plugin ships them to any project).
+pytest_addoption
+pytest_configure
+pytest_generate_tests
+pytest_runtest_makereport
+cassette_episode
+xpeval_adapter
+pytestmark
+include_items
+# hypothesis' RuleBasedStateMachine runs rules, invariants and teardown by decorator.
+_.a_returned_log_edited_by_the_caller_changes_nothing
+_.advance_clock
+_.audit_holds_every_attempt_in_order
+_.decide_a_live_request
+_.decide_a_spent_or_never_issued_request
+_.pending_matches_the_model
+_.teardown
+_.the_sink_holds_every_row
+# Parameters a signature must have: the cache key of lru_cache (file mtimes), a signal
+# handler's signal number.
+mtime_ns
+signum
