@@ -181,7 +181,8 @@ class ViewBuilder:
             # The text is part of the pass's output; adapters/schema/RULES.md states the rule.
             detail = (
                 f"the node's own {key}={_short(kept)} wins over the referenced schema's {_short(dropped)} "
-                "(adapters/schema/RULES.md: the node's own value wins), so the referenced constraint is looser now"
+                "(adapters/schema/RULES.md: the node's own value wins), so the referenced constraint is "
+                "looser now"
             )
             self._loss(layer, key, "relaxed", detail)
         else:

@@ -1,4 +1,6 @@
-"""The agent loop: a deterministic state machine over one adapter and one router (docs/ARCHITECTURE.md, "The tool runtime").
+"""The agent loop: a deterministic state machine over one adapter and one router.
+
+Its rules are in docs/ARCHITECTURE.md, "The tool runtime".
 
 Each step sends the conversation and the registry's specs through the adapter (the canonical
 contract only: it never touches a wire format) and executes the returned calls through the

@@ -1,4 +1,6 @@
-"""The tool router: dispatch with per-action approval and an append-only audit (docs/ARCHITECTURE.md, "The tool runtime").
+"""The tool router: dispatch with per-action approval and an append-only audit.
+
+Its rules are in docs/ARCHITECTURE.md, "The tool runtime".
 
 Three structures carry it: a dict of routes keyed by name, a dict of pending requests keyed
 by request id, and the audit log. Dispatch never raises: every path out is a `CallResult`.
