@@ -272,7 +272,10 @@ def _any_of(e: Engine, node: _Node) -> None:
     if node.types is not None:
         kw["type"] = sorted(node.types)
         type_into_members(e, view, node.types)
-        node.types = None
+        if "enum" not in kw:
+            node.types = None
+        # An enum stays on the parent, and Gemini wants `type: string` beside it
+        # (docs/provider-schema-rules.md §6): the parent keeps its type too.
 
 
 def _untyped(e: Engine, node: _Node) -> None:

@@ -70,6 +70,22 @@ def test_what_an_adapter_sends_has_no_acceptance_violation_unless_refused(
     assert pair.violations == [], [v.model_dump() for v in pair.violations]
 
 
+FOUND_BY_THE_PROPERTY_TEST = {
+    "type": "object",
+    "properties": {
+        "a": {"allOf": [{"type": ["string", "null"], "enum": ["a", "b"]}, {"$ref": "#/definitions/Old"}]}
+    },
+    "definitions": {"Old": {"anyOf": [{"type": "string"}]}},
+}
+"""An enum beside an anyOf once lost its `type: string` on Gemini `parameters` (refused by its rules)."""
+
+
+def test_an_enum_beside_an_any_of_keeps_its_type_on_gemini_parameters(adapter_id: str) -> None:
+    tool = ToolSpec(name="found", description="found", parameters=FOUND_BY_THE_PROPERTY_TEST)
+    pair = measure_pair(adapter_id, CorpusSchema("found", tool), examples=0, seconds=0.0, fidelity=False)
+    assert pair.verdict == "refused" or pair.violations == [], [v.model_dump() for v in pair.violations]
+
+
 _CANNOT_GENERATE = (
     InvalidArgument,
     HypothesisRefResolutionError,
