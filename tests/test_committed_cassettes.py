@@ -166,3 +166,20 @@ def test_the_columnar_reader_gives_the_same_scorecard_and_verdicts_as_the_row_re
     assert [(f.key, f.metric, f.ok) for f in old_report.findings] == [
         (f.key, f.metric, f.ok) for f in new_report.findings
     ]
+
+
+def test_the_committed_run_reproduces_its_baseline_case_by_case(main_job: MainJob) -> None:
+    """Replay is deterministic: the scorecard of the committed run is exactly the committed
+    baseline's, every row and every case (a refactoring that changes one verdict shows here)."""
+    from evals.baseline import read_baseline, update
+    from evals.load import load_run
+
+    committed = read_baseline(REPO_ROOT / "reports" / "baseline.json")
+    replayed, _ = update(
+        None,
+        load_run(main_job.reports.parent / "results.jsonl").frame,
+        case_set="builtin",
+        run="replay",
+        all_cases=True,
+    )
+    assert replayed.rows == committed.rows
