@@ -57,9 +57,13 @@ def execute_notebook(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evals.report.notebooks", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m evals.report.notebooks", description=(__doc__ or "").splitlines()[0]
+    )
     parser.add_argument("notebooks", type=Path, nargs="+")
-    parser.add_argument("--reports", type=Path, default=Path("reports"), help="XPEVAL_REPORTS for the notebooks")
+    parser.add_argument(
+        "--reports", type=Path, default=Path("reports"), help="XPEVAL_REPORTS for the notebooks"
+    )
     parser.add_argument("--history", type=Path, help="XPEVAL_HISTORY for the notebooks")
     parser.add_argument("--out", type=Path, help="folder for the executed notebooks (default: not written)")
     args = parser.parse_args(argv)
