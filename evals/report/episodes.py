@@ -16,12 +16,14 @@ out on purpose); `read_details` streams them from the results file for the episo
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from evals.cases.model import Case, Expected
@@ -52,8 +54,11 @@ def read_details(path: Path, keys: Iterable[EpisodeKey] | None = None) -> dict[E
     details: dict[EpisodeKey, EpisodeDetail] = {}
     with Path(path).open("rb") as handle:
         for line in handle:
-            # Rows are written compact (`evals.results.ResultsFile`): a cheap test before parsing.
+            # Rows are written compact (`evals.results.ResultsFile`): cheap tests before parsing,
+            # so a million-row file costs a parse only for the rows shown.
             if b'"final":true' not in line or not line.endswith(b"\n"):
+                continue
+            if wanted is not None and (found := _key_of(line)) is not None and found not in wanted:
                 continue
             try:
                 record = json.loads(line)
@@ -76,6 +81,28 @@ def read_details(path: Path, keys: Iterable[EpisodeKey] | None = None) -> dict[E
                 truncated=[t for t in record.get("truncated") or [] if isinstance(t, dict)],
             )
     return details
+
+
+_FIELD = {
+    name: re.compile(rb'"' + name.encode() + rb'":("(?:[^"\\]|\\.)*")')
+    for name in ("case_id", "adapter", "model")
+}
+
+
+def _key_of(line: bytes) -> EpisodeKey | None:
+    """The row's (case, adapter, model) read without parsing the row; None when unsure (the row
+    is then parsed whole). The first match of each is the row's own: those fields come before
+    the calls, whose arguments could hold the same text."""
+    parts = []
+    for pattern in _FIELD.values():
+        match = pattern.search(line)
+        if match is None:
+            return None
+        try:
+            parts.append(str(json.loads(match.group(1))))
+        except ValueError:
+            return None
+    return (parts[0], parts[1], parts[2])
 
 
 def verdict_of(row: Mapping[str, Any]) -> tuple[str, str]:
@@ -239,8 +266,10 @@ def ordered_groups(frame: pd.DataFrame) -> list[tuple[tuple[str, str, str], pd.D
     (errors, malformed calls, incorrect, then correct; by case id within each)."""
     if frame.empty:
         return []
+    verdict = verdicts(frame)
     ranked = frame.assign(
-        _rank=[_VERDICT_ORDER[verdict_of(r)[0]] for r in frame.to_dict("records")],
+        verdict=verdict,
+        _rank=verdict.map(_VERDICT_ORDER),
         _source=frame["source"].astype(str).map(lambda s: SOURCE_ORDER.index(s) if s in SOURCE_ORDER else 99),
     )
     ranked = ranked.sort_values(["_source", "adapter", "model", "_rank", "case_id"], kind="stable")
@@ -249,6 +278,22 @@ def ordered_groups(frame: pd.DataFrame) -> list[tuple[tuple[str, str, str], pd.D
         source, adapter, model = (str(part) for part in key)
         groups.append(((source, adapter, model), group.drop(columns=["_rank", "_source"])))
     return groups
+
+
+def verdicts(frame: pd.DataFrame) -> pd.Series:
+    """`verdict_of` for every row at once (a run may hold a million episodes)."""
+    kind = frame["error_kind"]
+    error = kind.notna() & (kind.astype(str) != "")
+    chosen = np.select(
+        [
+            error.to_numpy(),
+            frame["correct"].astype(bool).to_numpy(),
+            frame["malformed"].astype(bool).to_numpy(),
+        ],
+        ["error", "correct", "malformed"],
+        "incorrect",
+    )
+    return pd.Series(chosen, index=frame.index, dtype=object)
 
 
 def shown_keys(frame: pd.DataFrame, max_per_group: int | None = DEFAULT_MAX_PER_GROUP) -> list[EpisodeKey]:
@@ -277,9 +322,9 @@ def episodes_html(
     groups_html = []
     used: dict[str, Case] = {}
     for (source, adapter, model), group in ordered_groups(frame):
-        records = group.to_dict("records")
-        shown = records if max_per_group is None else records[:max_per_group]
-        correct = sum(1 for r in records if verdict_of(r)[0] == "correct")
+        # only the rows shown become dicts: a group can hold many thousand episodes
+        shown = (group if max_per_group is None else group.head(max_per_group)).to_dict("records")
+        correct = int((group["verdict"] == "correct").sum())
         items = []
         for record in shown:
             key = (str(record["case_id"]), adapter, model)
@@ -287,9 +332,9 @@ def episodes_html(
             if case is not None:
                 used[case.id] = case
             items.append(episode_html(record, details.get(key), case_known=case is not None))
-        hidden = len(records) - len(shown)
-        failures = len(records) - correct
-        hidden_failures = failures - sum(1 for r in shown if verdict_of(r)[0] != "correct")
+        hidden = len(group) - len(shown)
+        failures = len(group) - correct
+        hidden_failures = failures - sum(1 for r in shown if r["verdict"] != "correct")
         more = (
             f'<p class="more">{hidden} more episodes of this group are not shown ({hidden_failures} of them '
             f"not correct): the page keeps {max_per_group} per group, failures first; the results file has "
@@ -299,7 +344,7 @@ def episodes_html(
         )
         summary = (
             f"{source_badge(source)} <b>{_t(row_label(adapter, model, source))}</b> "
-            f"{correct}/{len(records)} correct, {failures} not"
+            f"{correct}/{len(group)} correct, {failures} not"
         )
         groups_html.append(
             f'<details class="ep-group" data-source="{escape(source)}"><summary>{summary} '

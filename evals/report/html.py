@@ -225,10 +225,22 @@ def report_html(
     )
 
 
-def write_report(out: Path, run: LoadedRun, **options: object) -> Path:
-    """`report_html(run, **options)` written to `out` (folders made as needed)."""
+def write_report(
+    out: Path,
+    run: LoadedRun,
+    *,
+    pairs: pd.DataFrame | None = None,
+    history: pd.DataFrame | None = None,
+    cases: Iterable[Case] | None = None,
+    max_per_group: int | None = DEFAULT_MAX_PER_GROUP,
+    title: str = "xpeval report",
+) -> Path:
+    """`report_html(...)` written to `out` (its folder made as needed)."""
+    page = report_html(
+        run, pairs=pairs, history=history, cases=cases, max_per_group=max_per_group, title=title
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(report_html(run, **options), encoding="utf-8")  # type: ignore[arg-type]
+    out.write_text(page, encoding="utf-8")
     return out
 
 

@@ -3,6 +3,7 @@ calls, the verdict and the reason; failures first; large groups cut with a count
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from evals.cases import load_cases
 from evals.load import load_run
 from evals.report import read_details, report_html, run_cases, write_report
-from evals.report.episodes import ordered_groups, verdict_of
+from evals.report.episodes import ordered_groups, verdict_of, verdicts
 from tests.report.conftest import CASES, RUN, SOURCES, schema_pairs, trend_frame, write_run
 
 
@@ -225,3 +226,25 @@ def test_every_verdict_has_its_style(verdict: str) -> None:
     from evals.report.html import CSS
 
     assert f"details.ep[data-verdict={verdict}]" in CSS
+
+
+def test_the_verdicts_of_a_frame_are_each_rows_verdict(run_path: Path) -> None:
+    frame = load_run(run_path).frame
+
+    assert list(verdicts(frame)) == [verdict_of(r)[0] for r in frame.to_dict("records")]
+    assert set(verdicts(frame)) == {"error", "malformed", "incorrect", "correct"}
+
+
+def test_details_find_a_row_whose_arguments_hold_key_like_text(tmp_path: Path) -> None:
+    path = write_run(tmp_path / "results.jsonl")
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    row = json.loads(lines[3])  # (lines[1] is a retried attempt)
+    # arguments named like the row's own fields, one value with a quote
+    row["calls"] = [{"turn": 0, "id": None, "name": "t", "arguments": {"case_id": "other", "model": 'm"x'}}]
+    lines[3] = json.dumps(row, separators=(",", ":")) + "\n"
+    path.write_text("".join(lines), encoding="utf-8")
+    key = (row["case_id"], row["adapter"], row["model"])
+
+    details = read_details(path, [key])
+
+    assert details[key].calls[0]["arguments"] == {"case_id": "other", "model": 'm"x'}
