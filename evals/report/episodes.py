@@ -373,7 +373,7 @@ def episodes_html(
             "episodes are shown without their messages.</p>"
         )
     )
-    case_list = "".join(case_html(case) for case in used.values())
+    case_list = "".join(case_html(used[case_id]) for case_id in sorted(used))
     cases_section = (
         (
             f'<h3 id="cases">Cases ({len(used)})</h3><p class="note">The messages and expected calls '

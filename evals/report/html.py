@@ -12,6 +12,7 @@ and emulated rows say "pipeline only" wherever they appear.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from html import escape
 from pathlib import Path
@@ -120,7 +121,8 @@ def _schema_section(pairs: pd.DataFrame | None) -> str:
             "<table><thead><tr><th>adapter</th><th>as-is</th><th>rewritten</th><th>sent with a loss of "
             "meaning</th><th>refused</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
         )
-    return f'<p class="note">{escape(PROVENANCE)}</p>{chart.html()}{table}'
+    provenance = re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(PROVENANCE))  # its Markdown code spans
+    return f'<p class="note">{provenance}</p>{chart.html()}{table}'
 
 
 def _run_summary(run: LoadedRun) -> str:
