@@ -10,7 +10,14 @@ import pytest
 
 from evals import SuiteConfig, run_suite
 from evals.cli import main
+from tests._corpus import REPO_ROOT
 from tests.report.conftest import schema_pairs, trend_frame, write_run
+
+
+@pytest.fixture(autouse=True)
+def _elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run from an empty folder: this repository's reports/ must not leak into a default."""
+    monkeypatch.chdir(tmp_path)
 
 
 def _charts(page: Path) -> list[tuple[str, str]]:
@@ -113,6 +120,9 @@ def test_report_on_a_real_replayed_run(tmp_path: Path) -> None:
             categories=("irrelevance",),
             results=tmp_path / "r.jsonl",
             reports=tmp_path / "reports",
+            cassettes=REPO_ROOT / "cassettes",
+            root=REPO_ROOT,
+            baseline=REPO_ROOT / "reports" / "baseline.json",
         )
     )
     assert outcome.passed
