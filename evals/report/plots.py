@@ -6,8 +6,8 @@ Every chart is drawn for one source only (`live`, `cassette`, `local-model`, `em
 title, and carries it in its SVG root (`<svg class="xpeval-chart" data-source="...">`). Rows of
 different sources never share an axis: an emulated row is a perfect model's answer replayed
 through the adapter's pipeline (README, "What the committed cassettes are"), so its 100 % next to
-a provider's 49 % would read as a measurement. Emulated charts are grey, hatched and stamped
-"PIPELINE ONLY".
+a provider's 49 % would read as a measurement. Emulated charts are grey (bars also hatched) and
+stamped "PIPELINE ONLY".
 
 matplotlib draws them: its SVG backend writes self-contained markup (no script, no font file, no
 network), which a page inlines and a notebook displays (`Chart._repr_html_`) without any
@@ -272,14 +272,12 @@ def category_charts(categories: pd.DataFrame) -> list[Chart]:
         figure = Figure(figsize=(max(7.0, 2.6 + 1.05 * len(columns)), 1.5 + 0.42 * len(keys)))
         ax = figure.add_subplot()
         emulated = source == "emulated"
-        # An emulated cell is a perfect model's replay: pale grey and hatched, never a colour scale
-        # that reads like a measured quality.
+        # An emulated cell is a perfect model's replay: pale grey, never a colour scale that reads
+        # like a measured quality.
         cmap = EMULATED_CMAP if emulated else "viridis"
         mesh = ax.pcolormesh(
             np.ma.masked_invalid(values), cmap=cmap, vmin=0, vmax=1, edgecolors="white", linewidth=1.5
         )
-        if emulated:
-            mesh.set_hatch("//")
         for (i, j), (k, n) in counts.items():
             value = values[i, j]
             dark = not emulated and value < 0.55
