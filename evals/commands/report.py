@@ -1,0 +1,87 @@
+"""`xpeval report [--results FILE] [--schema-csv FILE] [--history PATH] [--case-dir DIR] [--out FILE]`:
+the self-contained HTML report of a run (`evals.report.write_report`).
+
+Defaults come from the project (`[tool.xpeval]`): the results file, `<reports>/schema_acceptance.csv`
+when it is there, `<reports>/report.html`. `--history` takes the trend frame as a Parquet file or
+folder. A run that did not finish is reported all the same, marked incomplete on the page.
+
+Exit status: 0; 2 for an input error (no results file, an unreadable history or csv, no matplotlib).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from evals.errors import UserError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("report", help="the HTML report of a run: plots, scorecard, every episode")
+    parser.add_argument(
+        "--results", type=Path, help="results file of the run (default: the project's reports/results.jsonl)"
+    )
+    parser.add_argument(
+        "--schema-csv",
+        type=Path,
+        help="schema-acceptance pairs, as `xpeval schemas` writes them "
+        "(default: reports/schema_acceptance.csv when it exists)",
+    )
+    parser.add_argument(
+        "--history", type=Path, help="the history trend frame: a Parquet file or folder (default: none)"
+    )
+    parser.add_argument(
+        "--case-dir", type=Path, help="the cases' folder (default: the case set the run's header names)"
+    )
+    parser.add_argument(
+        "--max-per-group",
+        type=int,
+        default=1000,
+        help="episodes shown per source, adapter and model, failures first (0: all)",
+    )
+    parser.add_argument(
+        "--out", type=Path, help="where the page goes (default: the project's reports/report.html)"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        raise UserError("xpeval report draws its plots with matplotlib: pip install 'xpeval[dev]'") from exc
+    import pandas as pd
+
+    from evals.cases import load_cases
+    from evals.load import load_run
+    from evals.project import project_settings
+    from evals.report import read_trend, write_report
+
+    if args.max_per_group < 0:
+        raise UserError(f"--max-per-group must be 0 or more, got {args.max_per_group}")
+    project = project_settings()
+    loaded = load_run(args.results or project.results)
+    schema_csv: Path | None = args.schema_csv
+    if schema_csv is None and (project.reports / "schema_acceptance.csv").is_file():
+        schema_csv = project.reports / "schema_acceptance.csv"
+    pairs = None
+    if schema_csv is not None:
+        if not schema_csv.is_file():
+            raise UserError(f"{schema_csv}: no schema-acceptance csv (run `xpeval schemas`)")
+        try:
+            pairs = pd.read_csv(schema_csv)
+        except (OSError, ValueError) as exc:
+            raise UserError(f"{schema_csv}: cannot read it as csv: {exc}") from exc
+        if not {"adapter", "verdict"} <= set(pairs.columns):
+            raise UserError(f"{schema_csv}: not a schema-acceptance csv (no adapter and verdict columns)")
+    history = read_trend(args.history) if args.history is not None else None
+    cases = [loaded.case for loaded in load_cases(args.case_dir)] if args.case_dir is not None else None
+    out: Path = args.out or project.reports / "report.html"
+    write_report(
+        out, loaded, pairs=pairs, history=history, cases=cases, max_per_group=args.max_per_group or None
+    )
+    size = out.stat().st_size
+    print(f"wrote {out} ({size / 1024:.0f} KB, {len(loaded.frame)} episodes)", file=sys.stderr)
+    return 0
