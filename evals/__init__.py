@@ -4,6 +4,9 @@
     outcome = run_suite(SuiteConfig(categories=("simple",)))     # what `xpeval run` does
     outcome.passed, outcome.scorecard, outcome.gate.failures
     run = load_run("reports/results.jsonl"); run.frame            # what notebooks read
+    from evals.scorecard import scorecard; scorecard(run.frame)    # the scorecard table
+
+(The scorecard functions are not re-exported here: `evals.scorecard` is their module's name.)
 
 Names are imported when first used, so `import evals` stays cheap.
 """
@@ -25,8 +28,6 @@ _EXPORTS = {
     "evaluate": "evals.gate",
     "Baseline": "evals.baseline",
     "read_baseline": "evals.baseline",
-    "scorecard": "evals.scorecard",
-    "by_category": "evals.scorecard",
     "Case": "evals.cases",
     "load_cases": "evals.cases",
     "Mode": "evals.cassettes",
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
     from evals.errors import UserError
     from evals.gate import GateReport, RunScope, evaluate
     from evals.load import LoadedRun, load_frame, load_run
-    from evals.scorecard import by_category, scorecard
     from evals.suite import SuiteConfig, SuiteOutcome, run_suite
 
 
