@@ -273,7 +273,7 @@ def plan_nightly(config: NightlyConfig, servers: LocalServers) -> NightlyPlan:
     # local adapter: asked once here, not once per adapter.
     from evals.local_model import local_adapter_ids
 
-    capable = set(local_adapter_ids())
+    capable = set(local_adapter_ids()) if not all(provider_ready(a) for a in adapters) else set()
     needs_local = [a for a in adapters if not provider_ready(a) and a in capable]
     running = [alias for alias in aliases if needs_local and servers.running(alias)]
     startable: list[str] = []
