@@ -45,9 +45,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--cases", action="append", help="case ids or globs, comma separated (default: all)")
     parser.add_argument("--categories", action="append", help=f"categories: {', '.join(CATEGORIES)}")
-    parser.add_argument("--case-dir", type=Path, help="load cases from this folder instead of the built-in set")
+    parser.add_argument("--case-dir", type=Path, help="cases from this folder instead of the built-in set")
     parser.add_argument(
-        "--cassettes", type=Path, help="where fresh cassettes are recorded (default: reports/nightly/cassettes)"
+        "--cassettes", type=Path, help="where fresh cassettes go (default: reports/nightly/cassettes)"
     )
     parser.add_argument(
         "--results", type=Path, help="the nightly's results file (default: reports/nightly/results.jsonl)"

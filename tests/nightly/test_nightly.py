@@ -210,9 +210,20 @@ def test_the_command_prints_the_summary_and_exits_by_it(
     monkeypatch.setattr("evals.nightly.InstalledServers", FakeServers)
     summary_file = tmp_path / "step-summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary_file))
-    flags = ["--cases", "weather_*", "--categories", "simple", "--no-schemas", "--no-progress",
-             "--reports", str(tmp_path / "r"), "--history", str(tmp_path / "h"),
-             "--baseline", str(tmp_path / "none.json")]  # fmt: skip
+    flags = [
+        "--cases",
+        "weather_*",
+        "--categories",
+        "simple",
+        "--no-schemas",
+        "--no-progress",
+        "--reports",
+        str(tmp_path / "r"),
+        "--history",
+        str(tmp_path / "h"),
+        "--baseline",
+        str(tmp_path / "none.json"),
+    ]
 
     assert main(["nightly", "--adapters", "google-genai,azure", "--dry-run", *flags]) == EXIT_NOTHING
     assert "google-genai: no credentials" in capsys.readouterr().out

@@ -48,9 +48,11 @@ def lagging() -> Iterator[None]:
         entry = get_entry(parent)
         assert isinstance(entry, DirectEntry)
         register_adapter(
-            adapter_id, DirectEntry(wire=entry.wire, schema_dialect=dialect, provider=entry.provider,
-                                    factory=entry.factory)
-        )  # fmt: skip
+            adapter_id,
+            DirectEntry(
+                wire=entry.wire, schema_dialect=dialect, provider=entry.provider, factory=entry.factory
+            ),
+        )
     yield
     for adapter_id in LAGGING:
         unregister_adapter(adapter_id)
@@ -179,8 +181,9 @@ def test_a_probe_is_one_user_message_one_tool_auto_and_the_smallest_budget(
     corpus = tools[0].path
     assert corpus is not None
     scripts = ProviderScripts(server, tools, RealRejections())
-    nightly = with_(_nightly(config), adapters=("openai-chat", "openai-responses", "anthropic-messages"),
-                    corpus=corpus)  # fmt: skip
+    nightly = with_(
+        _nightly(config), adapters=("openai-chat", "openai-responses", "anthropic-messages"), corpus=corpus
+    )
 
     run_nightly(nightly, servers=FakeServers(), probe_upstream=scripts.transport)
 
