@@ -824,7 +824,11 @@ def run_nightly(
         suite = run_suite(suite_config, log=log, progress=progress, local_model_up=lambda m: _served(m) in up)
     finally:
         for alias in reversed(outcome.started):
-            servers.stop(alias)
+            try:
+                servers.stop(alias)
+            except UserError as exc:  # one that will not stop must not hide the others, or the run's error
+                log(f"could not stop the local model server of {alias}: {exc}")
+                continue
             log(f"stopped the local model server of {alias}")
     outcome.suite = suite
     outcome.run = suite.results.run_id

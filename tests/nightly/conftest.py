@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +19,11 @@ def model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> PerfectModel:
     real local servers (their PID files, their ports) are never consulted."""
     fake = PerfectModel()
     monkeypatch.setattr("evals.targets.upstream_pool", fake.transport)
+    # A run's id is its start second and its configuration's fingerprint: nightlies of one
+    # configuration run back to back here would share an id (one history file), so each gets
+    # its own minute.
+    minutes = itertools.count()
+    monkeypatch.setattr("evals.suite.now_iso", lambda: f"2026-12-01T03:{next(minutes) % 60:02d}:00+00:00")
     monkeypatch.setenv("XPEVAL_LOCAL_MODEL_DIR", str(tmp_path / "local-model"))
     return fake
 
