@@ -164,7 +164,11 @@ def test_live_answers_are_recorded_next_to_the_checkers_prediction(
     assert len(stored) == len(outcome.probes) and set(stored["run"]) == {outcome.run}
     assert (config.reports / "schema_acceptance_live.csv").is_file()
     assert f"live schema acceptance: {len(outcome.probes)} probes" in outcome.summary()
-    print(f"real rejection messages used: {len(rejections.used)} ({len(rejections.by_rule)} matched by rule)")
+    providers = sorted({get_entry(p.adapter).provider.name for p in refused})
+    print(
+        f"{len(refused)} refusals answered with {len(rejections.used)} real rejection messages "
+        f"({len(rejections.by_rule)} matched to the rule the checker names) of {', '.join(providers)}"
+    )
 
 
 def _probe_body(server: EmulatorServer, adapter_script: str) -> dict[str, Any]:
