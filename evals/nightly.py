@@ -107,7 +107,7 @@ class NightlyConfig:
     retries: int = 2
     timeout: float = 60.0
     tolerance: float = 0.0
-    alpha: float = ALPHA
+    """Also alert when a rate drops by more than this (both comparisons; 0: the paired test only)."""
     root: Path = Path(".")
 
     def suite_config(self, targets: Mapping[str, TargetKind], models: Sequence[str]) -> SuiteConfig:
@@ -780,7 +780,8 @@ def _last_good_comparison(
     rows = load_history(config.history, run=last)
     before, _ = update(None, rows[FRAME_COLUMNS], case_set=case_set, run=last, all_cases=True)
     compared, _ = baseline_for_run(before, scope)
-    report = evaluate(frame, compared, scope, tolerance=config.tolerance, alpha=config.alpha)
+    # The gate's own test at the gate's own level (`evals.gate.ALPHA`), as run_suite judges the baseline.
+    report = evaluate(frame, compared, scope, tolerance=config.tolerance, alpha=ALPHA)
     against = f"last good nightly {last}"
     alerts = finding_alerts(report, compared, frame, against, rates_only=True)
     # Cases or rows the last good night had and this one has not (a case removed, a key not set
