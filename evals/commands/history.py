@@ -1,0 +1,90 @@
+"""`xpeval history`: the trend of a metric over the stored runs, per (source, adapter, model),
+with Wilson 95 % intervals; `--append RESULTS` adds a finished run to the store (judged against
+its baseline as `xpeval gate` judges it). The store is `evals.history`'s (docs/nightly.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from evals.scorecard import RATES
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "history",
+        help="the trend of a metric over the stored runs (the nightly's history), or --append a run to it",
+    )
+    parser.add_argument("--store", type=Path, help="the history store (default: reports/history)")
+    parser.add_argument("--adapter", help="only this adapter's rows")
+    parser.add_argument(
+        "--metric", default="accuracy", choices=[*RATES, "all"], help="which rate (all: every rate)"
+    )
+    parser.add_argument("--since", help="only runs from this date on (YYYY-MM-DD)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object per trend row")
+    parser.add_argument(
+        "--append",
+        type=Path,
+        metavar="RESULTS",
+        help="add this finished run's results to the store (its verdict: the gate's, against its baseline)",
+    )
+    parser.add_argument("--kind", choices=["run", "nightly"], default="run", help="what --append adds")
+    parser.add_argument("--baseline", type=Path, help="--append: the baseline the verdict is judged against")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from evals.history import load_history, trend
+    from evals.nightly import DEFAULT_HISTORY
+    from evals.project import project_settings
+
+    store: Path = args.store or project_settings().root / DEFAULT_HISTORY
+    if args.append is not None:
+        return _append(args, store)
+    table = trend(load_history(store, adapter=args.adapter, since=args.since), metric=args.metric)
+    if args.json:
+        for record in table.to_dict("records"):
+            record["run_date"] = record["run_date"].date().isoformat()
+            print(json.dumps(record, allow_nan=True))
+        return 0
+    if table.empty:
+        print(
+            f"xpeval: no runs in {store}" + (f" for {args.adapter}" if args.adapter else ""), file=sys.stderr
+        )
+        return 0
+    print(_table(table))
+    return 0
+
+
+def _table(table: Any) -> str:
+    shown = table.assign(
+        run_date=table["run_date"].dt.strftime("%Y-%m-%d"),
+        rate=table["rate"].map(lambda v: f"{v:.1%}"),
+        lo=table["lo"].map(lambda v: f"{v:.1%}"),
+        hi=table["hi"].map(lambda v: f"{v:.1%}"),
+    )
+    return str(shown.to_string(index=False))
+
+
+def _append(args: argparse.Namespace, store: Path) -> int:
+    from evals.baseline import read_baseline
+    from evals.gate import baseline_for_run, evaluate
+    from evals.history import append
+    from evals.load import load_run
+    from evals.project import project_settings
+    from evals.suite import default_baseline, scope_of
+
+    loaded = load_run(args.append)
+    loaded.check_complete()
+    scope = scope_of(loaded.header)
+    baseline_path = args.baseline or default_baseline(scope.case_set, project_settings().root)
+    baseline = read_baseline(baseline_path) if baseline_path.exists() else None
+    compared, _ = baseline_for_run(baseline, scope)
+    passed = evaluate(loaded.frame, compared, scope).passed
+    path = append(store, loaded, kind=args.kind, passed=passed)
+    verdict = "passed" if passed else "failed"
+    print(f"xpeval: appended run {loaded.header.run} ({args.kind}, {verdict}) to {path}", file=sys.stderr)
+    return 0
