@@ -174,5 +174,15 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
-    session.run("vulture", "adapters", "evals", "tests", "benchmarks", "conftest.py", ".ci/vulture_whitelist.py", "--min-confidence", "60")
+    session.run(
+        "vulture",
+        "adapters",
+        "evals",
+        "tests",
+        "benchmarks",
+        "conftest.py",
+        ".ci/vulture_whitelist.py",
+        "--min-confidence",
+        "60",
+    )
     session.run("python", ".ci/complexity.py")

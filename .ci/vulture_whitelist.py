@@ -63,3 +63,10 @@ _.the_sink_holds_every_row
 # handler's signal number.
 mtime_ns
 signum
+# pytest fixtures requested by parameter name (or autouse), never called directly.
+_.lagging
+_._elsewhere
+# html.parser.HTMLParser hooks, called by the parser.
+_.handle_starttag
+_.handle_endtag
+_.handle_data

@@ -35,7 +35,7 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 from evals.errors import UserError
-from evals.load import FRAME_COLUMNS, LoadedRun
+from evals.load import FRAME_TYPES, LoadedRun
 from evals.scorecard import RATES, wilson
 
 RunKind = Literal["nightly", "run"]
@@ -44,31 +44,6 @@ SCHEMA_TABLE = "_schema_acceptance"
 """The sibling table's folder inside the store (`_`: skipped by the results table's readers)."""
 PARTITION = re.compile(r"^date=(\d{4}-\d{2}-\d{2})$")
 
-_FRAME_TYPES: dict[str, pa.DataType] = {
-    "run": pa.string(),
-    "case_id": pa.string(),
-    "category": pa.string(),
-    "adapter": pa.string(),
-    "wire": pa.string(),
-    "model": pa.string(),
-    "source": pa.string(),
-    "recorded_at": pa.string(),
-    "attempts": pa.int64(),
-    "correct": pa.bool_(),
-    "tool_selection_correct": pa.bool_(),
-    "arguments_correct": pa.bool_(),
-    "irrelevance": pa.bool_(),
-    "malformed": pa.bool_(),
-    "error": pa.bool_(),
-    "error_kind": pa.string(),
-    "error_type": pa.string(),
-    "reason": pa.string(),
-    "latency_s": pa.float64(),
-    "input_tokens": pa.int64(),
-    "output_tokens": pa.int64(),
-    "steps": pa.int64(),
-}
-assert list(_FRAME_TYPES) == FRAME_COLUMNS, "the history keeps exactly the tidy frame's columns"
 
 RUN_COLUMNS: dict[str, pa.DataType] = {
     "run_date": pa.timestamp("us"),
@@ -77,7 +52,7 @@ RUN_COLUMNS: dict[str, pa.DataType] = {
     "passed": pa.bool_(),
 }
 """What the store adds to each row: the run's date (naive UTC midnight), kind, case set, verdict."""
-SCHEMA = pa.schema([pa.field(name, kind) for name, kind in {**_FRAME_TYPES, **RUN_COLUMNS}.items()])
+SCHEMA = pa.schema([pa.field(name, kind) for name, kind in {**FRAME_TYPES, **RUN_COLUMNS}.items()])
 HISTORY_COLUMNS = SCHEMA.names
 
 SCHEMA_PAIR_TYPES: dict[str, pa.DataType] = {

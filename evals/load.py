@@ -70,6 +70,11 @@ FRAME_COLUMNS = [
     "error_kind", "error_type", "reason", "latency_s", "input_tokens", "output_tokens", "cost_usd", "steps",
 ]  # fmt: skip
 """The tidy table: one row per episode (its final attempt)."""
+FRAME_TYPES: dict[str, pa.DataType] = {
+    name: _COLUMNS.get(name, pa.int64() if name == "attempts" else pa.bool_()) for name in FRAME_COLUMNS
+}
+"""Each tidy column's arrow type: a results row's own, or what it is derived into (`attempts`
+counts attempts, `error` is whether the episode ended in one)."""
 
 BLOCK_BYTES = 1 << 20
 """pyarrow's JSON block size: a bounded row (a few tens of KB) always fits, and blocks are
@@ -268,4 +273,4 @@ def load_frame(path: Path) -> pd.DataFrame:
     return load_run(path).frame
 
 
-__all__ = ["FRAME_COLUMNS", "LoadedRun", "frame_of", "load_frame", "load_run"]
+__all__ = ["FRAME_COLUMNS", "FRAME_TYPES", "LoadedRun", "frame_of", "load_frame", "load_run"]

@@ -262,65 +262,81 @@ def plan_nightly(config: NightlyConfig, servers: LocalServers) -> NightlyPlan:
     """Every adapter's target or reason to skip, the servers to start, the corpus to probe.
     Sends no request and starts nothing."""
     adapters = list(dict.fromkeys(config.adapters)) or adapter_ids()
-    for adapter_id in adapters:
-        get_entry(adapter_id)
-    for spec in config.models:
-        for item in (part.strip() for part in spec.split(",")):
-            if "=" in item:
-                get_entry(item.split("=", 1)[0].strip())
-    aliases = _local_aliases(config)
+    _check_adapter_names(config, adapters)
     # `evals.targets.local_capable(a)` is `a in local_adapter_ids()`, which builds every
     # local adapter: asked once here, not once per adapter.
     from evals.local_model import local_adapter_ids
 
     capable = set(local_adapter_ids()) if not all(provider_ready(a) for a in adapters) else set()
     needs_local = [a for a in adapters if not provider_ready(a) and a in capable]
-    running = [alias for alias in aliases if needs_local and servers.running(alias)]
-    startable: list[str] = []
-    why_not: dict[str, str] = {}
-    if needs_local and config.serve_local:
+    local = _local_servers(config, servers) if needs_local else _LocalServerPlan()
+    targets = [_target(config, adapter_id, adapter_id in needs_local, local) for adapter_id in adapters]
+    plan = NightlyPlan(
+        targets=targets, start=[a for a in local.startable if any(t.kind == "local-model" for t in targets)]
+    )
+    if config.schemas and any(t.kind == "provider" for t in targets):
+        plan.tools = read_tools([config.corpus or DEFAULT_CORPUS]).tools
+    return plan
+
+
+def _check_adapter_names(config: NightlyConfig, adapters: list[str]) -> None:
+    """Unknown adapter ids, in the selection or a `--models a=m` spec, fail before anything runs."""
+    for adapter_id in adapters:
+        get_entry(adapter_id)
+    for spec in config.models:
+        for item in (part.strip() for part in spec.split(",")):
+            if "=" in item:
+                get_entry(item.split("=", 1)[0].strip())
+
+
+@dataclass
+class _LocalServerPlan:
+    """Which local model aliases are up or can be started, and why the others cannot."""
+
+    up: list[str] = field(default_factory=list)
+    startable: list[str] = field(default_factory=list)
+    why_not: dict[str, str] = field(default_factory=dict)
+
+
+def _local_servers(config: NightlyConfig, servers: LocalServers) -> _LocalServerPlan:
+    aliases = _local_aliases(config)
+    running = [alias for alias in aliases if servers.running(alias)]
+    plan = _LocalServerPlan()
+    if config.serve_local:
         for alias in aliases:
             if alias in running:
                 continue
             reason = servers.missing(alias)
             if reason is None:
-                startable.append(alias)
+                plan.startable.append(alias)
             else:
-                why_not[alias] = reason
-    local_up = [alias for alias in aliases if alias in running or alias in startable]
-    targets: list[AdapterTarget] = []
-    for adapter_id in adapters:
-        if provider_ready(adapter_id):
-            models = _provider_models(config, adapter_id)
-            line = describe_target(adapter_id, "provider", ", ".join(models))
-            targets.append(AdapterTarget(adapter_id, "provider", models, line=line))
-            continue
-        no_key = f"no credentials (set {credentials_hint(adapter_id)})"
-        if adapter_id not in needs_local:
-            targets.append(AdapterTarget(adapter_id, None, reason=f"{no_key}; {_served_where(adapter_id)}"))
-        elif local_up:
-            line = describe_target(adapter_id, "local-model", ", ".join(local_up))
-            targets.append(AdapterTarget(adapter_id, "local-model", tuple(local_up), line=line))
-        elif config.serve_local:
-            first = next(iter(why_not.values()), "no local model to start")
-            targets.append(
-                AdapterTarget(adapter_id, None, reason=f"{no_key}; cannot start a local server: {first}")
-            )
-        else:
-            targets.append(
-                AdapterTarget(
-                    adapter_id,
-                    None,
-                    reason=f"{no_key}; no local model server is running (start one with `xpeval local-model "
-                    "serve`, or pass --serve-local)",
-                )
-            )
-    plan = NightlyPlan(
-        targets=targets, start=[a for a in startable if any(t.kind == "local-model" for t in targets)]
-    )
-    if config.schemas and any(t.kind == "provider" for t in targets):
-        plan.tools = read_tools([config.corpus or DEFAULT_CORPUS]).tools
+                plan.why_not[alias] = reason
+    plan.up = [alias for alias in aliases if alias in running or alias in plan.startable]
     return plan
+
+
+def _target(
+    config: NightlyConfig, adapter_id: str, needs_local: bool, local: _LocalServerPlan
+) -> AdapterTarget:
+    if provider_ready(adapter_id):
+        models = _provider_models(config, adapter_id)
+        line = describe_target(adapter_id, "provider", ", ".join(models))
+        return AdapterTarget(adapter_id, "provider", models, line=line)
+    no_key = f"no credentials (set {credentials_hint(adapter_id)})"
+    if not needs_local:
+        return AdapterTarget(adapter_id, None, reason=f"{no_key}; {_served_where(adapter_id)}")
+    if local.up:
+        line = describe_target(adapter_id, "local-model", ", ".join(local.up))
+        return AdapterTarget(adapter_id, "local-model", tuple(local.up), line=line)
+    if config.serve_local:
+        first = next(iter(local.why_not.values()), "no local model to start")
+        return AdapterTarget(adapter_id, None, reason=f"{no_key}; cannot start a local server: {first}")
+    return AdapterTarget(
+        adapter_id,
+        None,
+        reason=f"{no_key}; no local model server is running (start one with `xpeval local-model "
+        "serve`, or pass --serve-local)",
+    )
 
 
 # --- live schema acceptance -----------------------------------------------------------------
@@ -726,6 +742,8 @@ class NightlyOutcome:
             out += [f"alerts ({len(self.alerts)}):", *(f"  {alert.line()}" for alert in self.alerts)]
         if self.notes:
             out += ["notes:", *(f"  {note}" for note in self.notes)]
+        if self.history_file is not None:
+            out.append(f"history: {self.history_file}")
         out.append(self.verdict())
         return out
 

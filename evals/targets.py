@@ -204,9 +204,15 @@ class EpisodeFactory:
         default_factory=dict
     )
 
-    def target_of(self, adapter_id: str, recorded: Source | None) -> TargetKind:
+    def target_of(self, adapter_id: str, recorded: Source | None, model: str | None = None) -> TargetKind:
         if self.mode is Mode.REPLAY:
-            return KIND_OF[recorded] if recorded else "provider"
+            if recorded:
+                return KIND_OF[recorded]
+            # No cassette yet: its record hint names the target the model is served by.
+            from evals.local_model.models import find_model
+
+            served = find_model(model) is not None and local_capable(adapter_id)
+            return "local-model" if served else "provider"
         return self.targets.get(adapter_id) or self.picker.kind(adapter_id)
 
     def adapter(
@@ -236,7 +242,7 @@ class EpisodeFactory:
         recorded = None
         if self.mode is Mode.REPLAY and planned.model is not None:
             recorded = self.store.meta(self.store.path(adapter_id, planned.episode_id, planned.model))
-        kind = self.target_of(adapter_id, recorded.source if recorded else None)
+        kind = self.target_of(adapter_id, recorded.source if recorded else None, planned.model)
         model = planned.model or default_model(adapter_id, kind)
         upstream = None
         if kind == "emulator" and self.mode is not Mode.REPLAY:

@@ -47,6 +47,7 @@ def bulk(run: str, rows: int, *, started: str = "2026-12-01T03:00:00+00:00") -> 
         {
             "run": run,
             "case_id": cases,
+            "trial": 0,
             "category": "simple",
             "adapter": "openai-compatible",
             "wire": "openai-chat",
@@ -66,6 +67,7 @@ def bulk(run: str, rows: int, *, started: str = "2026-12-01T03:00:00+00:00") -> 
             "latency_s": 0.25,
             "input_tokens": 100,
             "output_tokens": 10,
+            "cost_usd": None,
             "steps": 1,
         }
     )[FRAME_COLUMNS]

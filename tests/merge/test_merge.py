@@ -34,13 +34,25 @@ def xpeval(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _run(tmp: Path, name: str, **settings: object) -> Path:
+def _run(
+    tmp: Path,
+    name: str,
+    shard: str | None = None,
+    adapters: tuple[str, ...] = (),
+    categories: tuple[str, ...] = (),
+) -> Path:
     results = tmp / f"{name}.jsonl"
     run_suite(
         SuiteConfig(
-            results=results, reports=tmp / name, cassettes=REPO_ROOT / "cassettes", root=REPO_ROOT, **settings
+            results=results,
+            reports=tmp / name,
+            cassettes=REPO_ROOT / "cassettes",
+            root=REPO_ROOT,
+            shard=shard,
+            adapters=adapters,
+            categories=categories,
         )
-    )  # type: ignore[arg-type]
+    )
     return results
 
 
@@ -110,14 +122,14 @@ def test_one_shard_alone_does_not_pass_as_the_run(committed: dict[str, Path], tm
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     tmp = tmp_path_factory.mktemp("small")
-    base = {"adapters": ("mimo",), "categories": ("irrelevance",)}
+    mimo, irrelevance = ("mimo",), ("irrelevance",)
     return {
-        "1/2": _run(tmp, "a1", shard="1/2", **base),
-        "2/2": _run(tmp, "a2", shard="2/2", **base),
-        "1/2 again": _run(tmp, "a1-again", shard="1/2", **base),
-        "other 2/2": _run(tmp, "b2", shard="2/2", adapters=("mimo",), categories=("irrelevance", "simple")),
-        "1/3": _run(tmp, "c1", shard="1/3", **base),
-        "whole": _run(tmp, "whole", **base),
+        "1/2": _run(tmp, "a1", "1/2", mimo, irrelevance),
+        "2/2": _run(tmp, "a2", "2/2", mimo, irrelevance),
+        "1/2 again": _run(tmp, "a1-again", "1/2", mimo, irrelevance),
+        "other 2/2": _run(tmp, "b2", "2/2", mimo, ("irrelevance", "simple")),
+        "1/3": _run(tmp, "c1", "1/3", mimo, irrelevance),
+        "whole": _run(tmp, "whole", None, mimo, irrelevance),
     }
 
 

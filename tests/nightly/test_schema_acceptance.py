@@ -21,6 +21,7 @@ import pytest
 
 from adapters.contract import TurnResult
 from adapters.registry import DirectEntry, get_entry, register_adapter, unregister_adapter
+from adapters.schema import Dialect
 from evals.emulator import EmulatorServer, Reply
 from evals.history import load_schema_history
 from evals.nightly import EXIT_ALERTS, EXIT_PASSED, NightlyConfig, predict, run_nightly
@@ -30,7 +31,7 @@ from tests.acceptance.test_provider_rejections import REPLAYS
 from tests.nightly._fake import FakeServers, PerfectModel, set_keys
 from tests.nightly.conftest import with_
 
-LAGGING = {
+LAGGING: dict[str, tuple[str, Dialect]] = {
     # adapter id: (the adapter whose wire and provider it has, the dialect it sends)
     "lagging-openai-chat": ("openai-chat", "gemini-json-schema"),
     "lagging-openai-strict": ("openai-chat", "anthropic-strict"),

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from evals.plan import RunPlan
-from evals.results import CallRecord, ResultRow, ResultsFile, RunHeader
+from evals.results import CallRecord, ResultRow, ResultsFile, RowSource, RunHeader
 
 RUN = "2026-11-30T02:00:00+00:00-synthetic"
 CASES = {
@@ -26,7 +26,7 @@ CASES = {
     "calc_simple_01": "simple",
     "calc_parallel_01": "parallel",
 }
-ROWS = {
+ROWS: dict[str, tuple[str, RowSource, str | None, set[str]]] = {
     # adapter: (model, source, recorded_at, cases answered wrong)
     "openai-chat": ("gpt-4.1-mini", "live", None, {"weather_parallel_01", "calc_parallel_01"}),
     "anthropic-messages": (

@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.axes import Axes
 from matplotlib.container import BarContainer, ErrorbarContainer
+from matplotlib.legend import Legend
 
 import evals.report
 from evals.load import load_run
@@ -27,6 +29,12 @@ from evals.report import (
 )
 from evals.scorecard import by_category, scorecard
 from tests.report.conftest import ANSWERED_SOURCES, SOURCES, TREND_SOURCES, schema_pairs, trend_frame
+
+
+def _legend(ax: Axes) -> Legend:
+    legend = ax.get_legend()
+    assert legend is not None, "the chart has no legend"
+    return legend
 
 
 def _check_labelled(chart: Chart) -> None:
@@ -110,8 +118,8 @@ def test_schema_acceptance_stacks_as_is_rewritten_and_refused_per_adapter() -> N
     stacks = [c for c in ax.containers if isinstance(c, BarContainer)]
     widths = [[p.get_width() for p in bars.patches] for bars in stacks]
     assert widths == [[2, 3, 0], [1, 1, 2], [1, 0, 2]]  # as-is, rewritten, refused; per adapter
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["as-is", "rewritten", "refused"]
-    assert "no provider called" in ax.get_legend().get_title().get_text()
+    assert [t.get_text() for t in _legend(ax).get_texts()] == ["as-is", "rewritten", "refused"]
+    assert "no provider called" in _legend(ax).get_title().get_text()
 
 
 def test_there_is_no_schema_chart_without_pairs() -> None:
@@ -152,8 +160,8 @@ def test_history_has_one_line_per_row_key_per_source_with_the_runs_intervals() -
     live = charts[0].figure.axes[0]
     (line,) = live.get_lines()[:1]
     assert np.allclose(line.get_ydata(), [0.6, 0.66, 0.72, 0.78])
-    assert [t.get_text() for t in live.get_legend().get_texts()] == ["openai-chat · gpt-4.1-mini"]
-    assert "source: live" in live.get_legend().get_title().get_text()
+    assert [t.get_text() for t in _legend(live).get_texts()] == ["openai-chat · gpt-4.1-mini"]
+    assert "source: live" in _legend(live).get_title().get_text()
     other = history_charts(trend, metric="tool_selection")
     assert other[0].title == "Tool selection over time: source live"
 
