@@ -127,6 +127,23 @@ def body_model(body: JsonObject | None) -> str | None:
     return model if isinstance(model, str) else None
 
 
+class BodyDescribedRequests:
+    """The recording facts of a wire whose request body names the model and asks for a stream
+    (`"stream": true`), and whose recorded responses replay as they were recorded (every wire
+    but Gemini's, which puts both in the URL)."""
+
+    def is_stream(self, url: str, body: JsonObject | None) -> bool:
+        return bool(body and body.get("stream"))
+
+    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
+        return body_model(body)
+
+    def replayable_response(
+        self, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[dict[str, str], bytes]:
+        return headers, body
+
+
 def none_if_empty(text: str | None) -> str | None:
     return text if text else None
 

@@ -25,8 +25,8 @@ from adapters.contract import (
 )
 from adapters.schema import PreparedTools
 from adapters.wires._base import (
+    BodyDescribedRequests,
     RenderedResponse,
-    body_model,
     none_if_empty,
     not_the_wire,
     parse_arguments,
@@ -279,7 +279,7 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
     return TypeAdapter(typed)
 
 
-class AnthropicMessagesWire:
+class AnthropicMessagesWire(BodyDescribedRequests):
     name: WireName = WIRE_NAME
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/messages/?(\?|$)"),)
 
@@ -347,17 +347,6 @@ class AnthropicMessagesWire:
         import anthropic
 
         return stainless_error(exc, anthropic)
-
-    def is_stream(self, url: str, body: JsonObject | None) -> bool:
-        return bool(body and body.get("stream"))
-
-    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
-        return body_model(body)
-
-    def replayable_response(
-        self, url: str, headers: dict[str, str], body: bytes
-    ) -> tuple[dict[str, str], bytes]:
-        return headers, body
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "max_tokens": 16, "messages": [{"role": "user", "content": "replay"}]}

@@ -28,8 +28,8 @@ from adapters.contract import (
 from adapters.exchange import current as current_exchange
 from adapters.schema import PreparedTools
 from adapters.wires._base import (
+    BodyDescribedRequests,
     RenderedResponse,
-    body_model,
     error_fields,
     none_if_empty,
     not_the_wire,
@@ -222,7 +222,7 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
     return TypeAdapter(typed)
 
 
-class OpenAIChatWire:
+class OpenAIChatWire(BodyDescribedRequests):
     name: WireName = OPENAI_CHAT
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/chat/completions/?(\?|$)"),)
 
@@ -308,17 +308,6 @@ class OpenAIChatWire:
         import openai
 
         return stainless_error(exc, openai)
-
-    def is_stream(self, url: str, body: JsonObject | None) -> bool:
-        return bool(body and body.get("stream"))
-
-    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
-        return body_model(body)
-
-    def replayable_response(
-        self, url: str, headers: dict[str, str], body: bytes
-    ) -> tuple[dict[str, str], bytes]:
-        return headers, body
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "messages": [{"role": "user", "content": "replay"}]}

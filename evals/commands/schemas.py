@@ -202,7 +202,7 @@ def _report(pairs: Any, label: str, directory: Path) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from evals.schemas.scorecard import summary, tool_matrix, write_report
+    from evals.schemas.scorecard import summary, tool_matrix, write_acceptance_report
 
     console = Console()
     if not console.is_terminal:  # piped or captured: rich would assume 80 columns and squeeze the table
@@ -228,7 +228,7 @@ def _report(pairs: Any, label: str, directory: Path) -> None:
     for record in table[shown].itertuples(index=False):
         view.add_row(*(_cell(value) for value in record))
     console.print(view)
-    paths = write_report(pairs, directory, label)
+    paths = write_acceptance_report(pairs, directory, label)
     print(f"wrote {paths['csv']} and {paths['md']}", file=sys.stderr)
 
 

@@ -149,7 +149,7 @@ def ensure_report(
 ) -> tuple[Path, bool]:
     """reports_dir/schema_acceptance.{csv,md} for every registered adapter over `corpus`: measured
     only when its key changed. Returns (md path, measured now); says which on `log` (stderr)."""
-    from evals.schemas.scorecard import pairs_frame, write_report
+    from evals.schemas.scorecard import pairs_frame, write_acceptance_report
 
     say = log or _stderr
     adapters = adapter_ids()
@@ -169,7 +169,7 @@ def ensure_report(
         reason = "no key of an earlier report"
     say(f"schema acceptance: measuring ({reason})")
     rows = measure_default(corpus, adapters, examples=examples, seconds=seconds)
-    written = write_report(pairs_frame(rows), reports_dir, str(corpus))
+    written = write_acceptance_report(pairs_frame(rows), reports_dir, str(corpus))
     record = {"key": key, "reports": {kind: _digest(path) for kind, path in written.items()}, "parts": parts}
     _write_atomically(key_path, json.dumps(record, indent=1, sort_keys=True) + "\n")
     return written["md"], True

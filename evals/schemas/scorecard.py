@@ -1,5 +1,5 @@
 """The schema-acceptance scorecard as pandas tables: one row per (adapter, schema) pair, and a
-per-adapter summary. Pure, except `write_report`."""
+per-adapter summary. Pure, except `write_acceptance_report`."""
 
 from __future__ import annotations
 
@@ -221,7 +221,7 @@ def _escape(text: str) -> str:
     return text.replace("\n", " ").replace("|", "\\|")
 
 
-def write_report(pairs: pd.DataFrame, directory: Path, corpus: str) -> dict[str, Path]:
+def write_acceptance_report(pairs: pd.DataFrame, directory: Path, corpus: str) -> dict[str, Path]:
     """reports/schema_acceptance.{csv,md}."""
     directory.mkdir(parents=True, exist_ok=True)
     paths = {"csv": directory / "schema_acceptance.csv", "md": directory / "schema_acceptance.md"}

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -24,6 +22,7 @@ from adapters.registry import (
     unregister_adapter,
     validate_registry,
 )
+from tests._cli import xpeval
 
 
 def test_every_wrapper_resolves_to_a_direct_wire(adapter_id: str) -> None:
@@ -111,10 +110,6 @@ def test_register_and_unregister_round_trip() -> None:
     finally:
         unregister_adapter("tmp-wrapper")
     assert "tmp-wrapper" not in ADAPTER_REGISTRY
-
-
-def xpeval(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "evals.cli", *args], capture_output=True, text=True)
 
 
 def test_adapters_json_lists_every_registered_id_with_exactly_the_documented_keys() -> None:

@@ -4,14 +4,13 @@ failure: it fails the gate and `xpeval cassettes check`, naming the file."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from evals.cassettes import CassetteStore
+from tests._cli import xpeval
 from tests._corpus import REPO_ROOT
 
 COMMITTED = CassetteStore(REPO_ROOT / "cassettes")
@@ -22,12 +21,6 @@ EPISODES = [
     ("google-genai", "weather_simple_01"),
     ("openai-responses", "weather_simple_01"),
 ]
-
-
-def xpeval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "evals.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300
-    )
 
 
 def broken_copy(tmp_path: Path, adapter: str, case: str, how: str) -> Path:

@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from evals.history import TREND_COLUMNS, append, load_history, runs
 from evals.suite import SuiteConfig, run_suite
+from tests._cli import xpeval
 from tests._corpus import REPO_ROOT
 from tests.history._runs import loaded
-
-
-def xpeval(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "evals.cli", *args],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=dict(os.environ),
-    )
 
 
 def _store(tmp_path: Path) -> Path:

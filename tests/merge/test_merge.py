@@ -4,9 +4,6 @@ files that are not the complete shards of one run are refused in one line."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -20,18 +17,8 @@ from evals.merge import merge_shards
 from evals.results import IncompleteRunError
 from evals.scorecard import scorecard
 from evals.suite import SuiteConfig, run_suite, scope_of
+from tests._cli import xpeval
 from tests._corpus import REPO_ROOT
-
-
-def xpeval(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "evals.cli", *args],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=dict(os.environ),
-    )
 
 
 def _run(

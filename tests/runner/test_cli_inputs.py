@@ -3,26 +3,13 @@ come from before it starts, and never falls back to the emulator without being a
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests._corpus import REPO_ROOT
-
-
-def xpeval(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "evals.cli", *args],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, **(env or {})},
-    )
+from tests._cli import xpeval
 
 
 def one_line_exit_2(done: subprocess.CompletedProcess[str], *words: str) -> None:
