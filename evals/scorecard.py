@@ -16,30 +16,26 @@ import pandas as pd
 
 from evals.results import ResultRow, final_results
 
-Z95 = 1.959963984540054
 KEY = ["source", "adapter", "model"]
 SOURCE_ORDER = ["live", "cassette", "local-model", "emulated"]
 SOURCE_NOTES = {
     "live": "measured live against the provider",
     "cassette": "replayed from a live recording (model and date shown)",
-    "local-model": "the local model (Qwen2.5-Coder-1.5B via llama.cpp), not a hosted provider",
+    "local-model": "a real local model via llama.cpp (named in the row), not a hosted provider",
     "emulated": "EMULATED: checks the adapter pipeline only; says nothing about any provider's quality",
 }
 RATES = ["accuracy", "tool_selection", "arguments", "irrelevance", "malformed", "errors"]
 
 
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval for a proportion; (nan, nan) when there are no trials."""
+def wilson(successes: int, n: int) -> tuple[float, float]:
+    """Wilson score 95 % interval for a proportion (statsmodels); (nan, nan) with no trials."""
     if n <= 0:
         return (math.nan, math.nan)
-    p = successes / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(successes, n, alpha=0.05, method="wilson")
     # At k = 0 or k = n the bound is exactly 0 or 1; floating point would leave it a hair off.
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == n else min(1.0, centre + half)
-    return (low, high)
+    return (0.0 if successes == 0 else float(low), 1.0 if successes == n else float(high))
 
 
 def results_frame(rows: Iterable[ResultRow]) -> pd.DataFrame:

@@ -110,7 +110,7 @@ class SuiteConfig:
 
     @property
     def case_set(self) -> str:
-        return BUILTIN_CASE_SET if self.case_dir is None else case_set_label(self.case_dir, self.root)
+        return BUILTIN_CASE_SET if self.case_dir is None else project_label(self.case_dir, self.root)
 
     @property
     def some_cases(self) -> bool:
@@ -122,13 +122,13 @@ class SuiteConfig:
         return default_baseline(self.case_set, self.root)
 
 
-def case_set_label(case_dir: Path, root: Path) -> str:
-    """A case folder's name in results headers and baselines: relative to the project root
-    (the same on every machine), else as given."""
+def project_label(path: Path, root: Path) -> str:
+    """A folder's name in results headers and baselines (a case folder, the cassettes): relative
+    to the project root, so the same on every machine and checkout (shards merge), else as given."""
     try:
-        return case_dir.resolve().relative_to(root.resolve()).as_posix()
+        return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
-        return case_dir.as_posix()
+        return path.as_posix()
 
 
 def default_baseline(case_set: str, root: Path) -> Path:
@@ -262,7 +262,7 @@ def _header(config: SuiteConfig, suite: SuitePlan) -> RunHeader:
         "stream": config.stream,
         "refresh": config.refresh,
         "repeat": config.repeat,
-        "cassettes": str(config.cassettes),
+        "cassettes": project_label(config.cassettes, config.root),
     }
     run_fingerprint = fingerprint(settings)
     return RunHeader(
