@@ -50,8 +50,8 @@ class EpisodeRouter(httpx2.AsyncBaseTransport):
             await self.upstream.aclose()
 
 
-def upstream_pool() -> httpx2.AsyncHTTPTransport:
+def upstream_pool() -> httpx2.AsyncBaseTransport:
     """One connection pool (one TLS context) for an adapter's whole run."""
-    from adapters.providers._http import POOL_LIMITS
+    from adapters.providers._http import connection_pool
 
-    return httpx2.AsyncHTTPTransport(limits=POOL_LIMITS)
+    return connection_pool()

@@ -31,6 +31,7 @@ from vcr.record_mode import RecordMode
 from vcr.request import Request as VcrRequest
 from vcr.stubs.httpx_stubs import vcr_handle_async_request
 
+from adapters.providers._http import connection_pool
 from evals.cassettes.cassette import IndexedCassette, load_recording
 from evals.cassettes.format import CassetteError
 from evals.cassettes.matching import RequestKey, closest, describe, fingerprint, request_diff
@@ -325,7 +326,7 @@ def open_episode(
 
     `secrets` are scrubbed from everything recorded (in record mode, credential-looking
     environment variables are added). `upstream` is where record mode sends requests (default:
-    the network through `httpx2.AsyncHTTPTransport()`; the emulator passes its own); replay
+    the network through `connection_pool()`; the emulator passes its own); replay
     never uses one.
     """
     mode = Mode(mode)
@@ -375,5 +376,5 @@ def open_episode(
     episode.cassette = IndexedCassette(
         path, record_mode=RecordMode.NEW_EPISODES, scrubber=scrubber, recording=recording
     )
-    episode.transport = CassetteTransport(episode, episode.cassette, upstream or httpx2.AsyncHTTPTransport())
+    episode.transport = CassetteTransport(episode, episode.cassette, upstream or connection_pool())
     return episode

@@ -47,7 +47,7 @@ class CaseEmulator:
 
     def __init__(self, server: EmulatorServer) -> None:
         self.server = server
-        self._pool: httpx2.AsyncHTTPTransport | None = None
+        self._pool: httpx2.AsyncBaseTransport | None = None
 
     def upstream_for(self, case: Case, adapter_id: str) -> httpx2.AsyncBaseTransport:
         script = self.server.script([Reply(result=reply) for reply in replies_for(case)])

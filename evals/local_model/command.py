@@ -44,6 +44,8 @@ def server_command(
         str(chat_template),
         "--ctx-size",
         str(context_tokens),
+        "--n-predict",
+        str(config.REPLY_TOKENS),
         "--parallel",
         "1",
         "--threads",

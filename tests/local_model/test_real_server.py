@@ -29,6 +29,7 @@ from evals.local_model import (
     create_local_adapter,
     find_artifacts,
 )
+from evals.local_model.config import REPLY_TOKENS
 from evals.local_model.gguf import read_metadata
 from evals.local_model.pidfile import is_alive
 from tests.local_model.conftest import free_port
@@ -134,6 +135,17 @@ def test_the_server_allows_parallel_calls_with_the_shipped_template(real_server:
 
     assert props["chat_template_caps"]["supports_parallel_tool_calls"] is True
     assert props["model_alias"] == DEFAULT_MODEL.alias
+
+
+def test_a_reply_without_a_limit_is_capped_by_the_server(small_server: LocalModelServer) -> None:
+    # Chat and Responses requests carry no token limit: a model that runs on must still stop.
+    body = {"messages": [{"role": "user", "content": "Write the numbers from 1 to 3000, comma separated."}]}
+    reply = httpx2.post(
+        f"{small_server.base_url}/v1/chat/completions", json=body, timeout=300, trust_env=False
+    )
+
+    assert reply.json()["usage"]["completion_tokens"] == REPLY_TOKENS
+    assert reply.json()["choices"][0]["finish_reason"] == "length"
 
 
 def test_the_server_renders_the_shipped_template_as_jinja2_does(real_server: LocalModelServer) -> None:
