@@ -137,5 +137,5 @@ def test_report_on_a_real_replayed_run(tmp_path: Path) -> None:
         ("categories", "local-model"),
         ("categories", "emulated"),
     ]
-    assert "No latency to show: all 28 episodes were replayed from recordings" in page
-    assert page.count('<details class="ep" ') == 28
+    assert "No latency to show: all 42 episodes were replayed from recordings" in page
+    assert page.count('<details class="ep" ') == 42

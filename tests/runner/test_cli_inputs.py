@@ -140,5 +140,8 @@ def test_a_replay_says_per_adapter_where_its_answers_come_from(tmp_path: Path) -
         str(tmp_path / "rep"),
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "openai-compatible: replay cassettes (qwen2.5-coder-1.5b-instruct: 14 local-model)" in done.stderr
+    assert (
+        "openai-compatible: replay cassettes (qwen2.5-coder-0.5b-instruct: 14 local-model; "
+        "qwen2.5-coder-1.5b-instruct: 14 local-model)"
+    ) in done.stderr
     assert "mimo: replay cassettes (mimo-v2-flash: 14 emulated)" in done.stderr
