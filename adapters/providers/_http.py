@@ -3,7 +3,8 @@
 Every SDK gets an httpx2 client built here: over an injected transport (cassettes, the
 emulator, fault injection) or over its own connection pool, carrying the base URL's query
 parameters (see `split_query`). SDK retries are off: the runner owns retries, so a recorded
-episode is exactly its requests.
+episode is exactly its requests. Because the transport is given explicitly, httpx does not read
+proxy variables from the environment (README, "Live runs against providers").
 """
 
 from __future__ import annotations
