@@ -135,8 +135,9 @@ def report(session: nox.Session) -> None:
     """The run and its schema-acceptance report; both report notebooks executed top to bottom
     with nbclient (a failing cell fails the session; executed copies in reports/notebooks/);
     then the HTML report, reports/report.html. A run whose gate fails is still reported (the
-    report is how one sees why); `nox -s conformance` is the gate. reports/history, when there,
-    is the history trend frame (Parquet) for the history notebook and the report."""
+    report is how one sees why); `nox -s conformance` is the gate. reports/history, when there
+    (the store `nox -s conformance` and the nightly append to), gives the history notebook and
+    the report their trend."""
     session.install("-e", ".[dev]")
     session.run("xpeval", "run", "--no-progress", "--schema-report", success_codes=[0, 1])
     history = Path("reports/history")

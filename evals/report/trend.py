@@ -1,5 +1,7 @@
-"""Reading a history trend frame from Parquet, until the history store (`evals.history`) hands
-it over itself: one row per run x row key x metric, the columns of `TREND_COLUMNS`."""
+"""Reading a history trend frame from Parquet: one row per run x row key x metric, the columns
+of `TREND_COLUMNS`. The path may also be the history store itself (the folder `xpeval history
+--append` and `nox -s conformance` write, one row per episode): its trend is computed for every
+rate, so `--history reports/history` works whichever of the two is there."""
 
 from __future__ import annotations
 
@@ -8,7 +10,11 @@ from pathlib import Path
 import pandas as pd
 
 from evals.errors import UserError
+from evals.history import load_history, trend
 from evals.report.plots import check_trend
+
+_EPISODE_COLUMNS = {"case_id", "correct", "adapter", "model"}
+"""Columns by which a history store's episode rows are told from a trend frame."""
 
 
 def read_trend(path: Path) -> pd.DataFrame:
@@ -21,6 +27,8 @@ def read_trend(path: Path) -> pd.DataFrame:
         frame = pd.read_parquet(path)
     except (OSError, ValueError) as exc:
         raise UserError(f"{path}: cannot read it as Parquet: {str(exc).splitlines()[0]}") from exc
+    if "metric" not in frame.columns and set(frame.columns) >= _EPISODE_COLUMNS:
+        frame = trend(load_history(path), metric="all")
     try:
         return check_trend(frame)
     except ValueError as exc:

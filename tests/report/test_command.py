@@ -111,6 +111,38 @@ def _trend_without_rate(path: Path) -> Path:
     return path
 
 
+def test_report_takes_the_history_store_that_history_append_writes(tmp_path: Path) -> None:
+    """`nox -s conformance` appends each run to reports/history (episode rows) and `nox -s report`
+    passes that folder on: the page draws its trend instead of refusing the store."""
+    from evals.history import append
+    from tests.history._runs import loaded
+
+    store = tmp_path / "history"
+    append(store, loaded("run-1", [True, True, False, True]), kind="run", passed=True)
+    append(
+        store,
+        loaded("run-2", [True, False, False, False], started="2026-12-02T03:00:00+00:00"),
+        kind="run",
+        passed=True,
+    )
+    out = tmp_path / "report.html"
+
+    code = main(
+        [
+            "report",
+            "--results",
+            str(write_run(tmp_path / "r.jsonl")),
+            "--history",
+            str(store),
+            "--out",
+            str(out),
+        ]
+    )
+
+    assert code == 0
+    assert ("history", "local-model") in _charts(out)
+
+
 def test_report_on_a_real_replayed_run(tmp_path: Path) -> None:
     """The committed cassettes of a local-model and an emulated adapter, replayed: no latency
     (every episode is a replay) and both sources drawn apart."""
