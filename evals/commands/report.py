@@ -32,7 +32,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--history",
         type=Path,
-        help="the history: the store `xpeval history --append` writes, or a trend frame as a Parquet file or folder (default: none)",
+        help=(
+            "the history: the store `xpeval history --append` writes, or a trend frame as a Parquet "
+            "file or folder (default: none)"
+        ),
     )
     parser.add_argument(
         "--case-dir", type=Path, help="the cases' folder (default: the case set the run's header names)"
