@@ -1,5 +1,5 @@
 """The tool registry: one entry ties a tool's model-visible definition to its input model,
-risk class and handler (seeds 000, 004).
+risk class and handler.
 
 Adapters get only `specs()`; execution goes through the router. Lookup is by dict key only,
 so `toString`, `__class__`, `__init__` or `constructor` resolve to nothing unless registered.
