@@ -330,18 +330,7 @@ def open_episode(
     never uses one.
     """
     mode = Mode(mode)
-    if mode is Mode.LIVE:
-        return Episode(
-            adapter_id=adapter_id,
-            case_id=case_id,
-            mode=mode,
-            source=source,
-            model=model,
-            cassette_path=None,
-            flags=flags,
-        )
-    install_log_filter()
-    path = store.path(adapter_id, case_id, model)
+    path = None if mode is Mode.LIVE else store.path(adapter_id, case_id, model)
     episode = Episode(
         adapter_id=adapter_id,
         case_id=case_id,
@@ -351,6 +340,9 @@ def open_episode(
         cassette_path=path,
         flags=flags,
     )
+    if path is None:
+        return episode
+    install_log_filter()
     if mode is Mode.REPLAY:
         # Nothing is written in replay: the explicit secrets only keep matching and problem texts
         # in step with recordings (scanning the environment here would double a small replay's cost).

@@ -112,47 +112,26 @@ def test_a_plugin_adapter_is_listed_and_runs_recorded_and_replayed(tmp_path: Pat
     assert "deepseek: replay cassettes (deepseek-chat: 23 emulated)" in replayed.stderr
 
 
+def conformance(
+    package: Path, env: dict[str, str], *args: str, timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """`pytest --xpeval-conformance` run in the plugin package's own folder, as its author would."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "--xpeval-conformance", "-q", "-p", "no:cacheprovider", *args],
+        cwd=package,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def test_pytest_conformance_in_the_plugins_folder_runs_its_parents_checks(tmp_path: Path) -> None:
     package = tmp_path / "deepseek-xpeval"
     env = install(package, {"deepseek": "DEEPSEEK"})
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--xpeval-conformance",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-k",
-            "deepseek",
-        ],
-        cwd=package,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    done = conformance(package, env, "-k", "deepseek", timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    parent = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--xpeval-conformance",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--collect-only",
-            "-k",
-            "openai-chat",
-        ],
-        cwd=package,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    parent = conformance(package, env, "--collect-only", "-k", "openai-chat", timeout=300)
     checks = [line for line in parent.stdout.splitlines() if "openai-chat" in line and "::" in line]
     ran = count(done.stdout, "passed") + count(done.stdout, "skipped")
     assert ran == len(checks) > 30, (ran, len(checks))
@@ -175,24 +154,7 @@ def test_a_broken_entry_point_fails_closed_naming_the_adapter(tmp_path: Path, ta
 def test_a_wrongly_declared_capability_fails_conformance(tmp_path: Path) -> None:
     package = tmp_path / "p"
     env = install(package, {"overclaimed": "OVERCLAIMED"})
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--xpeval-conformance",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-k",
-            "overclaimed and capabilities",
-        ],
-        cwd=package,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = conformance(package, env, "-k", "overclaimed and capabilities", timeout=600)
     assert done.returncode == 1, done.stdout[-3000:]
     failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
     assert any("test_strict_schemas_are_sent_exactly_when_declared" in line for line in failed)
