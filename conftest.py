@@ -1,7 +1,8 @@
 """pytest wiring of this repository's own tests.
 
 The registry-derived parametrization, cassette modes and the conformance suite come from
-xpeval's own pytest plugin (`evals.pytest_plugin`, loaded through its `pytest11` entry point),
+xpeval's own pytest plugin (`xpeval.evals.conformance.pytest_plugin`, loaded through its `pytest11` entry
+point),
 exactly as in any other project.
 """
 
@@ -13,7 +14,7 @@ import os
 def _clear_provider_keys() -> None:
     """Tests never talk to real providers: no ambient key may leak into a request or cassette.
     The key variables are each provider's own data (`Provider.key_vars`)."""
-    from adapters.registry import providers
+    from xpeval.adapters.registry import providers
 
     if os.environ.get("XPEVAL_LIVE"):
         return

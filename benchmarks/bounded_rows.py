@@ -36,14 +36,16 @@ def child(episodes: int, size: int, folder: Path) -> dict[str, float]:
     """One configuration, in this process: returns peak RSS (MB) and results bytes per row."""
     import httpx2
 
-    from adapters.contract import ToolCall, TurnResult
-    from evals.cases import Case, load_cases
-    from evals.cassettes import CassetteStore, Mode
-    from evals.emulator import EmulatorServer, Reply
-    from evals.plan import PlannedEpisode, RunPlan
-    from evals.results import ResultsFile, RunHeader
-    from evals.runner import Runner, RunSettings
-    from evals.targets import EpisodeFactory, TargetPicker
+    from xpeval.adapters.contract import ToolCall, TurnResult
+    from xpeval.evals.cases import Case, load_cases
+    from xpeval.evals.cassettes import CassetteStore, Mode
+    from xpeval.evals.emulator import EmulatorServer, Reply
+    from xpeval.evals.results.file import ResultsFile
+    from xpeval.evals.results.rows import RunHeader
+    from xpeval.evals.results.run_plan import RunPlan
+    from xpeval.evals.running.plan import PlannedEpisode
+    from xpeval.evals.running.runner import Runner, RunSettings
+    from xpeval.evals.running.targets import EpisodeFactory, TargetPicker
 
     singles = [c.case for c in load_cases() if c.case.category in ("simple", "multiple", "irrelevance")]
     planned = [

@@ -139,8 +139,8 @@ async def bare(base: str, requests: int, concurrency: int) -> None:
 
 
 def xpeval(base: str, requests: int, concurrency: int, folder: Path) -> None:
-    from evals.cassettes import Mode
-    from evals.suite import SuiteConfig, run_suite
+    from xpeval.evals.cassettes import Mode
+    from xpeval.evals.running.suite import SuiteConfig, run_suite
 
     cases = folder / f"cases-{requests}"
     cases.mkdir(exist_ok=True)

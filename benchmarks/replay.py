@@ -42,9 +42,9 @@ import httpx2
 import openai
 import vcr
 
-from adapters.contract import TurnResult
-from adapters.wires import get_wire
-from evals.cassettes import CassetteStore, Mode, open_episode
+from xpeval.adapters.contract import TurnResult
+from xpeval.adapters.wires import get_wire
+from xpeval.evals.cassettes import CassetteStore, Mode, open_episode
 
 TARGET = 1.3
 JOB_TARGET = 3.0
@@ -148,10 +148,10 @@ async def measure(
 
 async def raw_decode_of_committed() -> tuple[float, int]:
     """CPU seconds to let each wire's SDK parse every committed recorded response, and how many."""
-    from adapters.adapter import AdapterSettings
-    from adapters.registry import create_adapter, direct_adapter_for_wire, effective_contract
-    from evals.cassettes import load_cassette
-    from evals.cassettes.transport import recorded_response
+    from xpeval.adapters.adapter import AdapterSettings
+    from xpeval.adapters.registry import create_adapter, direct_adapter_for_wire, effective_contract
+    from xpeval.evals.cassettes import load_cassette
+    from xpeval.evals.cassettes.ordered_replay import recorded_response
 
     store = CassetteStore(REPO / "cassettes")
     current: list[httpx2.Response] = []
@@ -180,7 +180,7 @@ async def raw_decode_of_committed() -> tuple[float, int]:
 
 def whole_job() -> tuple[float, int]:
     """CPU seconds of the default replay job in this process, and its episodes."""
-    from evals.suite import SuiteConfig, run_suite
+    from xpeval.evals.running.suite import SuiteConfig, run_suite
 
     with tempfile.TemporaryDirectory() as folder:
         config = SuiteConfig(

@@ -37,7 +37,7 @@ print(json.dumps({{"seconds": time.perf_counter() - started, "peak_mb": int(hwm.
 """
 
 GATE = """
-from evals.cli import main
+from xpeval.evals.cli import main
 code = main(["gate", "--results", sys.argv[1], "--baseline", sys.argv[2]])
 assert code in (0, 1), code
 """
@@ -45,7 +45,7 @@ assert code in (0, 1), code
 YARDSTICK = """
 import io
 import pyarrow.json as pajson
-from evals.load import SCHEMA
+from xpeval.evals.results.load import SCHEMA
 data = open(sys.argv[1], "rb").read()
 rows = data[data.find(b"\\n") + 1:]  # the header line is not a row
 table = pajson.read_json(io.BytesIO(rows), parse_options=pajson.ParseOptions(
@@ -64,7 +64,7 @@ def replay_run(folder: Path) -> Path:
         [
             sys.executable,
             "-m",
-            "evals.cli",
+            "xpeval",
             "run",
             "--no-progress",
             "--results",

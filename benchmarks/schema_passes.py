@@ -33,8 +33,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from adapters.schema import DIALECTS, PassResult, apply_dialect, safe_json
-from adapters.schema.assertions import dropped_constraints
+from xpeval.adapters.schema import DIALECTS, PassResult, apply_dialect, safe_json
+from xpeval.adapters.schema.assertions import dropped_constraints
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "schemas"
 

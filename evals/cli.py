@@ -1,4 +1,4 @@
-"""`xpeval`: the command line. Commands live in `evals.commands`, one module each."""
+"""`xpeval`: the command line. Commands live in `xpeval.evals.commands`, one module each."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from evals import commands
-from evals.errors import UserError
+from xpeval.evals import commands
+from xpeval.evals.errors import UserError
 
 
 class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _version() -> str:
-    from evals.cassettes.meta import xpeval_version
+    from xpeval.evals.cassettes.meta import xpeval_version
 
     return xpeval_version()
 
@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
-    from adapters.registry import RegistryError, UnknownAdapterError
+    from xpeval.adapters.registry import RegistryError, UnknownAdapterError
 
     try:
         return int(args.handler(args) or 0)

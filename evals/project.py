@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.errors import UserError
+from xpeval.evals.errors import UserError
 
 KEYS = frozenset({"cases", "cassettes", "reports", "results", "baseline", "adapters", "models"})
 

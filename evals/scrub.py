@@ -9,9 +9,9 @@ requests. What is replaced:
   them as data: `Provider.secret_headers`), plus `cookie` and `proxy-authorization`;
 - the response headers that identify an account (`Provider.secret_response_headers`), plus
   `set-cookie`;
-- every credential-like query parameter (`adapters.secrets.CREDENTIAL_PARAMS`: key, token,
+- every credential-like query parameter (`xpeval.adapters.secrets.CREDENTIAL_PARAMS`: key, token,
   sig, ... in any case);
-- every secret value, anywhere: each key xpeval handed to an SDK (`adapters.secrets`), each
+- every secret value, anywhere: each key xpeval handed to an SDK (`xpeval.adapters.secrets`), each
   credential-looking environment variable and each configured secret, in URLs, any header,
   request and response bodies (compressed bodies are decompressed first, so nothing hides
   inside gzip), as written, as JSON-escaped and as URL-encoded text — also when a provider
@@ -32,8 +32,8 @@ from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 from vcr.filters import decode_response
 from vcr.request import Request as VcrRequest
 
-from adapters import secrets
-from adapters.secrets import CREDENTIAL_PARAMS, MIN_SECRET_LENGTH
+from xpeval.adapters import secrets
+from xpeval.adapters.secrets import CREDENTIAL_PARAMS, MIN_SECRET_LENGTH
 
 PLACEHOLDER = "<scrubbed>"
 GENERIC_REQUEST_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
@@ -50,7 +50,7 @@ _CREDENTIAL_PARAM = re.compile(
 def _provider_headers() -> tuple[frozenset[str], frozenset[str]]:
     """(request, response) header names that carry credentials or account ids, from the
     registered providers' own data."""
-    from adapters.registry import providers
+    from xpeval.adapters.registry import providers
 
     known = providers()
     request = GENERIC_REQUEST_HEADERS | {h.lower() for p in known for h in p.secret_headers}
@@ -212,7 +212,7 @@ TRANSPORT_LOGGERS = (
 
 
 def redacted_loggers() -> list[str]:
-    from adapters.registry import providers
+    from xpeval.adapters.registry import providers
 
     return list(dict.fromkeys([*TRANSPORT_LOGGERS, *(name for p in providers() for name in p.sdk_loggers)]))
 

@@ -19,7 +19,7 @@ def xpeval(
 ) -> subprocess.CompletedProcess[str]:
     """`xpeval ARGS` in `cwd`, with `env` added to this environment; fails the test on a hang."""
     return subprocess.run(
-        [sys.executable, "-m", "evals.cli", *args],
+        [sys.executable, "-m", "xpeval", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -18,10 +18,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evals.cases import load_cases
-from evals.cassettes import CassetteStore
-from evals.results import ResultRow, ResultsFile, final_results
 from tests._corpus import REPO_ROOT
+from xpeval.evals.cases import load_cases
+from xpeval.evals.cassettes import CassetteStore
+from xpeval.evals.results.file import ResultsFile, final_results
+from xpeval.evals.results.rows import ResultRow
 
 CASES = [loaded.case for loaded in load_cases()]
 
@@ -40,7 +41,7 @@ def main_job(tmp_path_factory: pytest.TempPathFactory) -> MainJob:
         [
             sys.executable,
             "-m",
-            "evals.cli",
+            "xpeval",
             "run",
             "--no-progress",
             "--schema-report",
@@ -106,7 +107,7 @@ def test_a_run_of_one_adapter_or_some_cases_passes_its_gate(tmp_path: Path) -> N
             [
                 sys.executable,
                 "-m",
-                "evals.cli",
+                "xpeval",
                 "run",
                 "--no-progress",
                 *selection,
@@ -129,7 +130,7 @@ def test_a_run_of_one_adapter_or_some_cases_passes_its_gate(tmp_path: Path) -> N
     assert "conformance only" not in some_cases.stdout, "a run of some cases is compared on those cases"
     for results in ("2.jsonl", "4.jsonl"):  # `xpeval gate` on the same results gives the same verdict
         gate = subprocess.run(
-            [sys.executable, "-m", "evals.cli", "gate", "--results", str(tmp_path / results)],
+            [sys.executable, "-m", "xpeval", "gate", "--results", str(tmp_path / results)],
             cwd=REPO_ROOT,
             capture_output=True,
             text=True,
@@ -141,10 +142,10 @@ def test_a_run_of_one_adapter_or_some_cases_passes_its_gate(tmp_path: Path) -> N
 def test_the_columnar_reader_gives_the_same_scorecard_and_verdicts_as_the_row_reader(
     main_job: MainJob,
 ) -> None:
-    from evals.baseline import codes_by_row, read_baseline
-    from evals.gate import RunScope, evaluate
-    from evals.load import load_run
-    from evals.scorecard import results_frame, scorecard
+    from xpeval.evals.results.load import load_run
+    from xpeval.evals.verdict.baseline import codes_by_row, read_baseline
+    from xpeval.evals.verdict.gate import RunScope, evaluate
+    from xpeval.evals.verdict.scorecard import results_frame, scorecard
 
     path = main_job.reports.parent / "results.jsonl"
     by_rows = results_frame(ResultsFile.read(path).rows)
@@ -171,8 +172,8 @@ def test_the_columnar_reader_gives_the_same_scorecard_and_verdicts_as_the_row_re
 def test_the_committed_run_reproduces_its_baseline_case_by_case(main_job: MainJob) -> None:
     """Replay is deterministic: the scorecard of the committed run is exactly the committed
     baseline's, every row and every case (a refactoring that changes one verdict shows here)."""
-    from evals.baseline import read_baseline, update
-    from evals.load import load_run
+    from xpeval.evals.results.load import load_run
+    from xpeval.evals.verdict.baseline import read_baseline, update
 
     committed = read_baseline(REPO_ROOT / "reports" / "baseline.json")
     replayed, _ = update(

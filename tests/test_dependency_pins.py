@@ -31,7 +31,7 @@ def _parse(text: str) -> tuple[int, ...]:
 
 
 def _generates() -> bool:
-    from evals.schemas.fidelity import Unmeasurable, draw_instances
+    from xpeval.evals.acceptance.fidelity import Unmeasurable, draw_instances
 
     try:
         return bool(draw_instances(OBJECT_SCHEMA, 3, 5.0))

@@ -11,10 +11,10 @@ import os
 
 import pytest
 
-from adapters.registry import create_adapter
-from evals.cases import load_cases
-from evals.play import play_case
-from evals.scoring import score
+from xpeval.adapters.registry import create_adapter
+from xpeval.evals.cases import load_cases
+from xpeval.evals.running.play import play_case
+from xpeval.evals.verdict.scoring import score
 
 pytestmark = pytest.mark.live
 

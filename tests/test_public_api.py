@@ -1,5 +1,5 @@
-"""`adapters` and `evals` export a small typed public API: `__all__` is exactly what they offer,
-every name resolves, and the packages say they are typed."""
+"""`xpeval` and `xpeval.adapters` export a small typed public API: `__all__` is exactly what they
+offer, every name resolves, and the package says it is typed."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import adapters
-import evals
+import xpeval
+import xpeval.adapters
 
 
-@pytest.mark.parametrize("package", [adapters, evals], ids=["adapters", "evals"])
+@pytest.mark.parametrize("package", [xpeval, xpeval.adapters], ids=["xpeval", "xpeval.adapters"])
 def test_all_lists_every_export_and_each_resolves(package: object) -> None:
     names = package.__all__  # type: ignore[attr-defined]
     assert names == sorted(set(names))
@@ -23,14 +23,13 @@ def test_all_lists_every_export_and_each_resolves(package: object) -> None:
         package.nothing_of_this_name  # type: ignore[attr-defined]  # noqa: B018
 
 
-@pytest.mark.parametrize("package", [adapters, evals], ids=["adapters", "evals"])
-def test_the_package_is_marked_typed(package: object) -> None:
-    assert (Path(package.__file__).parent / "py.typed").is_file()  # type: ignore[attr-defined]
+def test_the_package_is_marked_typed() -> None:
+    assert (Path(xpeval.__file__).parent / "py.typed").is_file()
 
 
 def test_importing_the_packages_imports_no_sdk_and_no_pandas() -> None:
     code = (
-        "import adapters, evals, sys; "
+        "import xpeval, xpeval.adapters, xpeval.evals, sys; "
         "print(sorted(m for m in ('openai', 'anthropic', 'google.genai', 'pandas') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -38,8 +37,8 @@ def test_importing_the_packages_imports_no_sdk_and_no_pandas() -> None:
 
 
 def test_the_library_does_what_the_cli_does(tmp_path: Path) -> None:
-    outcome = evals.run_suite(
-        evals.SuiteConfig(
+    outcome = xpeval.run_suite(
+        xpeval.SuiteConfig(
             adapters=("mimo",),
             categories=("irrelevance",),
             results=tmp_path / "r.jsonl",
@@ -47,4 +46,4 @@ def test_the_library_does_what_the_cli_does(tmp_path: Path) -> None:
         )
     )
     assert outcome.passed and len(outcome.frame) == 14
-    assert evals.load_run(tmp_path / "r.jsonl").frame.equals(outcome.frame)
+    assert xpeval.load_run(tmp_path / "r.jsonl").frame.equals(outcome.frame)

@@ -1,5 +1,5 @@
 """notebooks/scorecard.ipynb and notebooks/history.ipynb, executed top to bottom with nbclient in a
-python3 kernel (`evals.report.notebooks.execute_notebook`, what `nox -s report` runs), on a small
+python3 kernel (`xpeval.evals.report.notebooks.execute_notebook`, what `nox -s report` runs), on a small
 synthetic run with every source: they run, show the report's charts, and keep emulated rows marked.
 """
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from evals.report.notebooks import NotebookError, execute_notebook
 from tests._corpus import REPO_ROOT
 from tests.report.conftest import schema_pairs, trend_frame, write_run
+from xpeval.evals.report.notebooks import NotebookError, execute_notebook
 
 SCORECARD = REPO_ROOT / "notebooks" / "scorecard.ipynb"
 HISTORY = REPO_ROOT / "notebooks" / "history.ipynb"

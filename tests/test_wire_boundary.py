@@ -9,7 +9,7 @@ wires. A constant with whitespace is prose (a docstring, a message, a rule's sum
 provider's own documentation or error text) and is not read: saying what a provider documents
 is the acceptance checker's job; looking a key up by it is the wire's.
 
-The honest line for the acceptance checker (`evals/acceptance`, its `rules/` included): it may
+The honest line for the acceptance checker (`evals/acceptance/checker`, its `rules/` included): it may
 name schema keywords (`type`, `properties`, `additionalProperties`, `$ref`, `format`, ...), since
 the providers' rules are rules about schemas, and it may name its own modes and dialects; it may
 not name where a request carries a tool (`function`, `input_schema`, `parametersJsonSchema`,

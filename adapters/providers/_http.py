@@ -14,8 +14,8 @@ from typing import Any
 
 import httpx2
 
-from adapters.adapter import AdapterSettings
-from adapters.exchange import ObservingTransport
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.exchange import ObservingTransport
 
 POOL_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=1000)
 """As many connections as requests in flight: the runner bounds concurrency, not the pool."""

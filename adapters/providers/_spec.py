@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from adapters import secrets
+from xpeval.adapters import secrets
 
 PLACEHOLDER_API_KEY = "test-key-not-a-secret"
 """Key used when none is configured: enough for the SDKs to build a request that a cassette or

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
-from adapters.providers._http import sdk_client_kwargs
-from adapters.providers._spec import Provider, split_query
+from xpeval.adapters.adapter import Adapter, AdapterSettings, EffectiveContract
+from xpeval.adapters.providers._http import sdk_client_kwargs
+from xpeval.adapters.providers._spec import Provider, split_query
 
 ANTHROPIC = Provider(
     name="anthropic",

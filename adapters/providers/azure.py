@@ -7,10 +7,10 @@ Two ways Azure is reached, two adapters: the deployments path with an `api-versi
 
 from __future__ import annotations
 
-from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
-from adapters.providers._http import sdk_client_kwargs
-from adapters.providers._spec import Provider, split_query
-from adapters.providers.openai import OPENAI_LOGGERS
+from xpeval.adapters.adapter import Adapter, AdapterSettings, EffectiveContract
+from xpeval.adapters.providers._http import sdk_client_kwargs
+from xpeval.adapters.providers._spec import Provider, split_query
+from xpeval.adapters.providers.openai import OPENAI_LOGGERS
 
 DEFAULT_API_VERSION = "2025-04-01-preview"
 

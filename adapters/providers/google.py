@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import httpx2
 
-from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
-from adapters.providers._http import async_http_client
-from adapters.providers._spec import Provider, split_query
+from xpeval.adapters.adapter import Adapter, AdapterSettings, EffectiveContract
+from xpeval.adapters.providers._http import async_http_client
+from xpeval.adapters.providers._spec import Provider, split_query
 
 if TYPE_CHECKING:
     from google.genai import types

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from adapters.providers._spec import Provider
-from adapters.providers.openai import OPENAI_LOGGERS
+from xpeval.adapters.providers._spec import Provider
+from xpeval.adapters.providers.openai import OPENAI_LOGGERS
 
 MIMO = Provider(
     name="mimo",

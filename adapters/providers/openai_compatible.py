@@ -6,8 +6,8 @@ A local or self-hosted server needs no key: a configured base URL is what makes 
 
 from __future__ import annotations
 
-from adapters.providers._spec import Provider
-from adapters.providers.openai import OPENAI_LOGGERS
+from xpeval.adapters.providers._spec import Provider
+from xpeval.adapters.providers.openai import OPENAI_LOGGERS
 
 LOCAL_BASE_URL = "http://127.0.0.1:18181/v1"
 

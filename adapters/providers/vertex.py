@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.adapter import Adapter, AdapterSettings, EffectiveContract
-from adapters.providers._spec import PLACEHOLDER_API_KEY, Provider
-from adapters.providers.google import GEMINI, GOOGLE_LOGGERS, http_options
+from xpeval.adapters.adapter import Adapter, AdapterSettings, EffectiveContract
+from xpeval.adapters.providers._spec import PLACEHOLDER_API_KEY, Provider
+from xpeval.adapters.providers.google import GEMINI, GOOGLE_LOGGERS, http_options
 
 VERTEX = Provider(
     name="vertex",

@@ -15,7 +15,7 @@ Public surface used by the adapters (keep it stable):
 
 from __future__ import annotations
 
-from adapters.schema._types import (
+from xpeval.adapters.schema._types import (
     DIALECTS,
     Dialect,
     Loss,
@@ -24,11 +24,11 @@ from adapters.schema._types import (
     PreparedTool,
     PreparedTools,
 )
-from adapters.schema._walk import Budgets
-from adapters.schema.apply import apply_dialect
-from adapters.schema.argument_map import ArgumentMap
-from adapters.schema.names import map_names
-from adapters.schema.prepare import prepare_tools
+from xpeval.adapters.schema._walk import Budgets
+from xpeval.adapters.schema.apply import apply_dialect
+from xpeval.adapters.schema.argument_map import ArgumentMap
+from xpeval.adapters.schema.names import map_names
+from xpeval.adapters.schema.prepare import prepare_tools
 
 __all__ = [
     "DIALECTS",

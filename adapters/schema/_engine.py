@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from adapters.schema import _pointer as P
-from adapters.schema._types import ArgumentMap, Loss, LossAction, PassResult
-from adapters.schema._view import ViewBuilder, sibling_keywords
-from adapters.schema._walk import (
+from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema._types import ArgumentMap, Loss, LossAction, PassResult
+from xpeval.adapters.schema._view import ViewBuilder, sibling_keywords
+from xpeval.adapters.schema._walk import (
     NO_SKIP,
     SKIP_DEFS,
     Budget,

@@ -25,10 +25,10 @@ import math
 import re
 from typing import Any
 
-from adapters.schema import _pointer as P
-from adapters.schema._engine import Engine
-from adapters.schema._rules import Rules, copy_node, root_object
-from adapters.schema._steps import (
+from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema._engine import Engine
+from xpeval.adapters.schema._rules import Rules, copy_node, root_object
+from xpeval.adapters.schema._steps import (
     add_description,
     drop_inapplicable,
     drop_keywords,
@@ -37,10 +37,10 @@ from adapters.schema._steps import (
     inferred_type,
     narrow_to_type,
 )
-from adapters.schema._unions import is_null_member, one_of_as_any_of, split_by_type, type_into_members
-from adapters.schema._vocab import TYPE_ORDER, TYPED_KEYWORDS, type_set
-from adapters.schema._walk import Layer, Layers, RefAction, RefMode, Refused, Task, View
-from adapters.schema._wellformed import check_common
+from xpeval.adapters.schema._unions import is_null_member, one_of_as_any_of, split_by_type, type_into_members
+from xpeval.adapters.schema._vocab import TYPE_ORDER, TYPED_KEYWORDS, type_set
+from xpeval.adapters.schema._walk import Layer, Layers, RefAction, RefMode, Refused, Task, View
+from xpeval.adapters.schema._wellformed import check_common
 
 _LABEL = "Gemini parameters (OpenAPI subset)"
 _ALLOWED = frozenset(

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.schema._engine import Engine
-from adapters.schema._rules import Rules, copy_node, root_object
-from adapters.schema._vocab import type_set
-from adapters.schema._walk import Refused, Task, View
-from adapters.schema._wellformed import check_common
+from xpeval.adapters.schema._engine import Engine
+from xpeval.adapters.schema._rules import Rules, copy_node, root_object
+from xpeval.adapters.schema._vocab import type_set
+from xpeval.adapters.schema._walk import Refused, Task, View
+from xpeval.adapters.schema._wellformed import check_common
 
 
 class OpenAIRules(Rules):

@@ -18,8 +18,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from adapters.schema._values import canonical, json_equal
-from adapters.schema._vocab import MAX_BOUNDS, MIN_BOUNDS, TYPE_ORDER, admits, is_assertion, type_set
+from xpeval.adapters.schema._values import canonical, json_equal
+from xpeval.adapters.schema._vocab import MAX_BOUNDS, MIN_BOUNDS, TYPE_ORDER, admits, is_assertion, type_set
 
 NOTHING: Any = object()
 """No exact intersection exists."""

@@ -21,15 +21,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.schema import _pointer as P
-from adapters.schema._engine import Engine
-from adapters.schema._rules import Rules, copy_node, root_object
-from adapters.schema._steps import drop_inapplicable, inferred_type
-from adapters.schema._unions import one_of_as_any_of, split_by_type, type_into_members
-from adapters.schema._view import sibling_keywords
-from adapters.schema._vocab import type_set
-from adapters.schema._walk import Layer, RefAction, RefMode, Refused, Task, View
-from adapters.schema._wellformed import check_common
+from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema._engine import Engine
+from xpeval.adapters.schema._rules import Rules, copy_node, root_object
+from xpeval.adapters.schema._steps import drop_inapplicable, inferred_type
+from xpeval.adapters.schema._unions import one_of_as_any_of, split_by_type, type_into_members
+from xpeval.adapters.schema._view import sibling_keywords
+from xpeval.adapters.schema._vocab import type_set
+from xpeval.adapters.schema._walk import Layer, RefAction, RefMode, Refused, Task, View
+from xpeval.adapters.schema._wellformed import check_common
 
 _ANY_TYPES = ("string", "number", "boolean", "object", "array", "null")
 _ANY_DEF = "AnyValue"

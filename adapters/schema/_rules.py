@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.schema import _pointer as P
-from adapters.schema._engine import Engine
-from adapters.schema._vocab import LIST_SCHEMA, MAP_SCHEMA, SINGLE_SCHEMA, type_set
-from adapters.schema._walk import Layer, LayerKind, Layers, RefAction, RefMode, Refused, Task, View
-from adapters.schema._wellformed import check_common
+from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema._engine import Engine
+from xpeval.adapters.schema._vocab import LIST_SCHEMA, MAP_SCHEMA, SINGLE_SCHEMA, type_set
+from xpeval.adapters.schema._walk import Layer, LayerKind, Layers, RefAction, RefMode, Refused, Task, View
+from xpeval.adapters.schema._wellformed import check_common
 
 
 class Rules:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from adapters.schema import _pointer as P
-from adapters.schema._engine import Engine
-from adapters.schema._vocab import (
+from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema._engine import Engine
+from xpeval.adapters.schema._vocab import (
     ALL_TYPED_KEYWORDS,
     SCHEMA_POSITIONS,
     TYPE_ORDER,
@@ -19,7 +19,7 @@ from adapters.schema._vocab import (
     json_type_of,
     type_set,
 )
-from adapters.schema._walk import Task, View
+from xpeval.adapters.schema._walk import Task, View
 
 # --------------------------------------------------------------------------- types
 

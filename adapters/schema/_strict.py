@@ -27,10 +27,10 @@ import enum
 import re
 from typing import Any, NamedTuple
 
-from adapters.schema import _pointer as P
-from adapters.schema._engine import Engine
-from adapters.schema._rules import Rules, copy_node, root_object
-from adapters.schema._steps import (
+from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema._engine import Engine
+from xpeval.adapters.schema._rules import Rules, copy_node, root_object
+from xpeval.adapters.schema._steps import (
     accepts_null,
     add_description,
     drop_inapplicable,
@@ -40,12 +40,12 @@ from adapters.schema._steps import (
     inferred_type,
     narrow_to_type,
 )
-from adapters.schema._strict_limits import check_openai_limits, find_cycle
-from adapters.schema._unions import one_of_as_any_of
-from adapters.schema._view import sibling_keywords
-from adapters.schema._vocab import SCHEMA_POSITIONS, TYPE_ORDER, TYPED_KEYWORDS, type_set
-from adapters.schema._walk import Layer, Layers, RefAction, RefMode, Refused, Task, View
-from adapters.schema._wellformed import check_common
+from xpeval.adapters.schema._strict_limits import check_openai_limits, find_cycle
+from xpeval.adapters.schema._unions import one_of_as_any_of
+from xpeval.adapters.schema._view import sibling_keywords
+from xpeval.adapters.schema._vocab import SCHEMA_POSITIONS, TYPE_ORDER, TYPED_KEYWORDS, type_set
+from xpeval.adapters.schema._walk import Layer, Layers, RefAction, RefMode, Refused, Task, View
+from xpeval.adapters.schema._wellformed import check_common
 
 _LOOKAROUND = re.compile(r"\(\?<?[=!]")
 

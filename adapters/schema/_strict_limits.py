@@ -16,8 +16,8 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from adapters.schema._engine import Engine
-from adapters.schema._walk import Refused
+from xpeval.adapters.schema._engine import Engine
+from xpeval.adapters.schema._walk import Refused
 
 MAX_PROPERTIES = 5_000
 MAX_ENUM_VALUES = 1_000

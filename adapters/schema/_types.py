@@ -6,9 +6,9 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from adapters.contract import JsonObject, ToolCall, ToolSpec
-from adapters.schema import argument_map as _arguments
-from adapters.schema.argument_map import ArgumentMap
+from xpeval.adapters.contract import JsonObject, ToolCall, ToolSpec
+from xpeval.adapters.schema import argument_map as _arguments
+from xpeval.adapters.schema.argument_map import ArgumentMap
 
 Dialect = Literal[
     "openai",

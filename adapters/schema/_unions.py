@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.schema._engine import Engine
-from adapters.schema._values import canonical
-from adapters.schema._vocab import admits, is_assertion, type_set
-from adapters.schema._walk import NO_SKIP, Layer, LayerKind, Layers, Task, View
+from xpeval.adapters.schema._engine import Engine
+from xpeval.adapters.schema._values import canonical
+from xpeval.adapters.schema._vocab import admits, is_assertion, type_set
+from xpeval.adapters.schema._walk import NO_SKIP, Layer, LayerKind, Layers, Task, View
 
 _MAX_REF_HOPS = 8
 _UNRESOLVED: Any = object()

@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from adapters.schema import _pointer as P
-from adapters.schema._merge import both_apply, node_wins
-from adapters.schema._types import Loss, LossAction
-from adapters.schema._values import json_equal
-from adapters.schema._vocab import DEFS, LIST_SCHEMA, MAP_SCHEMA, SCHEMA_POSITIONS, SINGLE_SCHEMA
-from adapters.schema._walk import Layer, LayerKind, Layers, Refused, View
+from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema._merge import both_apply, node_wins
+from xpeval.adapters.schema._types import Loss, LossAction
+from xpeval.adapters.schema._values import json_equal
+from xpeval.adapters.schema._vocab import DEFS, LIST_SCHEMA, MAP_SCHEMA, SCHEMA_POSITIONS, SINGLE_SCHEMA
+from xpeval.adapters.schema._walk import Layer, LayerKind, Layers, Refused, View
 
 
 def sibling_keywords(layers: list[Layer] | Layers, i: int) -> set[str]:

@@ -12,8 +12,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from adapters.schema import _pointer as P
-from adapters.schema._vocab import DEFS
+from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema._vocab import DEFS
 
 
 class Refused(Exception):

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.schema._engine import Engine
-from adapters.schema._values import literal_depth_exceeds
-from adapters.schema._vocab import JSON_TYPES
-from adapters.schema._walk import Refused, View
+from xpeval.adapters.schema._engine import Engine
+from xpeval.adapters.schema._values import literal_depth_exceeds
+from xpeval.adapters.schema._vocab import JSON_TYPES
+from xpeval.adapters.schema._walk import Refused, View
 
 _MISSING: Any = object()
 _DRAFT4_BOUNDS = (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum"))

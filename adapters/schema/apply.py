@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.schema._engine import Engine
-from adapters.schema._gemini_openapi import GeminiOpenAPIRules
-from adapters.schema._lenient import AnthropicRules, GeminiJsonSchemaRules, OpenAIRules
-from adapters.schema._moonshot import MoonshotRules
-from adapters.schema._rules import Rules
-from adapters.schema._strict import AnthropicStrictRules, OpenAIStrictRules
-from adapters.schema._types import Dialect, PassResult
-from adapters.schema._walk import DEFAULT_BUDGETS, Budgets
+from xpeval.adapters.schema._engine import Engine
+from xpeval.adapters.schema._gemini_openapi import GeminiOpenAPIRules
+from xpeval.adapters.schema._lenient import AnthropicRules, GeminiJsonSchemaRules, OpenAIRules
+from xpeval.adapters.schema._moonshot import MoonshotRules
+from xpeval.adapters.schema._rules import Rules
+from xpeval.adapters.schema._strict import AnthropicStrictRules, OpenAIStrictRules
+from xpeval.adapters.schema._types import Dialect, PassResult
+from xpeval.adapters.schema._walk import DEFAULT_BUDGETS, Budgets
 
 RULES: dict[Dialect, Rules] = {
     "openai": OpenAIRules(),

@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from adapters.schema import _pointer as P
-from adapters.schema._vocab import admits, json_type_of, type_set
+from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema._vocab import admits, json_type_of, type_set
 
 _MAX_REF_HOPS = 32
 

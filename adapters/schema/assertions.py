@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from adapters.schema._pointer import parse_fragment, resolve
-from adapters.schema._values import canonical
-from adapters.schema._vocab import DEFS, LIST_SCHEMA, MAP_SCHEMA, SINGLE_SCHEMA
+from xpeval.adapters.schema._pointer import parse_fragment, resolve
+from xpeval.adapters.schema._values import canonical
+from xpeval.adapters.schema._vocab import DEFS, LIST_SCHEMA, MAP_SCHEMA, SINGLE_SCHEMA
 
 BY_VALUE = (
     "minimum",

@@ -20,7 +20,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from adapters.schema._types import Dialect
+from xpeval.adapters.schema._types import Dialect
 
 
 @dataclass(frozen=True)

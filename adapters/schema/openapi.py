@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.schema._vocab import SINGLE_SCHEMA, type_set
+from xpeval.adapters.schema._vocab import SINGLE_SCHEMA, type_set
 
 
 def as_json_schema(schema: Any) -> Any:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.contract import ToolSpec
-from adapters.schema._types import Dialect, Loss, PreparedTool, PreparedTools
-from adapters.schema.apply import apply_dialect
-from adapters.schema.names import NAME_RULES, map_names
+from xpeval.adapters.contract import ToolSpec
+from xpeval.adapters.schema._types import Dialect, Loss, PreparedTool, PreparedTools
+from xpeval.adapters.schema.apply import apply_dialect
+from xpeval.adapters.schema.names import NAME_RULES, map_names
 
 _STRICT: dict[Dialect, bool | None] = {"openai-strict": True, "anthropic-strict": True}
 _TOOL_CAPS: dict[Dialect, int] = {

@@ -2,27 +2,27 @@
 
 from __future__ import annotations
 
-from adapters.contract import WIRE_NAMES, WireName
-from adapters.wires._base import RenderedResponse, Wire, parse_arguments
-from adapters.wires._layout import SchemaSemantics, ToolLayout
+from xpeval.adapters.contract import WIRE_NAMES, WireName
+from xpeval.adapters.wires._base import RenderedResponse, Wire, parse_arguments
+from xpeval.adapters.wires._layout import SchemaSemantics, ToolLayout
 
 
 def get_wire(name: WireName) -> Wire:
     """The wire module object for `name` (imported lazily: each pulls in its SDK)."""
     if name == "openai-chat":
-        from adapters.wires.openai_chat import WIRE as chat
+        from xpeval.adapters.wires.openai_chat import WIRE as chat
 
         return chat
     if name == "openai-responses":
-        from adapters.wires.openai_responses import WIRE as responses
+        from xpeval.adapters.wires.openai_responses import WIRE as responses
 
         return responses
     if name == "anthropic-messages":
-        from adapters.wires.anthropic import WIRE as anthropic
+        from xpeval.adapters.wires.anthropic import WIRE as anthropic
 
         return anthropic
     if name == "google-genai":
-        from adapters.wires.google import WIRE as google
+        from xpeval.adapters.wires.google import WIRE as google
 
         return google
     raise ValueError(f"Unknown wire: {name}")

@@ -20,9 +20,9 @@ from typing import Any, Protocol
 
 import httpx2
 
-from adapters.contract import JsonObject, ProviderError, TurnRequest, TurnResult, WireName
-from adapters.schema import PreparedTools
-from adapters.wires._layout import ToolLayout
+from xpeval.adapters.contract import JsonObject, ProviderError, TurnRequest, TurnResult, WireName
+from xpeval.adapters.schema import PreparedTools
+from xpeval.adapters.wires._layout import ToolLayout
 
 
 @dataclass(frozen=True)

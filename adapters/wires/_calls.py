@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adapters.contract import AssistantMessage, Message, ToolResultMessage
+from xpeval.adapters.contract import AssistantMessage, Message, ToolResultMessage
 
 
 def wire_call_ids(messages: Sequence[Message]) -> dict[tuple[int, int], str]:

@@ -1,6 +1,6 @@
 """Where a wire's request carries one tool definition: the facts the acceptance checker reads.
 
-The checker (`evals/acceptance`) judges a tool exactly as the provider's REST body carries it,
+The checker (`evals/acceptance/checker`) judges a tool exactly as the provider's REST body carries it,
 by its own reading of the providers' rules; it learns from the wire only where the parts are
 (which member holds the schema, under which envelope, with which strict flag), never what is
 allowed in them.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from adapters.contract import JsonObject
+from xpeval.adapters.contract import JsonObject
 
 SchemaSemantics = Literal["json-schema", "openapi-3.0"]
 """How the provider reads the schema member: as JSON Schema, or as the OpenAPI 3.0 Schema subset

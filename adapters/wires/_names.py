@@ -4,7 +4,7 @@ encode sends back and render serves. Codec and rendering both read it from here.
 
 from __future__ import annotations
 
-from adapters.contract import WireName
+from xpeval.adapters.contract import WireName
 
 OPENAI_CHAT: WireName = "openai-chat"
 OPENAI_RESPONSES: WireName = "openai-responses"

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from adapters.contract import (
+from xpeval.adapters.contract import (
     AssistantMessage,
     FinishReason,
     ForceTool,
@@ -23,8 +23,8 @@ from adapters.contract import (
     UserMessage,
     WireName,
 )
-from adapters.schema import PreparedTools
-from adapters.wires._base import (
+from xpeval.adapters.schema import PreparedTools
+from xpeval.adapters.wires._base import (
     BodyDescribedRequests,
     RenderedResponse,
     none_if_empty,
@@ -34,10 +34,10 @@ from adapters.wires._base import (
     stainless_error,
     validate_params,
 )
-from adapters.wires._calls import wire_call_ids
-from adapters.wires._layout import ToolLayout, listed_tools
-from adapters.wires._names import ANTHROPIC_MESSAGES
-from adapters.wires.render import anthropic as rendering
+from xpeval.adapters.wires._calls import wire_call_ids
+from xpeval.adapters.wires._layout import ToolLayout, listed_tools
+from xpeval.adapters.wires._names import ANTHROPIC_MESSAGES
+from xpeval.adapters.wires.render import anthropic as rendering
 
 WIRE_NAME: WireName = ANTHROPIC_MESSAGES
 DEFAULT_MAX_TOKENS = 1024

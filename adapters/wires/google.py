@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from adapters.contract import (
+from xpeval.adapters.contract import (
     AssistantMessage,
     FinishReason,
     ForceTool,
@@ -25,8 +25,8 @@ from adapters.contract import (
     UserMessage,
     WireName,
 )
-from adapters.schema import PreparedTools
-from adapters.wires._base import (
+from xpeval.adapters.schema import PreparedTools
+from xpeval.adapters.wires._base import (
     RenderedResponse,
     body_model,
     none_if_empty,
@@ -35,9 +35,9 @@ from adapters.wires._base import (
     transport_error,
     validate_params,
 )
-from adapters.wires._layout import ToolLayout
-from adapters.wires._names import GOOGLE_GENAI
-from adapters.wires.render import google as rendering
+from xpeval.adapters.wires._layout import ToolLayout
+from xpeval.adapters.wires._names import GOOGLE_GENAI
+from xpeval.adapters.wires.render import google as rendering
 
 WIRE_NAME: WireName = GOOGLE_GENAI
 OPENAPI_DIALECT = "gemini-openapi"

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from adapters.contract import (
+from xpeval.adapters.contract import (
     AssistantMessage,
     FinishReason,
     ForceTool,
@@ -25,9 +25,9 @@ from adapters.contract import (
     UserMessage,
     WireName,
 )
-from adapters.exchange import current as current_exchange
-from adapters.schema import PreparedTools
-from adapters.wires._base import (
+from xpeval.adapters.exchange import current as current_exchange
+from xpeval.adapters.schema import PreparedTools
+from xpeval.adapters.wires._base import (
     BodyDescribedRequests,
     RenderedResponse,
     error_fields,
@@ -38,10 +38,10 @@ from adapters.wires._base import (
     stainless_error,
     validate_params,
 )
-from adapters.wires._calls import wire_call_ids
-from adapters.wires._layout import ToolLayout, listed_tools
-from adapters.wires._names import OPENAI_CHAT
-from adapters.wires.render import openai_chat as rendering
+from xpeval.adapters.wires._calls import wire_call_ids
+from xpeval.adapters.wires._layout import ToolLayout, listed_tools
+from xpeval.adapters.wires._names import OPENAI_CHAT
+from xpeval.adapters.wires.render import openai_chat as rendering
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",

@@ -1,35 +1,42 @@
-"""What each provider accepts: an independent checker of tool definitions as sent.
+"""Schema acceptance: what each adapter would send for a tool's JSON Schema, whether the
+providers' published rules accept it, and what the rewrite lost.
 
-`check(mode, definition)` lists the provider rules (from `docs/provider-schema-rules.md`, each with its
-evidence) that a tool definition breaks; an empty list means no published rule refuses it. It
-judges what would go on the wire, so `definition` is in the mode's REST shape
-(`build_definition` makes one; `mode_for` names the mode an adapter's wire and dialect send).
+- `tools`: tool files in the common forms (xpeval's own, OpenAI Chat and Responses, Anthropic,
+  MCP `tools/list`), read into rows; unreadable input is an input error, never a verdict;
+- `mcp`: a live MCP server's tools, through the official `mcp` SDK (stdio or streamable HTTP);
+- `measure`: one (adapter, tool) pair, or every pair, in parallel processes;
+- `fidelity`: how much a rewrite changed the contract, on hypothesis-jsonschema instances;
+- `scorecard`: the pandas tables and reports/schema_acceptance.{csv,md};
+- `cache`: the default report, measured again only when what it measures changed.
+
+The names below are the package's surface; the scorecard and the cache (pandas, the registry)
+are imported from their modules.
 """
 
 from __future__ import annotations
 
-from evals.acceptance._types import PROVIDER_MODES, ProviderMode, Rule, Violation
-from evals.acceptance.checker import check, check_request
-from evals.acceptance.layout import (
-    MODES,
-    build_definition,
-    definitions_in_request,
-    layout_for,
-    mode_for,
-    sent_schema,
+from xpeval.evals.acceptance.fidelity import FidelityResult, measure_fidelity
+from xpeval.evals.acceptance.measure import (
+    CorpusSchema,
+    PairResult,
+    measure_corpus,
+    measure_pair,
+    measure_tools,
 )
+from xpeval.evals.acceptance.sources.mcp_server import read_mcp_tools
+from xpeval.evals.acceptance.sources.tool_files import FORMS, FoundTool, ToolsInputError, read_tools
 
 __all__ = [
-    "MODES",
-    "PROVIDER_MODES",
-    "ProviderMode",
-    "Rule",
-    "Violation",
-    "build_definition",
-    "check",
-    "check_request",
-    "definitions_in_request",
-    "layout_for",
-    "mode_for",
-    "sent_schema",
+    "FORMS",
+    "CorpusSchema",
+    "FidelityResult",
+    "FoundTool",
+    "PairResult",
+    "ToolsInputError",
+    "measure_corpus",
+    "measure_fidelity",
+    "measure_pair",
+    "measure_tools",
+    "read_mcp_tools",
+    "read_tools",
 ]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from evals.cases.acceptable import OPTIONAL, normalize_string, value_acceptable
-from evals.cases.loader import BUILTIN_DIR, LoadedCase, load_case_file, load_cases
-from evals.cases.model import (
+from xpeval.evals.cases.acceptable import OPTIONAL, normalize_string, value_acceptable
+from xpeval.evals.cases.loader import BUILTIN_DIR, LoadedCase, load_case_file, load_cases
+from xpeval.evals.cases.model import (
     CATEGORIES,
     Case,
     Category,
@@ -15,7 +15,7 @@ from evals.cases.model import (
     ScriptedOutput,
     Turn,
 )
-from evals.cases.scripted import ScriptedToolError, UnscriptedCallError, scripted_handler
+from xpeval.evals.cases.scripted import ScriptedToolError, UnscriptedCallError, scripted_handler
 
 __all__ = [
     "BUILTIN_DIR",

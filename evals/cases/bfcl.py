@@ -26,10 +26,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evals.cases.acceptable import OPTIONAL
-from evals.cases.loader import describe_validation_error
-from evals.cases.model import Case, Category
-from evals.cases.schema_root import root_properties
+from xpeval.evals.cases.acceptable import OPTIONAL
+from xpeval.evals.cases.loader import describe_validation_error
+from xpeval.evals.cases.model import Case, Category
+from xpeval.evals.cases.schema_root import root_properties
 
 GORILLA_TO_JSON_SCHEMA: dict[str, str] = {
     "integer": "integer",

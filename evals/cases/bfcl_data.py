@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.cases.bfcl import CATEGORY_MAP, BfclConversionError, convert_entry
-from evals.cases.model import Case
+from xpeval.evals.cases.bfcl import CATEGORY_MAP, BfclConversionError, convert_entry
+from xpeval.evals.cases.model import Case
 
 INSTALL_HINT = (
     "install it with: pip install --no-deps bfcl-eval "

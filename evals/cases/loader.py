@@ -23,8 +23,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from evals.cases.model import Case, Category
-from evals.errors import UserError
+from xpeval.evals.cases.model import Case, Category
+from xpeval.evals.errors import UserError
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 """The case set written for this project."""

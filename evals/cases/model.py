@@ -24,9 +24,9 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from adapters.contract import JsonObject, Message, ToolSpec, TurnRequest
-from evals.cases.acceptable import OPTIONAL, arguments_fit_pattern
-from evals.cases.schema_root import root_properties, root_required
+from xpeval.adapters.contract import JsonObject, Message, ToolSpec, TurnRequest
+from xpeval.evals.cases.acceptable import OPTIONAL, arguments_fit_pattern
+from xpeval.evals.cases.schema_root import root_properties, root_required
 
 Category = Literal[
     "simple", "multiple", "parallel", "parallel_multiple", "irrelevance", "multi_turn", "approval"

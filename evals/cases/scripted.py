@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evals.cases.model import Case
+from xpeval.evals.cases.model import Case
 
 
 class ScriptedToolError(RuntimeError):

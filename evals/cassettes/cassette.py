@@ -28,9 +28,9 @@ from vcr.request import Request as VcrRequest
 from vcr.serialize import serialize
 from vcr.serializers import yamlserializer
 
-from evals.cassettes.format import CassetteError, Interaction, load_interactions, read_document
-from evals.cassettes.matching import VCR_MATCH_ON, RequestKey, request_key
-from evals.scrub import Scrubber
+from xpeval.evals.cassettes.format import CassetteError, Interaction, load_interactions, read_document
+from xpeval.evals.cassettes.matching import VCR_MATCH_ON, RequestKey, request_key
+from xpeval.evals.scrub import Scrubber
 
 _KEY_ATTRIBUTE = "_xpeval_request_key"
 

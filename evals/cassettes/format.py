@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from evals.errors import UserError
+from xpeval.evals.errors import UserError
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader; the pure-Python one (same result, slower) where libyaml is missing."""

@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl, urlsplit
 from vcr.matchers import method as vcr_method
 from vcr.matchers import path as vcr_path
 
-from adapters.secrets import is_credential_param
+from xpeval.adapters.secrets import is_credential_param
 
 
 def _ignored(name: str) -> bool:

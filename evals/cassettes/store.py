@@ -13,9 +13,9 @@ from urllib.parse import quote, unquote
 
 from pydantic import ValidationError
 
-from evals.cassettes.cassette import load_recording
-from evals.cassettes.format import CassetteError
-from evals.cassettes.meta import META_KEY, CassetteMeta
+from xpeval.evals.cassettes.cassette import load_recording
+from xpeval.evals.cassettes.format import CassetteError
+from xpeval.evals.cassettes.meta import META_KEY, CassetteMeta
 
 SUFFIX = ".yaml"
 

@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import Any
 
-from adapters.registry import ADAPTER_REGISTRY, PLUGIN_PROBLEMS, WrapperEntry, effective_contract
+from xpeval.adapters.registry import ADAPTER_REGISTRY, PLUGIN_PROBLEMS, WrapperEntry, effective_contract
 
 
 def register(subparsers: Any) -> None:

@@ -16,11 +16,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from evals.cases import BUILTIN_DIR, CATEGORIES, load_cases
-from evals.cases.bfcl import CATEGORY_MAP, NOT_IMPORTED
-from evals.cases.bfcl_data import BfclDataError, Converted, bfcl_data_dir, category_files, convert_category
-from evals.cases.model import Case
-from evals.errors import UserError
+from xpeval.evals.cases import BUILTIN_DIR, CATEGORIES, load_cases
+from xpeval.evals.cases.bfcl import CATEGORY_MAP, NOT_IMPORTED
+from xpeval.evals.cases.bfcl_data import (
+    BfclDataError,
+    Converted,
+    bfcl_data_dir,
+    category_files,
+    convert_category,
+)
+from xpeval.evals.cases.model import Case
+from xpeval.evals.errors import UserError
 
 
 def register(subparsers: Any) -> None:
@@ -132,7 +138,7 @@ def run_schema(args: argparse.Namespace) -> int:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from evals.cases.loader import CASE_FILE_SUFFIXES, load_case_file
+    from xpeval.evals.cases.loader import CASE_FILE_SUFFIXES, load_case_file
 
     source: Path = args.dir
     if not source.exists():

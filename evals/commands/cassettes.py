@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evals.errors import UserError
+from xpeval.evals.errors import UserError
 
 
 def register(subparsers: Any) -> None:
@@ -44,7 +44,7 @@ def register(subparsers: Any) -> None:
 
 
 def _adapters(spec: str | None) -> list[str]:
-    from adapters.registry import adapter_ids, get_entry
+    from xpeval.adapters.registry import adapter_ids, get_entry
 
     if not spec:
         return adapter_ids()
@@ -55,9 +55,9 @@ def _adapters(spec: str | None) -> list[str]:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from evals.cases import BUILTIN_DIR, load_cases
-    from evals.cassettes.drift import check_cassettes
-    from evals.cassettes.store import CassetteStore
+    from xpeval.evals.cases import BUILTIN_DIR, load_cases
+    from xpeval.evals.cassettes.store import CassetteStore
+    from xpeval.evals.running.drift import check_cassettes
 
     if args.max_age is not None and args.max_age < 0:
         raise UserError("--max-age must be a number of days >= 0")

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from adapters.contract import WIRE_NAMES
+from xpeval.adapters.contract import WIRE_NAMES
 
 
 def register(subparsers: Any) -> None:
@@ -21,8 +21,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evals.cassettes import load_cassette
-    from evals.decode import decode_cassette
+    from xpeval.evals.cassettes import load_cassette
+    from xpeval.evals.cassettes.decode import decode_cassette
 
     rows = decode_cassette(
         load_cassette(args.cassette),

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evals.baseline import DEFAULT_MAX_ERROR_RATE, DEFAULT_MAX_MALFORMED_RATE
-from evals.gate import ALPHA
+from xpeval.evals.verdict.baseline import DEFAULT_MAX_ERROR_RATE, DEFAULT_MAX_MALFORMED_RATE
+from xpeval.evals.verdict.paired_test import ALPHA
 
 
 def register(subparsers: Any) -> None:
@@ -59,12 +59,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evals.baseline import Thresholds, read_baseline, refusals, update
-    from evals.errors import UserError
-    from evals.gate import baseline_for_run, diff_text, evaluate, junit_xml, step_summary
-    from evals.load import load_run
-    from evals.project import project_settings
-    from evals.suite import default_baseline, scope_of
+    from xpeval.evals.errors import UserError
+    from xpeval.evals.project import project_settings
+    from xpeval.evals.results.load import load_run
+    from xpeval.evals.running.suite import default_baseline, scope_of
+    from xpeval.evals.verdict.baseline import Thresholds, read_baseline, refusals, update
+    from xpeval.evals.verdict.gate import baseline_for_run, diff_text, evaluate, junit_xml, step_summary
 
     for name in ("tolerance", "alpha", "max_error_rate", "max_malformed_rate"):
         if not 0 <= getattr(args, name) <= 1:

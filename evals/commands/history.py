@@ -1,6 +1,6 @@
 """`xpeval history`: the trend of a metric over the stored runs, per (source, adapter, model),
 with Wilson 95 % intervals; `--append RESULTS` adds a finished run to the store (judged against
-its baseline as `xpeval gate` judges it). The store is `evals.history`'s (docs/nightly.md)."""
+its baseline as `xpeval gate` judges it). The store is `xpeval.evals.results.history`'s (docs/nightly.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evals.scorecard import RATES
+from xpeval.evals.verdict.scorecard import RATES
 
 
 def register(subparsers: Any) -> None:
@@ -37,9 +37,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evals.history import load_history, trend
-    from evals.nightly import DEFAULT_HISTORY
-    from evals.project import project_settings
+    from xpeval.evals.nightly.run import DEFAULT_HISTORY
+    from xpeval.evals.project import project_settings
+    from xpeval.evals.results.history import load_history
+    from xpeval.evals.verdict.trend import trend
 
     store: Path = args.store or project_settings().root / DEFAULT_HISTORY
     if args.append is not None:
@@ -70,12 +71,12 @@ def _table(table: Any) -> str:
 
 
 def _append(args: argparse.Namespace, store: Path) -> int:
-    from evals.baseline import read_baseline
-    from evals.gate import baseline_for_run, evaluate
-    from evals.history import append
-    from evals.load import load_run
-    from evals.project import project_settings
-    from evals.suite import default_baseline, scope_of
+    from xpeval.evals.project import project_settings
+    from xpeval.evals.results.history import append
+    from xpeval.evals.results.load import load_run
+    from xpeval.evals.running.suite import default_baseline, scope_of
+    from xpeval.evals.verdict.baseline import read_baseline
+    from xpeval.evals.verdict.gate import baseline_for_run, evaluate
 
     loaded = load_run(args.append)
     loaded.check_complete()

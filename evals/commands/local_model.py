@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from evals.local_model.models import DEFAULT_MODEL, MODELS, aliases
+from xpeval.evals.local_model.models import DEFAULT_MODEL, MODELS, aliases
 
 
 def register(subparsers: Any) -> None:
@@ -55,8 +55,8 @@ def _model_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _servers(args: argparse.Namespace) -> list[Any]:
-    from evals.local_model import LocalModelServer
-    from evals.local_model.models import select
+    from xpeval.evals.local_model import LocalModelServer
+    from xpeval.evals.local_model.models import select
 
     return [LocalModelServer(model) for model in select(args.model)]
 
@@ -70,7 +70,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_stop(args: argparse.Namespace) -> int:
-    from evals.local_model import LocalModelError
+    from xpeval.evals.local_model import LocalModelError
 
     refused: list[str] = []
     for server in _servers(args):
@@ -95,6 +95,6 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from evals.local_model.install import install
+    from xpeval.evals.local_model.install import install
 
     return install(portable=args.portable, dry_run=args.dry_run)

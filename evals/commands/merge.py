@@ -21,8 +21,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evals.merge import merge_shards
-    from evals.project import project_settings
+    from xpeval.evals.project import project_settings
+    from xpeval.evals.results.merge import merge_shards
 
     merged = merge_shards(args.shards, args.out, root=project_settings().root)
     print(

@@ -1,5 +1,5 @@
 """`xpeval nightly`: the live cross-provider eval, compared with the baseline and the last good
-nightly, appended to the history. The pipeline is `evals.nightly.run_nightly`; this module only
+nightly, appended to the history. The pipeline is `xpeval.evals.nightly.run.run_nightly`; this module only
 turns flags into its `NightlyConfig` and prints.
 
 Exit status: 0 passed; 1 an alert (a regression beyond noise, a conformance failure, a live
@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evals.cases import CATEGORIES
-from evals.commands.run import csv_values
+from xpeval.evals.cases import CATEGORIES
+from xpeval.evals.commands.run import csv_values
 
 
 def register(subparsers: Any) -> None:
@@ -79,8 +79,8 @@ def register(subparsers: Any) -> None:
 
 
 def config_from(args: argparse.Namespace) -> Any:
-    from evals.nightly import DEFAULT_HISTORY, NIGHTLY_DIR, NightlyConfig
-    from evals.project import project_settings
+    from xpeval.evals.nightly.run import DEFAULT_HISTORY, NIGHTLY_DIR, NightlyConfig
+    from xpeval.evals.project import project_settings
 
     project = project_settings()
     root = project.root
@@ -112,9 +112,9 @@ def config_from(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evals.errors import UserError
-    from evals.nightly import run_nightly
-    from evals.progress import RichProgress
+    from xpeval.evals.errors import UserError
+    from xpeval.evals.nightly.run import run_nightly
+    from xpeval.evals.running.progress import RichProgress
 
     if not 0 <= args.tolerance < 1:
         raise UserError(f"--tolerance must be between 0 and 1, got {args.tolerance:g}")

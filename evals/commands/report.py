@@ -1,5 +1,5 @@
 """`xpeval report [--results FILE] [--schema-csv FILE] [--history PATH] [--case-dir DIR] [--out FILE]`:
-the self-contained HTML report of a run (`evals.report.write_report`).
+the self-contained HTML report of a run (`xpeval.evals.report.write_report`).
 
 Defaults come from the project (`[tool.xpeval]`): the results file, `<reports>/schema_acceptance.csv`
 when it is there, `<reports>/report.html`. `--history` takes the trend frame as a Parquet file or
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evals.errors import UserError
+from xpeval.evals.errors import UserError
 
 
 def register(subparsers: Any) -> None:
@@ -59,10 +59,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("xpeval report draws its plots with matplotlib: pip install 'xpeval[dev]'") from exc
     import pandas as pd
 
-    from evals.cases import load_cases
-    from evals.load import load_run
-    from evals.project import project_settings
-    from evals.report import read_trend, write_report
+    from xpeval.evals.cases import load_cases
+    from xpeval.evals.project import project_settings
+    from xpeval.evals.report import read_trend, write_report
+    from xpeval.evals.results.load import load_run
 
     if args.max_per_group < 0:
         raise UserError(f"--max-per-group must be 0 or more, got {args.max_per_group}")

@@ -1,7 +1,7 @@
 """`xpeval run`: play cases through adapters, write the scorecard, exit by the gate.
 
 With no arguments it replays every committed cassette for every registered adapter and
-every built-in case, offline. The pipeline is `evals.suite.run_suite`; this module only turns
+every built-in case, offline. The pipeline is `xpeval.evals.running.suite.run_suite`; this module only turns
 flags into its `SuiteConfig` and prints.
 """
 
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evals.cases import CATEGORIES
+from xpeval.evals.cases import CATEGORIES
 
 
 def csv_values(values: list[str] | None) -> list[str]:
@@ -98,9 +98,9 @@ def register(subparsers: Any) -> None:
 
 def config_from(args: argparse.Namespace) -> Any:
     """The run's SuiteConfig: the flags, else the project's `[tool.xpeval]`, else the defaults."""
-    from evals.cassettes import Mode
-    from evals.project import project_settings
-    from evals.suite import SuiteConfig
+    from xpeval.evals.cassettes import Mode
+    from xpeval.evals.project import project_settings
+    from xpeval.evals.running.suite import SuiteConfig
 
     project = project_settings()
     case_dir = args.case_dir or project.cases
@@ -130,9 +130,9 @@ def config_from(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evals.gate import diff_text
-    from evals.progress import RichProgress
-    from evals.suite import run_suite
+    from xpeval.evals.running.progress import RichProgress
+    from xpeval.evals.running.suite import run_suite
+    from xpeval.evals.verdict.gate import diff_text
 
     config = config_from(args)
     show = not args.no_progress and (sys.stderr.isatty() or os.environ.get("XPEVAL_PROGRESS") == "1")
@@ -154,7 +154,7 @@ def _log(line: str) -> None:
 def _write_schema_report(reports: Path) -> None:
     """The schema-acceptance report, when that measurement is installed."""
     try:
-        from evals.commands.schemas import write_default_report
+        from xpeval.evals.commands.schemas import write_default_report
     except ImportError:
         return
     path = write_default_report(reports)

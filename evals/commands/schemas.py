@@ -4,8 +4,9 @@ schema acceptance per tool and adapter.
 Every registered adapter (or the ones named) x every tool: the verdict (as-is / rewritten /
 refused), the losses the pass reported, the rules the sent definition still breaks, and the
 fidelity of the rewrite. Tools come from files in the common forms (`--tools`, see
-`evals.schemas.tools` and docs/tools-input.md), from live MCP servers (`--mcp`, see
-`evals.schemas.mcp`), or from a folder of xpeval's own tool files (`--corpus`, the default: the
+`xpeval.evals.acceptance.sources.tool_files` and docs/tools-input.md), from live MCP servers (`--mcp`, see
+`xpeval.evals.acceptance.sources.mcp_server`), or from a folder of xpeval's own tool files (`--corpus`,
+the default: the
 built-in schema set). `--json` prints one line per pair; otherwise a tool x adapter table, the
 per-adapter summary and reports/schema_acceptance.{csv,md}.
 
@@ -22,16 +23,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from adapters.registry import adapter_ids, get_entry
-from evals.errors import UserError
-from evals.schemas.fidelity import DEFAULT_EXAMPLES, DEFAULT_SECONDS
-from evals.schemas.mcp import DEFAULT_TIMEOUT
-
-DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "schema_corpus"
+from xpeval.adapters.registry import adapter_ids, get_entry
+from xpeval.evals.acceptance.fidelity import DEFAULT_EXAMPLES, DEFAULT_SECONDS
+from xpeval.evals.acceptance.sources.mcp_server import DEFAULT_TIMEOUT
+from xpeval.evals.errors import UserError
 
 
 def _outcomes(text: str) -> list[str]:
-    from evals.schemas.scorecard import OUTCOMES
+    from xpeval.evals.acceptance.table import OUTCOMES
 
     named = [part.strip() for part in text.split(",") if part.strip()]
     unknown = [part for part in named if part not in OUTCOMES]
@@ -115,13 +114,19 @@ def selected_adapters(requested: list[str] | None) -> list[str]:
 def _read_sources(args: argparse.Namespace) -> tuple[list[Any], str]:
     """Every tool to measure and a label of where they came from; `ToolsInputError` (exit 2)
     for anything that cannot be read."""
-    from evals.schemas.mcp import read_mcp_tools
-    from evals.schemas.tools import ToolsInputError, duplicate_keys, read_tools, tool_files
+    from xpeval.evals.acceptance.sources.mcp_server import read_mcp_tools
+    from xpeval.evals.acceptance.sources.tool_files import (
+        BUILTIN_CORPUS,
+        ToolsInputError,
+        duplicate_keys,
+        read_tools,
+        tool_files,
+    )
 
     paths: list[Path] = list(args.tools or [])
     corpus: Path | None = args.corpus
     if corpus is None and not paths and not args.mcp:
-        corpus = DEFAULT_CORPUS
+        corpus = BUILTIN_CORPUS
     if corpus is not None:
         if not corpus.is_dir():
             raise UserError(f"Corpus folder not found: {corpus}")
@@ -144,8 +149,8 @@ def _read_sources(args: argparse.Namespace) -> tuple[list[Any], str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evals.schemas.measure import default_workers, measure_tools
-    from evals.schemas.scorecard import pairs_frame
+    from xpeval.evals.acceptance.measure import default_workers, measure_tools
+    from xpeval.evals.acceptance.table import pairs_frame
 
     adapters = selected_adapters(args.adapters)
     if args.examples < 1 or args.seconds <= 0:
@@ -179,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _fail_on(pairs: Any, outcomes: list[Any]) -> int:
     """1 and every pair with a named outcome on stderr, else 0."""
-    from evals.schemas.scorecard import failing
+    from xpeval.evals.acceptance.table import failing
 
     found = failing(pairs, outcomes)
     if found.empty:
@@ -202,7 +207,7 @@ def _report(pairs: Any, label: str, directory: Path) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from evals.schemas.scorecard import summary, tool_matrix, write_acceptance_report
+    from xpeval.evals.acceptance.table import summary, tool_matrix, write_acceptance_report
 
     console = Console()
     if not console.is_terminal:  # piped or captured: rich would assume 80 columns and squeeze the table
@@ -266,11 +271,12 @@ def ensure_default_report(
 ) -> tuple[Path, bool]:
     """reports/schema_acceptance.{csv,md} for every adapter over the project's own schema set
     (what `xpeval run` adds to its scorecard), measured only when the corpus, the measuring code,
-    the adapters or the settings changed since the report there was written (`evals.schemas.cache`).
+    the adapters or the settings changed since the report there was written (`xpeval.evals.acceptance.cache`).
     Returns the md path and whether it was measured now."""
-    from evals.schemas.cache import ensure_report
+    from xpeval.evals.acceptance.cache import ensure_report
+    from xpeval.evals.acceptance.sources.tool_files import BUILTIN_CORPUS
 
-    return ensure_report(reports_dir, DEFAULT_CORPUS, log=log)
+    return ensure_report(reports_dir, BUILTIN_CORPUS, log=log)
 
 
 def write_default_report(directory: Path) -> Path | None:

@@ -1,4 +1,5 @@
-"""The registry-derived conformance suite, shipped as a pytest plugin (`evals.pytest_plugin`).
+"""The registry-derived conformance suite, shipped as a pytest plugin
+(`xpeval.evals.conformance.pytest_plugin`).
 
 `pytest --xpeval-conformance` in any project collects these modules: every registered adapter,
 plugins of other packages included, runs every check written here once (parametrized by

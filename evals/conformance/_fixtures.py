@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from adapters.adapter import Adapter, AdapterSettings
-from adapters.contract import (
+from xpeval.adapters.adapter import Adapter, AdapterSettings
+from xpeval.adapters.contract import (
     ForceTool,
     SystemMessage,
     ToolCall,
@@ -15,9 +15,9 @@ from adapters.contract import (
     Usage,
     UserMessage,
 )
-from adapters.registry import create_adapter, effective_contract
-from adapters.wires import Wire, get_wire
-from evals.emulator import Reply, ScriptedTransport
+from xpeval.adapters.registry import create_adapter, effective_contract
+from xpeval.adapters.wires import Wire, get_wire
+from xpeval.evals.emulator import Reply, ScriptedTransport
 
 WEATHER = ToolSpec(
     name="get_weather",

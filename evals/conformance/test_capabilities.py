@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from adapters.adapter import TOOL_CHOICE_MODES, ToolChoiceMode
-from adapters.contract import ForceTool, ToolChoice, TurnResult
-from adapters.registry import effective_contract
-from evals.conformance._fixtures import request, scripted, two_calls
-from evals.emulator import Reply
+from xpeval.adapters.adapter import TOOL_CHOICE_MODES, ToolChoiceMode
+from xpeval.adapters.contract import ForceTool, ToolChoice, TurnResult
+from xpeval.adapters.registry import effective_contract
+from xpeval.evals.conformance._fixtures import request, scripted, two_calls
+from xpeval.evals.emulator import Reply
 
 CHOICE: dict[ToolChoiceMode, ToolChoice] = {
     "auto": "auto",

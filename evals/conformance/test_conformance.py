@@ -13,7 +13,7 @@ from typing import Any, TypeVar, cast
 
 import pytest
 
-from adapters.contract import (
+from xpeval.adapters.contract import (
     ForceTool,
     ProviderError,
     ToolCall,
@@ -21,8 +21,8 @@ from adapters.contract import (
     TurnResult,
     UserMessage,
 )
-from adapters.wires import RenderedResponse
-from evals.conformance._fixtures import (
+from xpeval.adapters.wires import RenderedResponse
+from xpeval.evals.conformance._fixtures import (
     TOOL_CHOICES,
     request,
     scripted,
@@ -30,7 +30,7 @@ from evals.conformance._fixtures import (
     two_calls,
     wire_of,
 )
-from evals.emulator import Reply
+from xpeval.evals.emulator import Reply
 
 
 def _with_every_name(value: object, replacement: object) -> object:
@@ -203,8 +203,8 @@ def test_turn_never_raises_when_the_transport_fails(adapter_id: str) -> None:
     def refuse(request: httpx2.Request) -> httpx2.Response:
         raise httpx2.ConnectError("connection refused", request=request)
 
-    from adapters.adapter import AdapterSettings
-    from adapters.registry import create_adapter
+    from xpeval.adapters.adapter import AdapterSettings
+    from xpeval.adapters.registry import create_adapter
 
     adapter = create_adapter(adapter_id, AdapterSettings(transport=httpx2.MockTransport(refuse), timeout=5))
     result = run(adapter.turn(request(messages=[UserMessage(content="hi")])))

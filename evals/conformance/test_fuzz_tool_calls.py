@@ -14,9 +14,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.contract import ToolCall, TurnResult
-from evals.conformance._fixtures import request, scripted
-from evals.emulator import Reply
+from xpeval.adapters.contract import ToolCall, TurnResult
+from xpeval.evals.conformance._fixtures import request, scripted
+from xpeval.evals.emulator import Reply
 
 NAMES = st.from_regex(r"[a-zA-Z][a-zA-Z0-9_]{0,40}", fullmatch=True)
 SCALARS = (

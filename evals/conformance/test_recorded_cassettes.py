@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from evals.cases import load_cases
-from evals.cassettes import CassetteStore
-from evals.cassettes.drift import check_cassettes
+from xpeval.evals.cases import load_cases
+from xpeval.evals.cassettes import CassetteStore
+from xpeval.evals.running.drift import check_cassettes
 
 
 def test_the_projects_cassettes_for_the_adapter_replay_exactly(
@@ -19,7 +19,7 @@ def test_the_projects_cassettes_for_the_adapter_replay_exactly(
         pytest.skip(f"no cassettes for {adapter_id} under {cassette_store.root}")
     from pathlib import Path
 
-    from evals.cases.loader import BUILTIN_DIR
+    from xpeval.evals.cases.loader import BUILTIN_DIR
 
     cases = {
         item.case.id: item.case

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import httpx2
 
-from adapters.contract import ToolCall, TurnResult, Usage
-from evals.cases import Case
-from evals.cases.model import is_multi_step
-from evals.emulator.script import Reply
-from evals.emulator.server import EmulatorServer
+from xpeval.adapters.contract import ToolCall, TurnResult, Usage
+from xpeval.evals.cases import Case
+from xpeval.evals.cases.model import is_multi_step
+from xpeval.evals.emulator.script import Reply
+from xpeval.evals.emulator.server import EmulatorServer
 
 DONE_TEXT = "Done."
 NO_TOOL_TEXT = "None of the available tools applies to this request."
@@ -52,7 +52,7 @@ class CaseEmulator:
     def upstream_for(self, case: Case, adapter_id: str) -> httpx2.AsyncBaseTransport:
         script = self.server.script([Reply(result=reply) for reply in replies_for(case)])
         if self._pool is None:
-            from evals.routing import upstream_pool
+            from xpeval.evals.running.episode_transport import upstream_pool
 
             self._pool = upstream_pool()
         return self.server.transport(script, pool=self._pool)

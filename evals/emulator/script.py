@@ -2,7 +2,7 @@
 
 Each reply is a canonical `TurnResult` (calls, text, or an error) that the adapter's own wire
 renders into the provider's bytes, plain or streamed as the request asks; or a raw response
-for malformed-output faults. The loopback server (`evals.emulator.server`) serves the same
+for malformed-output faults. The loopback server (`xpeval.evals.emulator.server`) serves the same
 replies over real HTTP and adds the faults only a socket can show (delays, truncation).
 """
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import httpx2
 
-from adapters.contract import ProviderError, TurnResult
-from adapters.wires import RenderedResponse, Wire
+from xpeval.adapters.contract import ProviderError, TurnResult
+from xpeval.adapters.wires import RenderedResponse, Wire
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ from typing import Any, ClassVar
 
 import httpx2
 
-from adapters.wires import RenderedResponse, Wire, wire_for_path
-from evals.emulator.script import Reply
+from xpeval.adapters.wires import RenderedResponse, Wire, wire_for_path
+from xpeval.evals.emulator.script import Reply
 
 SCRIPT_HEADER = "x-emulator-script"
 RECEIVED_KEPT = 2000

@@ -14,19 +14,26 @@ extra (`xpeval local-model install`); controlled with
 
 from __future__ import annotations
 
-from evals.local_model.adapters import (
+from xpeval.evals.local_model.artifacts import Artifacts, find_artifacts
+from xpeval.evals.local_model.config import (
+    HOST,
+    MODEL_ALIAS,
+    PORT,
+    LocalModelPaths,
+    base_url,
+    openai_base_url,
+)
+from xpeval.evals.local_model.local_adapters import (
     SERVED_WIRES,
     create_local_adapter,
     local_adapter_ids,
     local_base_url,
     served_model_for,
 )
-from evals.local_model.artifacts import Artifacts, find_artifacts
-from evals.local_model.config import HOST, MODEL_ALIAS, PORT, LocalModelPaths, base_url, openai_base_url
-from evals.local_model.models import DEFAULT_MODEL, MODELS, ServedModel, get_model
-from evals.local_model.requests import force_named_tool, prepare_for_local_server
-from evals.local_model.server import LocalModelServer, ServerStatus, chat_template_path
-from evals.local_model.setup_errors import ExtraNotInstalledError, LocalModelError, ModelIntegrityError
+from xpeval.evals.local_model.models import DEFAULT_MODEL, MODELS, ServedModel, get_model
+from xpeval.evals.local_model.request_shaping import force_named_tool, prepare_for_local_server
+from xpeval.evals.local_model.server import LocalModelServer, ServerStatus, chat_template_path
+from xpeval.evals.local_model.setup_errors import ExtraNotInstalledError, LocalModelError, ModelIntegrityError
 
 __all__ = [
     "DEFAULT_MODEL",

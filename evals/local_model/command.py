@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from evals.local_model import config
-from evals.local_model.models import DEFAULT_MODEL, ServedModel
+from xpeval.evals.local_model import config
+from xpeval.evals.local_model.models import DEFAULT_MODEL, ServedModel
 
 
 def server_command(

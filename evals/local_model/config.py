@@ -2,7 +2,7 @@
 
 Each served model has a fixed port (in `models.py`), so recorded cassettes carry the same URL
 on every machine and the adapters' local default
-(`adapters.providers.openai_compatible.LOCAL_BASE_URL`) reaches the default model. State (PID
+(`xpeval.adapters.providers.openai_compatible.LOCAL_BASE_URL`) reaches the default model. State (PID
 files, logs) is kept per user rather than per checkout because the ports are per machine: two
 checkouts must see the same servers.
 """
@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.local_model.models import DEFAULT_MODEL, ServedModel
+from xpeval.evals.local_model.models import DEFAULT_MODEL, ServedModel
 
 HOST = "127.0.0.1"
 

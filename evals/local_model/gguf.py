@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 
-from evals.local_model.setup_errors import ModelIntegrityError
+from xpeval.evals.local_model.setup_errors import ModelIntegrityError
 
 CHUNK = 8 * 1024 * 1024
 

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from importlib import metadata
 
-from evals.local_model.setup_errors import LocalModelError
+from xpeval.evals.local_model.setup_errors import LocalModelError
 
 EXTRA = "local-model"
 DISTRIBUTION = "xpeval"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from evals.local_model.setup_errors import LocalModelError
+from xpeval.evals.local_model.setup_errors import LocalModelError
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,12 @@ from typing import Literal
 
 import httpx2
 
-from evals.local_model import config, gguf, pidfile
-from evals.local_model.artifacts import Artifacts, find_artifacts
-from evals.local_model.command import server_command
-from evals.local_model.models import ServedModel, resolve
-from evals.local_model.pidfile import ServerRecord
-from evals.local_model.setup_errors import LocalModelError
+from xpeval.evals.local_model import config, gguf, pidfile
+from xpeval.evals.local_model.artifacts import Artifacts, find_artifacts
+from xpeval.evals.local_model.command import server_command
+from xpeval.evals.local_model.models import ServedModel, resolve
+from xpeval.evals.local_model.pidfile import ServerRecord
+from xpeval.evals.local_model.setup_errors import LocalModelError
 
 State = Literal["running", "starting", "stopped", "foreign"]
 
@@ -61,7 +61,7 @@ class ServerStatus:
 
 def chat_template_path() -> Path:
     """The chat template the project ships (a real file: llama-server reads it by path)."""
-    return Path(str(resources.files("evals.local_model").joinpath("chat_template.jinja")))
+    return Path(str(resources.files("xpeval.evals.local_model").joinpath("chat_template.jinja")))
 
 
 def port_is_open(port: int, host: str = config.HOST) -> bool:

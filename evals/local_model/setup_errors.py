@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.errors import UserError
+from xpeval.evals.errors import UserError
 
 
 class LocalModelError(UserError):

@@ -1,8 +1,8 @@
 """The HTML report and the plots behind it, as functions a notebook calls too.
 
-    from evals import load_run
-    from evals.scorecard import scorecard, by_category
-    from evals.report import accuracy_charts, category_charts, write_report
+    from xpeval import load_run
+    from xpeval.evals.verdict.scorecard import scorecard, by_category
+    from xpeval.evals.report import accuracy_charts, category_charts, write_report
 
     run = load_run(Path("reports/results.jsonl"))
     for chart in accuracy_charts(scorecard(run.frame)):
@@ -16,9 +16,9 @@ Needs matplotlib (the `dev` extra).
 
 from __future__ import annotations
 
-from evals.report.episodes import EpisodeDetail, episodes_html, read_details
-from evals.report.html import report_html, run_cases, write_report
-from evals.report.plots import (
+from xpeval.evals.report.episodes import EpisodeDetail, episodes_html, read_details
+from xpeval.evals.report.html import report_html, run_cases, write_report
+from xpeval.evals.report.plots import (
     CHART_SOURCES,
     TREND_COLUMNS,
     Chart,
@@ -31,7 +31,7 @@ from evals.report.plots import (
     latency_note,
     schema_chart,
 )
-from evals.report.trend import read_trend
+from xpeval.evals.report.trend import read_trend
 
 __all__ = [
     "CHART_SOURCES",

@@ -9,7 +9,8 @@ every adapter, so writing them into each episode would repeat each case once per
 model. Past `max_per_group` episodes in a group, the rest of the correct ones are counted, not
 shown (failures come first, so they are the last to be cut).
 
-The calls, texts and error messages are not in the tidy frame (`evals.load` leaves nested fields
+The calls, texts and error messages are not in the tidy frame (`xpeval.evals.results.load` leaves nested
+fields
 out on purpose); `read_details` streams them from the results file for the episodes shown only.
 """
 
@@ -26,10 +27,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evals.cases.model import Case, Expected
-from evals.report.plots import row_label, source_badge, source_caption
-from evals.results import EpisodeKey
-from evals.scorecard import SOURCE_ORDER
+from xpeval.evals.cases.model import Case, Expected
+from xpeval.evals.report.plots import row_label, source_badge, source_caption
+from xpeval.evals.results.rows import EpisodeKey
+from xpeval.evals.verdict.scorecard import SOURCE_ORDER
 
 DEFAULT_MAX_PER_GROUP = 1000
 
@@ -37,7 +38,7 @@ DEFAULT_MAX_PER_GROUP = 1000
 @dataclass(frozen=True)
 class EpisodeDetail:
     """What a results row holds beyond the tidy frame: the calls, the model's last text, its
-    refusal, the error message, and which values were cut (`evals.results.bounded`)."""
+    refusal, the error message, and which values were cut (`xpeval.evals.results.file.bounded`)."""
 
     calls: list[dict[str, Any]] = field(default_factory=list)
     text: str | None = None
@@ -48,13 +49,13 @@ class EpisodeDetail:
 
 def read_details(path: Path, keys: Iterable[EpisodeKey] | None = None) -> dict[EpisodeKey, EpisodeDetail]:
     """Each episode's details from its final row in the results file (the last such row wins,
-    as in `evals.load.frame_of`); only `keys` when given. Line by line: memory follows what is
+    as in `xpeval.evals.results.load.frame_of`); only `keys` when given. Line by line: memory follows what is
     kept, not the file's size; a torn last line is skipped."""
     wanted = set(keys) if keys is not None else None
     details: dict[EpisodeKey, EpisodeDetail] = {}
     with Path(path).open("rb") as handle:
         for line in handle:
-            # Rows are written compact (`evals.results.ResultsFile`): cheap tests before parsing,
+            # Rows are written compact (`xpeval.evals.results.file.ResultsFile`): cheap tests before parsing,
             # so a million-row file costs a parse only for the rows shown.
             if b'"final":true' not in line or not line.endswith(b"\n"):
                 continue

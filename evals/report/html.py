@@ -5,7 +5,7 @@ script for the episode filter; nothing fetched), built from a run's tables.
     write_report(Path("reports/report.html"), run, pairs=pd.read_csv("reports/schema_acceptance.csv"))
 
 Every number on the page stands next to its source: the scorecard is one table per source with
-that source's note, every chart is drawn for one source and titled with it (`evals.report.plots`),
+that source's note, every chart is drawn for one source and titled with it (`xpeval.evals.report.plots`),
 and emulated rows say "pipeline only" wherever they appear.
 """
 
@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from evals.cases import BUILTIN_DIR, Case, load_cases
-from evals.errors import UserError
-from evals.load import LoadedRun
-from evals.report.episodes import DEFAULT_MAX_PER_GROUP, episodes_html, read_details, shown_keys
-from evals.report.plots import (
+from xpeval.evals.acceptance.table import PROVENANCE
+from xpeval.evals.cases import BUILTIN_DIR, Case, load_cases
+from xpeval.evals.errors import UserError
+from xpeval.evals.report.episodes import DEFAULT_MAX_PER_GROUP, episodes_html, read_details, shown_keys
+from xpeval.evals.report.plots import (
     Chart,
     accuracy_charts,
     category_charts,
@@ -34,11 +34,11 @@ from evals.report.plots import (
     source_badge,
     source_caption,
 )
-from evals.schemas.scorecard import PROVENANCE
-from evals.scorecard import RATES, SOURCE_ORDER, by_category, scorecard
+from xpeval.evals.results.load import LoadedRun
+from xpeval.evals.verdict.scorecard import RATES, SOURCE_ORDER, by_category, scorecard
 
 BUILTIN_CASE_SET = "builtin"
-"""The case-set label of the built-in cases in a run's header (`evals.suite`)."""
+"""The case-set label of the built-in cases in a run's header (`xpeval.evals.running.suite`)."""
 
 
 def run_cases(run: LoadedRun, root: Path | None = None) -> tuple[list[Case], str]:
@@ -51,7 +51,7 @@ def run_cases(run: LoadedRun, root: Path | None = None) -> tuple[list[Case], str
         folder = Path(label)
         if not folder.is_absolute():
             if root is None:
-                from evals.project import project_settings
+                from xpeval.evals.project import project_settings
 
                 root = project_settings().root
             folder = root / folder
@@ -167,7 +167,7 @@ def report_html(
     title: str = "xpeval report",
 ) -> str:
     """The whole page. `pairs`: the schema-acceptance pairs (`pairs_frame`, or its csv read
-    back); `history`: the trend frame (`evals.report.plots.TREND_COLUMNS`); `cases`: the case set
+    back); `history`: the trend frame (`xpeval.evals.report.plots.TREND_COLUMNS`); `cases`: the case set
     (default: the one the run's header names, `run_cases`)."""
     frame = run.frame
     card, categories = scorecard(frame), by_category(frame)

@@ -1,6 +1,6 @@
 """Execute the report notebooks top to bottom with nbclient; a failing cell fails the whole.
 
-    python -m evals.report.notebooks --reports reports --out reports/notebooks notebooks/*.ipynb
+    python -m xpeval.evals.report.notebooks --reports reports --out reports/notebooks notebooks/*.ipynb
 
 `nox -s report` runs exactly this, and the tests call `execute_notebook` on a small run. The
 notebooks find their input through `XPEVAL_REPORTS` (and `XPEVAL_HISTORY` for the history
@@ -58,7 +58,7 @@ def execute_notebook(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m evals.report.notebooks", description=(__doc__ or "").splitlines()[0]
+        prog="python -m xpeval.evals.report.notebooks", description=(__doc__ or "").splitlines()[0]
     )
     parser.add_argument("notebooks", type=Path, nargs="+")
     parser.add_argument(

@@ -38,14 +38,14 @@ from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from evals.cases.model import CATEGORIES
-from evals.scorecard import SOURCE_NOTES, SOURCE_ORDER
+from xpeval.evals.cases.model import CATEGORIES
+from xpeval.evals.verdict.scorecard import SOURCE_NOTES, SOURCE_ORDER
 
 ChartKind = Literal["accuracy", "categories", "schema", "latency", "history"]
 
 SCHEMA_SOURCE = "offline"
 """The schema-acceptance chart's source: the dialect passes judged by the acceptance rules, no
-provider called (`evals.schemas.scorecard.PROVENANCE`)."""
+provider called (`xpeval.evals.acceptance.table.PROVENANCE`)."""
 CHART_SOURCES = (*SOURCE_ORDER, SCHEMA_SOURCE)
 
 SOURCE_COLOURS = {
@@ -61,7 +61,8 @@ EMULATED_CMAP = LinearSegmentedColormap.from_list("xpeval-emulated", ["#ffffff",
 EMULATED_TITLE = "EMULATED: pipeline only, not a provider measurement"
 
 TREND_COLUMNS = ["run_date", "run", "source", "adapter", "model", "metric", "k", "n", "rate", "lo", "hi"]
-"""The history trend frame (one row per run x row key x metric), as `evals.history` writes it."""
+"""The history trend frame (one row per run x row key x metric), as `xpeval.evals.results.history` writes
+it."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ def source_badge(source: str) -> str:
 
 
 def source_caption(source: str) -> str:
-    """What a number of this source means (`evals.scorecard.SOURCE_NOTES`)."""
+    """What a number of this source means (`xpeval.evals.verdict.scorecard.SOURCE_NOTES`)."""
     if source == SCHEMA_SOURCE:
         return "offline: each adapter's dialect pass judged by the published rules; no provider was called"
     return SOURCE_NOTES.get(source, source)
@@ -206,7 +207,7 @@ def _pct(value: float) -> str:
 
 def accuracy_charts(card: pd.DataFrame, metric: str = "accuracy") -> list[Chart]:
     """Per source: one bar per adapter and model with its Wilson 95 % interval (`card` is
-    `evals.scorecard.scorecard(frame)`; `metric` any of its rates)."""
+    `xpeval.evals.verdict.scorecard.scorecard(frame)`; `metric` any of its rates)."""
     charts = []
     what = metric.replace("_", " ")
     for source, part in _sources(card):
@@ -258,7 +259,8 @@ def _category_order(present: list[str]) -> list[str]:
 
 def category_charts(categories: pd.DataFrame) -> list[Chart]:
     """Per source: a heatmap of accuracy, one row per adapter and model, one column per
-    category, each cell `rate` and `k/n` (`categories` is `evals.scorecard.by_category(frame)`)."""
+    category, each cell `rate` and `k/n` (`categories` is
+    `xpeval.evals.verdict.scorecard.by_category(frame)`)."""
     charts = []
     for source, part in _sources(categories):
         keys = list(dict.fromkeys(zip(part["adapter"], part["model"], strict=True)))
@@ -316,7 +318,7 @@ SCHEMA_VERDICTS = (("as-is", "#009E73"), ("rewritten", "#E69F00"), ("refused", "
 
 def schema_chart(pairs: pd.DataFrame | None) -> Chart | None:
     """Stacked bars per adapter: how many schemas it sends as-is, rewritten, or refuses (`pairs`
-    is `evals.schemas.scorecard.pairs_frame(...)`, or reports/schema_acceptance.csv read back:
+    is `xpeval.evals.acceptance.table.pairs_frame(...)`, or reports/schema_acceptance.csv read back:
     only `adapter`, `schema` and `verdict` are needed). None when there are no pairs."""
     if pairs is None or pairs.empty:
         return None
@@ -367,7 +369,7 @@ def schema_chart(pairs: pd.DataFrame | None) -> Chart | None:
 
 def answered_in_run(frame: pd.DataFrame) -> pd.DataFrame:
     """The episodes answered during the run (not replayed from a recording), with a latency:
-    the only ones whose time says something (`evals.scorecard` counts the same ones)."""
+    the only ones whose time says something (`xpeval.evals.verdict.scorecard` counts the same ones)."""
     return frame[frame["recorded_at"].isna() & frame["latency_s"].notna()]
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from evals.errors import UserError
-from evals.history import load_history, trend
-from evals.report.plots import check_trend
+from xpeval.evals.errors import UserError
+from xpeval.evals.report.plots import check_trend
+from xpeval.evals.results.history import load_history
+from xpeval.evals.verdict.trend import trend
 
 _EPISODE_COLUMNS = {"case_id", "correct", "adapter", "model"}
 """Columns by which a history store's episode rows are told from a trend frame."""

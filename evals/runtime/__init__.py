@@ -1,9 +1,9 @@
 """The tool runtime: tool registry, tool router (per-action approval, audit), agent loop."""
 
-from evals.runtime.arguments import CheckedArguments, check_arguments
-from evals.runtime.audit import AuditLog, AuditOutcome, AuditRow, AuditSinkError, read_audit_jsonl
-from evals.runtime.clock import now_ms
-from evals.runtime.loop import (
+from xpeval.evals.runtime.arguments import CheckedArguments, check_arguments
+from xpeval.evals.runtime.audit import AuditLog, AuditOutcome, AuditRow, AuditSinkError, read_audit_jsonl
+from xpeval.evals.runtime.clock import now_ms
+from xpeval.evals.runtime.loop import (
     AgentLoop,
     AgentState,
     AgentStatus,
@@ -14,9 +14,9 @@ from evals.runtime.loop import (
     approve_all,
     deny_all,
 )
-from evals.runtime.router import CallResult, PendingRequest, ToolRouter
-from evals.runtime.tool_errors import ToolNotFoundError, ToolRegistryError, ToolRouterError
-from evals.runtime.tool_registry import Resolution, Risk, ToolDefinition, ToolRegistry
+from xpeval.evals.runtime.router import CallResult, PendingRequest, ToolRouter
+from xpeval.evals.runtime.tool_errors import ToolNotFoundError, ToolRegistryError, ToolRouterError
+from xpeval.evals.runtime.tool_registry import Resolution, Risk, ToolDefinition, ToolRegistry
 
 __all__ = [
     "AgentLoop",

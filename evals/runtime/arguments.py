@@ -1,7 +1,7 @@
 """Model-supplied tool arguments -> a validated value, or a one-line reason why not.
 
 One path for every caller (registry and router): JSON text is parsed with the same rule the
-wires use (`adapters.wires.parse_arguments`: blank text means no arguments), a mapping is taken
+wires use (`xpeval.adapters.wires.parse_arguments`: blank text means no arguments), a mapping is taken
 as is, and the tool's pydantic input model, when there is one, validates the resulting object.
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from adapters.wires import parse_arguments
-from evals.runtime.tool_errors import describe_exception
+from xpeval.adapters.wires import parse_arguments
+from xpeval.evals.runtime.tool_errors import describe_exception
 
 
 @dataclass(frozen=True, slots=True)

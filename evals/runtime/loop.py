@@ -21,7 +21,7 @@ from typing import Any, Protocol
 import pydantic_core
 from pydantic import BaseModel, Field, TypeAdapter
 
-from adapters.contract import (
+from xpeval.adapters.contract import (
     Message,
     ProviderError,
     SystemMessage,
@@ -32,11 +32,11 @@ from adapters.contract import (
     TurnResult,
     UserMessage,
 )
-from evals.runtime.audit import AuditRow
-from evals.runtime.clock import now_ms
-from evals.runtime.router import CallResult, ToolRouter
-from evals.runtime.tool_errors import describe_exception
-from evals.runtime.tool_registry import ToolRegistry
+from xpeval.evals.runtime.audit import AuditRow
+from xpeval.evals.runtime.clock import now_ms
+from xpeval.evals.runtime.router import CallResult, ToolRouter
+from xpeval.evals.runtime.tool_errors import describe_exception
+from xpeval.evals.runtime.tool_registry import ToolRegistry
 
 
 class AgentStatus(StrEnum):
@@ -70,7 +70,7 @@ class AgentState(BaseModel):
 
 
 class TurnTaker(Protocol):
-    """What the loop needs from an adapter: `adapters.adapter.Adapter` is one."""
+    """What the loop needs from an adapter: `xpeval.adapters.adapter.Adapter` is one."""
 
     async def turn(self, request: TurnRequest) -> TurnResult: ...
 

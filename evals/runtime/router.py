@@ -19,11 +19,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from evals.runtime.arguments import check_arguments
-from evals.runtime.audit import DEFAULT_WINDOW, AuditLog, AuditOutcome, AuditRow, TextSink
-from evals.runtime.clock import now_ms as wall_clock_ms
-from evals.runtime.tool_errors import ToolRouterError, describe_exception, display_name
-from evals.runtime.tool_registry import ToolRegistry
+from xpeval.evals.runtime.arguments import check_arguments
+from xpeval.evals.runtime.audit import DEFAULT_WINDOW, AuditLog, AuditOutcome, AuditRow, TextSink
+from xpeval.evals.runtime.clock import now_ms as wall_clock_ms
+from xpeval.evals.runtime.tool_errors import ToolRouterError, describe_exception, display_name
+from xpeval.evals.runtime.tool_registry import ToolRegistry
 
 Handler = Callable[[Any], Any]
 
@@ -290,7 +290,7 @@ class ToolRouter:
 
     @staticmethod
     def _now(now_ms: int | None) -> int:
-        """The caller's time when given; otherwise the one wall-clock read (`evals.runtime.clock`)."""
+        """The caller's time when given; otherwise the one wall-clock read (`xpeval.evals.runtime.clock`)."""
         return wall_clock_ms() if now_ms is None else now_ms
 
 

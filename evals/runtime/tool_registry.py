@@ -14,9 +14,9 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel
 
-from adapters.contract import JsonObject, ToolSpec
-from evals.runtime.arguments import CheckedArguments, check_arguments
-from evals.runtime.tool_errors import ToolNotFoundError, ToolRegistryError, display_name
+from xpeval.adapters.contract import JsonObject, ToolSpec
+from xpeval.evals.runtime.arguments import CheckedArguments, check_arguments
+from xpeval.evals.runtime.tool_errors import ToolNotFoundError, ToolRegistryError, display_name
 
 Risk = Literal["read", "preview", "terminal"]
 """read: looks things up; preview: computes a proposal without committing it; terminal: a

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from adapters.contract import ToolSpec, TurnRequest, UserMessage
-from adapters.registry import effective_contract
-from adapters.schema import prepare_tools
-from adapters.wires import get_wire
-from evals.acceptance import (
+from xpeval.adapters.contract import ToolSpec, TurnRequest, UserMessage
+from xpeval.adapters.registry import effective_contract
+from xpeval.adapters.schema import prepare_tools
+from xpeval.adapters.wires import get_wire
+from xpeval.evals.acceptance.checker import (
     MODES,
     PROVIDER_MODES,
     ProviderMode,
@@ -187,11 +187,11 @@ def test_a_gemini_function_without_arguments_may_omit_parameters() -> None:
 
 def test_the_checker_shares_no_code_with_the_dialect_passes() -> None:
     """A judge written from the passes' own walker would agree with their mistakes."""
-    import evals.acceptance
+    import xpeval.evals.acceptance.checker
 
-    package = Path(evals.acceptance.__file__).parent
+    package = Path(xpeval.evals.acceptance.checker.__file__).parent
     for source in package.rglob("*.py"):
-        assert "adapters.schema" not in source.read_text(), source
+        assert "xpeval.adapters.schema" not in source.read_text(), source
 
 
 def test_every_mode_reads_its_layout_from_its_wire() -> None:

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from evals.acceptance import ProviderMode, Violation, build_definition, check, check_request
 from tests._corpus import corpus_files, corpus_path
+from xpeval.evals.acceptance.checker import ProviderMode, Violation, build_definition, check, check_request
 
 
 def _obj(properties: dict[str, Any], **extra: Any) -> dict[str, Any]:

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from adapters.registry import ADAPTER_REGISTRY
-from evals.cli import main
-from evals.commands.schemas import DEFAULT_CORPUS
 from tests._corpus import corpus_path
+from xpeval.adapters.registry import ADAPTER_REGISTRY
+from xpeval.evals.acceptance.sources.tool_files import BUILTIN_CORPUS
+from xpeval.evals.cli import main
 
 ISSUE_FIELDS = {
     "adapter", "schema", "verdict", "losses", "violations", "loss_rate", "false_rejections", "rewritten",
@@ -135,7 +135,7 @@ def test_nothing_in_the_projects_corpus_is_sent_with_a_rule_broken(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _, lines, _ = _run(capsys, "--json", "--no-fidelity")
-    assert len(lines) == len(ADAPTER_REGISTRY) * len(list(DEFAULT_CORPUS.rglob("*.json")))
+    assert len(lines) == len(ADAPTER_REGISTRY) * len(list(BUILTIN_CORPUS.rglob("*.json")))
     offending = [
         (line["adapter"], line["schema"], [v["rule"] for v in line["violations"]])
         for line in lines

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from evals.cassettes import Interaction, load_cassette
-from evals.decode import decode_cassette, infer_wire
 from tests._corpus import corpus_files, corpus_path
+from xpeval.evals.cassettes import Interaction, load_cassette
+from xpeval.evals.cassettes.decode import decode_cassette, infer_wire
 
 CASSETTES = corpus_files("cassettes/*/*.yaml")
 
@@ -303,7 +303,7 @@ def test_decode_cli_prints_one_json_line_per_interaction() -> None:
         "mirascope__test_call_with_tools__anthropic_claude_sonnet_4_0__stream.yaml",
     )
     out = subprocess.run(
-        [sys.executable, "-m", "evals.cli", "decode", "--json", str(path)],
+        [sys.executable, "-m", "xpeval", "decode", "--json", str(path)],
         capture_output=True,
         text=True,
         check=True,

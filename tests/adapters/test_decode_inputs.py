@@ -36,7 +36,9 @@ CHAT_BODY = {
 
 def decode(path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "evals.cli", "decode", "--json", str(path)], capture_output=True, text=True
+        [sys.executable, "-m", "xpeval", "decode", "--json", str(path)],
+        capture_output=True,
+        text=True,
     )
 
 
@@ -225,9 +227,9 @@ def test_a_responses_refusal_part_is_its_own_field_not_text(tmp_path: Path) -> N
 
 
 def test_a_refusal_scores_as_no_call() -> None:
-    from adapters.contract import TurnResult
-    from evals.cases import load_cases
-    from evals.scoring import score
+    from xpeval.adapters.contract import TurnResult
+    from xpeval.evals.cases import load_cases
+    from xpeval.evals.verdict.scoring import score
 
     irrelevant = next(c.case for c in load_cases() if c.case.category == "irrelevance")
     simple = next(c.case for c in load_cases() if c.case.category == "simple")

@@ -24,10 +24,10 @@ from tests._corpus import REPO_ROOT
 PLUGIN = textwrap.dedent('''
     """DeepSeek for xpeval: the openai-chat contract at its own base URL and key."""
 
-    from adapters.adapter import Capabilities
-    from adapters.providers import openai
-    from adapters.providers._spec import Provider
-    from adapters.registry import WrapperEntry
+    from xpeval.adapters.adapter import Capabilities
+    from xpeval.adapters.providers import openai
+    from xpeval.adapters.providers._spec import Provider
+    from xpeval.adapters.registry import WrapperEntry
 
     DEEPSEEK = WrapperEntry(
         contract_parent="openai-chat",
@@ -71,7 +71,7 @@ def install(folder: Path, entries: dict[str, str]) -> dict[str, str]:
 
 def xpeval(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "evals.cli", *args],
+        [sys.executable, "-m", "xpeval", *args],
         cwd=cwd,
         env=env,
         capture_output=True,

@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from adapters.adapter import AdapterSettings
-from adapters.contract import WIRE_NAMES
-from adapters.providers import openai
-from adapters.registry import (
+from tests._cli import xpeval
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.contract import WIRE_NAMES
+from xpeval.adapters.providers import openai
+from xpeval.adapters.registry import (
     ADAPTER_REGISTRY,
     DirectEntry,
     RegistryError,
@@ -22,7 +23,6 @@ from adapters.registry import (
     unregister_adapter,
     validate_registry,
 )
-from tests._cli import xpeval
 
 
 def test_every_wrapper_resolves_to_a_direct_wire(adapter_id: str) -> None:

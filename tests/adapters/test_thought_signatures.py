@@ -6,12 +6,12 @@ import asyncio
 import base64
 import json
 
-from adapters.adapter import AdapterSettings
-from adapters.contract import ToolResultMessage, ToolSpec, TurnRequest, UserMessage
-from adapters.registry import create_adapter
-from evals.cassettes import load_cassette
-from evals.cassettes.transport import InOrderReplay
 from tests._corpus import corpus_path
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.contract import ToolResultMessage, ToolSpec, TurnRequest, UserMessage
+from xpeval.adapters.registry import create_adapter
+from xpeval.evals.cassettes import load_cassette
+from xpeval.evals.cassettes.ordered_replay import InOrderReplay
 
 
 def test_a_recorded_thought_signature_is_echoed_on_the_replayed_call() -> None:

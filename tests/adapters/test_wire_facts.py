@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from adapters.contract import WIRE_NAMES, ToolSpec, TurnRequest, TurnResult, UserMessage, WireName
-from adapters.registry import effective_contract
-from adapters.schema import DIALECTS, Dialect, prepare_tools
-from adapters.wires import get_wire, wire_for_path
-from evals.conformance._fixtures import WEATHER, request, scripted
-from evals.emulator import Reply
+from xpeval.adapters.contract import WIRE_NAMES, ToolSpec, TurnRequest, TurnResult, UserMessage, WireName
+from xpeval.adapters.registry import effective_contract
+from xpeval.adapters.schema import DIALECTS, Dialect, prepare_tools
+from xpeval.adapters.wires import get_wire, wire_for_path
+from xpeval.evals.conformance._fixtures import WEATHER, request, scripted
+from xpeval.evals.emulator import Reply
 
 NOW = ToolSpec(name="now", description="The time.", parameters={"type": "object", "properties": {}})
 

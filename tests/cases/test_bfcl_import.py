@@ -13,12 +13,18 @@ from typing import Any
 
 import pytest
 
-from evals.cases import load_cases
-from evals.cases.bfcl import CATEGORY_MAP, NOT_IMPORTED, BfclConversionError, convert_entry, convert_schema
-from evals.cases.bfcl_data import BfclDataError, bfcl_data_dir, category_files, convert_category
-from evals.cli import main
-from evals.scoring import score
 from tests._corpus import corpus_files, corpus_path
+from xpeval.evals.cases import load_cases
+from xpeval.evals.cases.bfcl import (
+    CATEGORY_MAP,
+    NOT_IMPORTED,
+    BfclConversionError,
+    convert_entry,
+    convert_schema,
+)
+from xpeval.evals.cases.bfcl_data import BfclDataError, bfcl_data_dir, category_files, convert_category
+from xpeval.evals.cli import main
+from xpeval.evals.verdict.scoring import score
 
 PSEUDO_TYPED = {
     "type": "dict",
@@ -247,7 +253,7 @@ def test_cli_writes_json_lines_that_load_back_as_cases(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = fake_data_dir(tmp_path)
-    monkeypatch.setattr("evals.commands.cases.bfcl_data_dir", lambda: data)
+    monkeypatch.setattr("xpeval.evals.commands.cases.bfcl_data_dir", lambda: data)
     assert main(["cases", "bfcl", "--categories", "simple_python,live_irrelevance"]) == 0
     captured = capsys.readouterr()
     lines = captured.out.splitlines()

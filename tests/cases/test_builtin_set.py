@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 
-from evals.cases import BUILTIN_DIR, CATEGORIES, Case, load_case_file, load_cases
-from evals.cases.schema_root import root_properties
+from xpeval.evals.cases import BUILTIN_DIR, CATEGORIES, Case, load_case_file, load_cases
+from xpeval.evals.cases.schema_root import root_properties
 
 BUILTIN = [item.case for item in load_cases()]
 BUILTIN_FILES = sorted(p for p in BUILTIN_DIR.iterdir() if p.suffix in (".yaml", ".yml", ".jsonl"))

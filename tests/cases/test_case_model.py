@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from adapters.contract import ToolSpec, TurnRequest, UserMessage
-from evals.cases import Case, load_case_file, load_cases
-from evals.cases.scripted import ScriptedToolError, UnscriptedCallError, scripted_handler
-from evals.errors import UserError
+from xpeval.adapters.contract import ToolSpec, TurnRequest, UserMessage
+from xpeval.evals.cases import Case, load_case_file, load_cases
+from xpeval.evals.cases.scripted import ScriptedToolError, UnscriptedCallError, scripted_handler
+from xpeval.evals.errors import UserError
 
 ISSUE_EXAMPLE = """
 id: weather_simple_01

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.cases import BUILTIN_DIR, load_cases
-from evals.cli import main
+from xpeval.evals.cases import BUILTIN_DIR, load_cases
+from xpeval.evals.cli import main
 
 
 def test_list_json_gives_id_category_tools_and_file_of_every_builtin_case(

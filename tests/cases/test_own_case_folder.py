@@ -55,7 +55,7 @@ def project(tmp_path: Path) -> Path:
 def xpeval(root: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "evals.cli", *args],
+        [sys.executable, "-m", "xpeval", *args],
         cwd=cwd or root,
         env=env,
         capture_output=True,
@@ -114,7 +114,7 @@ def test_an_empty_case_folder_says_so(tmp_path: Path) -> None:
 def test_the_case_file_schema_accepts_every_built_in_file() -> None:
     import jsonschema
 
-    from evals.commands.cases import case_file_schema
+    from xpeval.evals.commands.cases import case_file_schema
 
     validator = jsonschema.Draft202012Validator(case_file_schema())
     for path in (REPO_ROOT / "evals" / "cases" / "builtin").glob("*.yaml"):

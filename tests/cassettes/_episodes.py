@@ -9,13 +9,13 @@ from typing import Any
 
 import httpx2
 
-from adapters.adapter import AdapterSettings
-from adapters.contract import ToolCall, TurnRequest, TurnResult, Usage
-from adapters.registry import create_adapter, effective_contract
-from adapters.wires import get_wire
-from evals.cases import Case, load_cases
-from evals.cassettes import CassetteStore, Episode, Mode, Source, open_episode
-from evals.emulator import Reply, ScriptedTransport
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.contract import ToolCall, TurnRequest, TurnResult, Usage
+from xpeval.adapters.registry import create_adapter, effective_contract
+from xpeval.adapters.wires import get_wire
+from xpeval.evals.cases import Case, load_cases
+from xpeval.evals.cassettes import CassetteStore, Episode, Mode, Source, open_episode
+from xpeval.evals.emulator import Reply, ScriptedTransport
 
 MODEL = "test-model"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evals.cassettes import CassetteStore
 from tests._cli import xpeval
 from tests._corpus import REPO_ROOT
+from xpeval.evals.cassettes import CassetteStore
 
 COMMITTED = CassetteStore(REPO_ROOT / "cassettes")
 # One plain and one streamed recording on two wires (streams alternate by case id).

@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
-from adapters.adapter import AdapterSettings
-from adapters.contract import JsonObject
-from adapters.wires.openai_chat import OpenAIChatWire
-from evals.cases import Case, load_cases
-from evals.cassettes import CassetteStore, Mode, open_episode
-from evals.cli import main
-from evals.emulator import EmulatorServer
-from evals.emulator.case_script import CaseEmulator
-from evals.play import play_case
-from evals.targets import build_adapter
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.contract import JsonObject
+from xpeval.adapters.wires.openai_chat import OpenAIChatWire
+from xpeval.evals.cases import Case, load_cases
+from xpeval.evals.cassettes import CassetteStore, Mode, open_episode
+from xpeval.evals.cli import main
+from xpeval.evals.emulator import EmulatorServer
+from xpeval.evals.emulator.case_script import CaseEmulator
+from xpeval.evals.running.play import play_case
+from xpeval.evals.running.targets import build_adapter
 
 ADAPTERS = ("openai-chat", "google-genai")
 CASE_IDS = ("calc_simple_01", "calendar_multi_turn_01")

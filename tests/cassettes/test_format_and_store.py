@@ -9,12 +9,12 @@ import httpx2
 import pytest
 import vcr
 
-from adapters.adapter import AdapterSettings
-from adapters.registry import create_adapter
-from evals.cassettes import CassetteError, CassetteStore, Mode, load_cassette, open_episode
-from evals.cassettes.matching import request_key
 from tests._corpus import corpus_files
 from tests.cassettes._episodes import MODEL, SIMPLE, answer, builtin_case, record, request_for
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.registry import create_adapter
+from xpeval.evals.cassettes import CassetteError, CassetteStore, Mode, load_cassette, open_episode
+from xpeval.evals.cassettes.matching import request_key
 
 CASE = builtin_case(SIMPLE)
 CORPUS = corpus_files("cassettes/*/*.yaml")

@@ -13,12 +13,12 @@ from tests.cassettes._episodes import SIMPLE
 TEST_FILE = textwrap.dedent(f'''
     import asyncio
 
-    from adapters.adapter import AdapterSettings
-    from adapters.contract import TurnResult
-    from adapters.registry import create_adapter
-    from adapters.wires import get_wire
-    from evals.cases import load_cases
-    from evals.emulator import Reply, ScriptedTransport
+    from xpeval.adapters.adapter import AdapterSettings
+    from xpeval.adapters.contract import TurnResult
+    from xpeval.adapters.registry import create_adapter
+    from xpeval.adapters.wires import get_wire
+    from xpeval.evals.cases import load_cases
+    from xpeval.evals.emulator import Reply, ScriptedTransport
 
     CASE = next(i.case for i in load_cases() if i.case.id == "{SIMPLE}")
 

@@ -8,13 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from adapters.adapter import AdapterSettings
-from adapters.registry import create_adapter
-from adapters.wires import get_wire
-from evals.cassettes import CassetteStore, Mode, open_episode
-from evals.cassettes import cassette as cassette_module
-from evals.cassettes.meta import xpeval_version
-from evals.emulator import Reply, ScriptedTransport
 from tests.cassettes._episodes import (
     MODEL,
     SIMPLE,
@@ -26,6 +19,13 @@ from tests.cassettes._episodes import (
     request_for,
     scripted,
 )
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.registry import create_adapter
+from xpeval.adapters.wires import get_wire
+from xpeval.evals.cassettes import CassetteStore, Mode, open_episode
+from xpeval.evals.cassettes import cassette as cassette_module
+from xpeval.evals.cassettes.meta import xpeval_version
+from xpeval.evals.emulator import Reply, ScriptedTransport
 
 CASE = builtin_case(SIMPLE)
 
@@ -150,7 +150,7 @@ def test_recorded_bodies_are_readable_text_even_when_the_provider_gzips(store: C
 
     import httpx2
 
-    from adapters.wires import get_wire
+    from xpeval.adapters.wires import get_wire
 
     rendered = get_wire("openai-chat").render(answer(text="compressed answer"), model="m", stream=False)
     upstream = httpx2.MockTransport(

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evals.cassettes import CassetteStore, Mode, open_episode
 from tests.cassettes._episodes import (
     MODEL,
     SIMPLE,
@@ -20,6 +19,7 @@ from tests.cassettes._episodes import (
     replay,
     request_for,
 )
+from xpeval.evals.cassettes import CassetteStore, Mode, open_episode
 
 CASE = builtin_case(SIMPLE)
 COMMAND = f"xpeval run --mode record --adapters openai-chat --cases {SIMPLE} --models openai-chat=test-model"

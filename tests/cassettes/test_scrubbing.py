@@ -19,12 +19,12 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from adapters.adapter import AdapterSettings
-from adapters.contract import TurnRequest, UserMessage
-from adapters.registry import create_adapter, providers
-from evals.cassettes import CassetteStore, Mode, load_cassette, open_episode
-from evals.emulator import EmulatorServer, Reply
 from tests.cassettes._episodes import MODEL, SIMPLE, answer, builtin_case
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.contract import TurnRequest, UserMessage
+from xpeval.adapters.registry import create_adapter, providers
+from xpeval.evals.cassettes import CassetteStore, Mode, load_cassette, open_episode
+from xpeval.evals.emulator import EmulatorServer, Reply
 
 CASE = builtin_case(SIMPLE)
 PROVIDER_KEY_VARIABLES = sorted({var for provider in providers() for var in provider.key_vars})

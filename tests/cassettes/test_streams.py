@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from evals.cassettes import CassetteStore, Mode
-from evals.emulator import EmulatorServer, Reply
 from tests.cassettes._episodes import MODEL, SIMPLE, answer, builtin_case, play, request_for
+from xpeval.evals.cassettes import CassetteStore, Mode
+from xpeval.evals.emulator import EmulatorServer, Reply
 
 CASE = builtin_case(SIMPLE)
 REPLAY_BOUND = 10.0

@@ -18,15 +18,15 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from adapters.adapter import AdapterSettings
-from adapters.contract import TurnResult, WireName
-from adapters.registry import create_adapter, direct_adapter_for_wire
-from adapters.wires import get_wire
-from evals.cassettes import Interaction, load_cassette
-from evals.cassettes.transport import recorded_response
-from evals.decode import _model_of, decode_interaction, infer_wire
-from evals.emulator import EmulatorServer, Reply
 from tests._corpus import corpus_files, corpus_path
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.contract import TurnResult, WireName
+from xpeval.adapters.registry import create_adapter, direct_adapter_for_wire
+from xpeval.adapters.wires import get_wire
+from xpeval.evals.cassettes import Interaction, load_cassette
+from xpeval.evals.cassettes.decode import _model_of, decode_interaction, infer_wire
+from xpeval.evals.cassettes.ordered_replay import recorded_response
+from xpeval.evals.emulator import EmulatorServer, Reply
 
 OWN_HOSTS: dict[WireName, str] = {
     "openai-chat": "api.openai.com",

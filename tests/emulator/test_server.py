@@ -10,10 +10,10 @@ from typing import Any
 import httpx2
 import pytest
 
-from adapters.adapter import AdapterSettings
-from adapters.contract import ToolCall, TurnRequest, TurnResult, UserMessage
-from adapters.registry import adapter_ids, create_adapter, effective_contract
-from evals.emulator import EmulatorServer, Reply
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.contract import ToolCall, TurnRequest, TurnResult, UserMessage
+from xpeval.adapters.registry import adapter_ids, create_adapter, effective_contract
+from xpeval.evals.emulator import EmulatorServer, Reply
 
 DIRECT = [a for a in adapter_ids() if effective_contract(a).chain == (a,)]
 REQUEST = TurnRequest(model="emulated-model", messages=[UserMessage(content="Weather in Paris?")])

@@ -13,10 +13,10 @@ from collections.abc import Callable
 
 import httpx2
 
-from adapters.contract import ProviderError, ToolCall, TurnResult, Usage, WireName
-from adapters.wires import RenderedResponse, get_wire
-from evals.cases import Case
-from evals.emulator import EmulatorServer, Reply
+from xpeval.adapters.contract import ProviderError, ToolCall, TurnResult, Usage, WireName
+from xpeval.adapters.wires import RenderedResponse, get_wire
+from xpeval.evals.cases import Case
+from xpeval.evals.emulator import EmulatorServer, Reply
 
 ANSWER = TurnResult(
     text="Converting 26.2 miles to kilometres for you now.",
@@ -113,7 +113,7 @@ class FaultEmulator:
         self.replies = replies
 
     def upstream_for(self, case: Case, adapter_id: str) -> httpx2.AsyncBaseTransport:
-        from adapters.registry import effective_contract
+        from xpeval.adapters.registry import effective_contract
 
         wire = effective_contract(adapter_id).wire
         reply = FAULTS[self.fault](wire, self.stream)

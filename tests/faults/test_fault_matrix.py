@@ -11,14 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from evals.cases import load_cases
-from evals.cassettes import CassetteStore, Mode
-from evals.emulator import EmulatorServer
-from evals.plan import PlannedEpisode, RunPlan
-from evals.results import ResultRow, ResultsFile, RunHeader, final_results
-from evals.runner import Runner, RunSettings
-from evals.targets import EpisodeFactory, TargetPicker
 from tests.faults.fault_server import FAULTS, STREAM_ONLY, FaultEmulator
+from xpeval.evals.cases import load_cases
+from xpeval.evals.cassettes import CassetteStore, Mode
+from xpeval.evals.emulator import EmulatorServer
+from xpeval.evals.results.file import ResultsFile, final_results
+from xpeval.evals.results.rows import ResultRow, RunHeader
+from xpeval.evals.results.run_plan import RunPlan
+from xpeval.evals.running.plan import PlannedEpisode
+from xpeval.evals.running.runner import Runner, RunSettings
+from xpeval.evals.running.targets import EpisodeFactory, TargetPicker
 
 DIRECT = ["openai-chat", "openai-responses", "anthropic-messages", "google-genai"]
 CASES = [c.case for c in load_cases() if c.case.category == "simple"][:3]

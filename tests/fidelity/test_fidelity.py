@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from evals.schemas.fidelity import ArgumentMappings, content_seed, draw_instances, measure_fidelity
+from xpeval.evals.acceptance.fidelity import ArgumentMappings, content_seed, draw_instances, measure_fidelity
 
 PERSON: dict[str, Any] = {
     "type": "object",
@@ -181,7 +181,7 @@ def test_a_schema_hypothesis_can_barely_satisfy_is_cut_off_by_the_hard_limit() -
     # unsatisfiable, and hypothesis-jsonschema filters for ~17 s before it gives up
     script = """
 import time
-import evals.schemas.fidelity as fidelity
+import xpeval.evals.acceptance.fidelity as fidelity
 fidelity.HARD_SECONDS = 1.0
 integer = {"type": "integer", "multipleOf": 0.5, "minimum": -4, "maximum": 7, "exclusiveMinimum": 0,
            "exclusiveMaximum": 5}

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from evals.results import ResultRow
-from evals.scorecard import results_frame
+from xpeval.evals.results.rows import ResultRow
+from xpeval.evals.verdict.scorecard import results_frame
 
 
 def row(

@@ -9,15 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from evals.plan import RunPlan
-from evals.results import ResultsFile, RunHeader
 from tests._corpus import REPO_ROOT
 from tests.gate._rows import outcomes
+from xpeval.evals.results.file import ResultsFile
+from xpeval.evals.results.rows import RunHeader
+from xpeval.evals.results.run_plan import RunPlan
 
 
 def gate(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "evals.cli", "gate", *args], cwd=REPO_ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "xpeval", "gate", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
     )
 
 

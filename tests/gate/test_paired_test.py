@@ -8,10 +8,11 @@ from xml.etree import ElementTree
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evals.baseline import Baseline, update
-from evals.gate import RunScope, baseline_for_run, can_reject, evaluate, holm, junit_xml, mcnemar_exact
-from evals.results import ResultRow
 from tests.gate._rows import flipped, frame, outcomes
+from xpeval.evals.results.rows import ResultRow
+from xpeval.evals.verdict.baseline import Baseline, update
+from xpeval.evals.verdict.gate import RunScope, baseline_for_run, evaluate, junit_xml
+from xpeval.evals.verdict.paired_test import can_reject, holm, mcnemar_exact
 
 BASE = [True] * 70 + [False] * 36
 """A local-model row at 66 % (70/106), the issue's starting point."""

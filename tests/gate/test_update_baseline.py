@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evals.baseline import Baseline, Thresholds, read_baseline, refusals, update
-from evals.errors import UserError
 from tests.gate._rows import frame, outcomes, row
+from xpeval.evals.errors import UserError
+from xpeval.evals.verdict.baseline import Baseline, Thresholds, read_baseline, refusals, update
 
 
 def test_a_run_with_every_episode_an_error_is_refused() -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from evals.load import LoadedRun
-from evals.plan import RunPlan
-from evals.results import RunHeader
 from tests.gate._rows import frame, outcomes
+from xpeval.evals.results.load import LoadedRun
+from xpeval.evals.results.rows import RunHeader
+from xpeval.evals.results.run_plan import RunPlan
 
 
 def loaded(
@@ -39,7 +39,7 @@ def bulk(run: str, rows: int, *, started: str = "2026-12-01T03:00:00+00:00") -> 
     """A finished run of `rows` episodes built column-wise (fast enough for millions)."""
     import pandas as pd
 
-    from evals.load import FRAME_COLUMNS
+    from xpeval.evals.results.load import FRAME_COLUMNS
 
     cases = [f"case_{i:07d}" for i in range(rows)]
     correct = pd.Series([i % 3 != 0 for i in range(rows)])

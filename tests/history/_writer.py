@@ -11,8 +11,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from evals.history import append
 from tests.history._runs import bulk
+from xpeval.evals.results.history import append
 
 
 def main(store: str, prefix: str, count: str, rows: str) -> None:

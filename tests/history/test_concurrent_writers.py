@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from evals.history import append, load_history, runs
 from tests._corpus import REPO_ROOT
 from tests.history._runs import loaded
+from xpeval.evals.results.history import append, load_history, runs
 
 
 def _writer(store: Path, prefix: str, count: int, rows: int) -> subprocess.Popen[str]:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evals.history import TREND_COLUMNS, append, load_history, runs
-from evals.suite import SuiteConfig, run_suite
 from tests._cli import xpeval
 from tests._corpus import REPO_ROOT
 from tests.history._runs import loaded
+from xpeval.evals.results.history import append, load_history, runs
+from xpeval.evals.running.suite import SuiteConfig, run_suite
+from xpeval.evals.verdict.trend import TREND_COLUMNS
 
 
 def _store(tmp_path: Path) -> Path:

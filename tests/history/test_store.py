@@ -7,8 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evals.errors import UserError
-from evals.history import (
+from tests.history._runs import loaded
+from xpeval.evals.errors import UserError
+from xpeval.evals.results.history import (
     HISTORY_COLUMNS,
     SCHEMA_TABLE,
     append,
@@ -18,8 +19,7 @@ from evals.history import (
     load_schema_history,
     runs,
 )
-from evals.load import FRAME_COLUMNS
-from tests.history._runs import loaded
+from xpeval.evals.results.load import FRAME_COLUMNS
 
 
 def test_a_run_lands_in_its_date_partition_with_the_run_columns(tmp_path: Path) -> None:

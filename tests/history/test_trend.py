@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from evals.errors import UserError
-from evals.history import TREND_COLUMNS, append, load_history, trend
-from evals.scorecard import RATES, scorecard, wilson
 from tests.gate._rows import frame, outcomes, row
 from tests.history._runs import loaded
+from xpeval.evals.errors import UserError
+from xpeval.evals.results.history import append, load_history
+from xpeval.evals.verdict.scorecard import RATES, scorecard, wilson
+from xpeval.evals.verdict.trend import TREND_COLUMNS, trend
 
 
 def test_the_trend_has_exactly_its_columns_one_row_per_run_and_row(tmp_path: Path) -> None:
@@ -66,7 +67,7 @@ def test_a_metric_that_applies_to_no_episode_has_no_row(tmp_path: Path) -> None:
 
 
 def test_an_empty_history_is_an_empty_trend_with_the_columns() -> None:
-    from evals.history import SCHEMA
+    from xpeval.evals.results.history import SCHEMA
 
     empty = SCHEMA.empty_table().to_pandas()
     assert list(trend(empty).columns) == TREND_COLUMNS

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.local_model import Artifacts, LocalModelPaths, LocalModelServer
+from xpeval.evals.local_model import Artifacts, LocalModelPaths, LocalModelServer
 
 FAKE_SERVER_SOURCE = Path(__file__).with_name("fake_llama_server.py")
 

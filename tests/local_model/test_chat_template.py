@@ -11,7 +11,7 @@ from typing import Any
 import jinja2
 import pytest
 
-from evals.local_model import chat_template_path
+from xpeval.evals.local_model import chat_template_path
 
 FENCED_CALL = re.compile(r"```json\n(.*?)\n```", re.DOTALL)
 

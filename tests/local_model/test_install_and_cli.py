@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from evals.cli import main
-from evals.local_model import MODELS, ExtraNotInstalledError, LocalModelPaths, artifacts
-from evals.local_model.install import CMAKE_ARGS, build_environment, extra_requirements
+from xpeval.evals.cli import main
+from xpeval.evals.local_model import MODELS, ExtraNotInstalledError, LocalModelPaths, artifacts
+from xpeval.evals.local_model.install import CMAKE_ARGS, build_environment, extra_requirements
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -86,7 +86,7 @@ def test_serve_without_the_extra_is_one_clear_line_and_exit_2(
 ) -> None:
     monkeypatch.setenv("XPEVAL_LOCAL_MODEL_DIR", str(tmp_path))
     monkeypatch.setattr(artifacts, "package_dir", lambda name: None)
-    monkeypatch.setattr("evals.local_model.server.port_is_open", lambda port, host="127.0.0.1": False)
+    monkeypatch.setattr("xpeval.evals.local_model.server.port_is_open", lambda port, host="127.0.0.1": False)
 
     assert main(["local-model", "serve"]) == 2
     err = capsys.readouterr().err
@@ -97,7 +97,7 @@ def test_status_of_a_stopped_server_exits_3(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("XPEVAL_LOCAL_MODEL_DIR", str(tmp_path))
-    monkeypatch.setattr("evals.local_model.server.port_is_open", lambda port, host="127.0.0.1": False)
+    monkeypatch.setattr("xpeval.evals.local_model.server.port_is_open", lambda port, host="127.0.0.1": False)
 
     assert main(["local-model", "status"]) == 3
     assert (

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.adapter import AdapterSettings
-from adapters.contract import ForceTool, ToolSpec, TurnRequest, UserMessage
-from adapters.registry import adapter_ids, effective_contract
-from evals.local_model import (
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.contract import ForceTool, ToolSpec, TurnRequest, UserMessage
+from xpeval.adapters.registry import adapter_ids, effective_contract
+from xpeval.evals.local_model import (
     DEFAULT_MODEL,
     MODELS,
     LocalModelError,

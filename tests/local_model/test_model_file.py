@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evals.local_model import ModelIntegrityError
-from evals.local_model.gguf import assemble, is_verified
 from tests.local_model.conftest import write_parts
+from xpeval.evals.local_model import ModelIntegrityError
+from xpeval.evals.local_model.gguf import assemble, is_verified
 
 CONTENTS = [b"first|", b"second|", b"third"]
 WHOLE = b"".join(CONTENTS)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.local_model import (
+from xpeval.evals.local_model import (
     DEFAULT_MODEL,
     MODEL_ALIAS,
     MODELS,
@@ -21,8 +21,8 @@ from evals.local_model import (
     artifacts,
     get_model,
 )
-from evals.local_model.gguf import read_metadata
-from evals.local_model.models import QWEN_CODER_0_5B, QWEN_CODER_1_5B, check_unique, select
+from xpeval.evals.local_model.gguf import read_metadata
+from xpeval.evals.local_model.models import QWEN_CODER_0_5B, QWEN_CODER_1_5B, check_unique, select
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "evals" / "local_model"

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from evals.local_model.pidfile import (
+from xpeval.evals.local_model.pidfile import (
     ServerRecord,
     is_our_server,
     process_start_ticks,

@@ -18,8 +18,10 @@ from typing import Any
 import httpx2
 import pytest
 
-from adapters.contract import ToolSpec, TurnRequest, TurnResult, UserMessage
-from evals.local_model import (
+from tests.local_model.conftest import free_port
+from tests.local_model.test_chat_template import render
+from xpeval.adapters.contract import ToolSpec, TurnRequest, TurnResult, UserMessage
+from xpeval.evals.local_model import (
     DEFAULT_MODEL,
     MODELS,
     ExtraNotInstalledError,
@@ -29,11 +31,9 @@ from evals.local_model import (
     create_local_adapter,
     find_artifacts,
 )
-from evals.local_model.config import REPLY_TOKENS
-from evals.local_model.gguf import read_metadata
-from evals.local_model.pidfile import is_alive
-from tests.local_model.conftest import free_port
-from tests.local_model.test_chat_template import render
+from xpeval.evals.local_model.config import REPLY_TOKENS
+from xpeval.evals.local_model.gguf import read_metadata
+from xpeval.evals.local_model.pidfile import is_alive
 
 pytestmark = pytest.mark.slow
 

@@ -10,10 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from evals.local_model import LocalModelError, LocalModelServer
-from evals.local_model.pidfile import ServerRecord, is_alive, process_start_ticks, read_record, write_record
-from evals.local_model.server import health
 from tests.local_model.conftest import free_port
+from xpeval.evals.local_model import LocalModelError, LocalModelServer
+from xpeval.evals.local_model.pidfile import (
+    ServerRecord,
+    is_alive,
+    process_start_ticks,
+    read_record,
+    write_record,
+)
+from xpeval.evals.local_model.server import health
 
 
 def test_serve_returns_once_the_server_is_healthy_and_records_its_pid(fake_server: LocalModelServer) -> None:

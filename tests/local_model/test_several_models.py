@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from evals.cli import main
-from evals.local_model import (
+from tests.local_model.conftest import free_port
+from xpeval.evals.cli import main
+from xpeval.evals.local_model import (
     MODELS,
     Artifacts,
     LocalModelError,
@@ -19,8 +20,7 @@ from evals.local_model import (
     ServedModel,
     models,
 )
-from evals.local_model.pidfile import is_alive, read_record, write_record
-from tests.local_model.conftest import free_port
+from xpeval.evals.local_model.pidfile import is_alive, read_record, write_record
 
 ONE, TWO = MODELS[0], MODELS[1]
 
@@ -94,7 +94,7 @@ def cli_models(
     table = tuple(dataclasses.replace(model, port=free_port()) for model in MODELS)
     monkeypatch.setattr(models, "MODELS", table)
     monkeypatch.setattr(models, "DEFAULT_MODEL", table[0])
-    monkeypatch.setattr("evals.local_model.server.find_artifacts", lambda model=None: fake_artifacts)
+    monkeypatch.setattr("xpeval.evals.local_model.server.find_artifacts", lambda model=None: fake_artifacts)
     monkeypatch.setenv("XPEVAL_LOCAL_MODEL_DIR", str(tmp_path / "home"))
     yield list(table)
     for model in table:

@@ -9,16 +9,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evals.baseline import read_baseline
-from evals.errors import UserError
-from evals.gate import baseline_for_run, diff_text, evaluate
-from evals.load import load_run
-from evals.merge import merge_shards
-from evals.results import IncompleteRunError
-from evals.scorecard import scorecard
-from evals.suite import SuiteConfig, run_suite, scope_of
 from tests._cli import xpeval
 from tests._corpus import REPO_ROOT
+from xpeval.evals.errors import UserError
+from xpeval.evals.results.file import IncompleteRunError
+from xpeval.evals.results.load import load_run
+from xpeval.evals.results.merge import merge_shards
+from xpeval.evals.running.suite import SuiteConfig, run_suite, scope_of
+from xpeval.evals.verdict.baseline import read_baseline
+from xpeval.evals.verdict.gate import baseline_for_run, diff_text, evaluate
+from xpeval.evals.verdict.scorecard import scorecard
 
 
 def _run(

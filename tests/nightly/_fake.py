@@ -9,10 +9,10 @@ from typing import Any
 
 import httpx2
 
-from adapters.contract import TurnResult
-from adapters.wires import wire_for_path
-from evals.cases import Case, load_cases
-from evals.emulator.case_script import replies_for
+from xpeval.adapters.contract import TurnResult
+from xpeval.adapters.wires import wire_for_path
+from xpeval.evals.cases import Case, load_cases
+from xpeval.evals.emulator.case_script import replies_for
 
 WRONG_TEXT = "I am not sure which tool to use."
 INSTALL = "xpeval local-model install"

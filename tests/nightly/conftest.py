@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evals.nightly import NightlyConfig
 from tests._corpus import REPO_ROOT
 from tests.nightly._fake import PerfectModel
+from xpeval.evals.nightly.run import NightlyConfig
 
 
 @pytest.fixture
@@ -18,12 +18,14 @@ def model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> PerfectModel:
     """Every live and local-model request of the suite goes to an in-memory perfect model; the
     real local servers (their PID files, their ports) are never consulted."""
     fake = PerfectModel()
-    monkeypatch.setattr("evals.targets.upstream_pool", fake.transport)
+    monkeypatch.setattr("xpeval.evals.running.targets.upstream_pool", fake.transport)
     # A run's id is its start second and its configuration's fingerprint: nightlies of one
     # configuration run back to back here would share an id (one history file), so each gets
     # its own minute.
     minutes = itertools.count()
-    monkeypatch.setattr("evals.suite.now_iso", lambda: f"2026-12-01T03:{next(minutes) % 60:02d}:00+00:00")
+    monkeypatch.setattr(
+        "xpeval.evals.running.suite.now_iso", lambda: f"2026-12-01T03:{next(minutes) % 60:02d}:00+00:00"
+    )
     monkeypatch.setenv("XPEVAL_LOCAL_MODEL_DIR", str(tmp_path / "local-model"))
     return fake
 

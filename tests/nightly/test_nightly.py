@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from evals.baseline import update
-from evals.history import load_history, runs
-from evals.load import load_run
-from evals.local_model.models import MODELS
-from evals.nightly import EXIT_ALERTS, EXIT_NOTHING, EXIT_PASSED, NightlyConfig, run_nightly
 from tests.nightly._fake import FakeServers, PerfectModel, set_keys
 from tests.nightly.conftest import with_
+from xpeval.evals.local_model.models import MODELS
+from xpeval.evals.nightly.run import EXIT_ALERTS, EXIT_NOTHING, EXIT_PASSED, NightlyConfig, run_nightly
+from xpeval.evals.results.history import load_history, runs
+from xpeval.evals.results.load import load_run
+from xpeval.evals.verdict.baseline import update
 
 DEFAULT, SMALL = MODELS[0].alias, MODELS[1].alias
 
@@ -133,7 +133,7 @@ def test_a_dry_run_plans_and_sends_nothing(
 
 
 def _simple_cases() -> list[str]:
-    from evals.cases import load_cases
+    from xpeval.evals.cases import load_cases
 
     return [item.case.id for item in load_cases() if item.case.category == "simple"]
 
@@ -205,9 +205,9 @@ def test_the_command_prints_the_summary_and_exits_by_it(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from evals.cli import main
+    from xpeval.evals.cli import main
 
-    monkeypatch.setattr("evals.nightly.InstalledServers", FakeServers)
+    monkeypatch.setattr("xpeval.evals.nightly.run.InstalledServers", FakeServers)
     summary_file = tmp_path / "step-summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary_file))
     flags = [

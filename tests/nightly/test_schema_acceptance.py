@@ -19,17 +19,17 @@ from typing import Any
 import httpx2
 import pytest
 
-from adapters.contract import TurnResult
-from adapters.registry import DirectEntry, get_entry, register_adapter, unregister_adapter
-from adapters.schema import Dialect
-from evals.emulator import EmulatorServer, Reply
-from evals.history import load_schema_history
-from evals.nightly import EXIT_ALERTS, EXIT_PASSED, NightlyConfig, predict, run_nightly
-from evals.schemas.tools import FoundTool, read_tools
 from tests._corpus import corpus_path
 from tests.acceptance.test_provider_rejections import REPLAYS
 from tests.nightly._fake import FakeServers, PerfectModel, set_keys
 from tests.nightly.conftest import with_
+from xpeval.adapters.contract import TurnResult
+from xpeval.adapters.registry import DirectEntry, get_entry, register_adapter, unregister_adapter
+from xpeval.adapters.schema import Dialect
+from xpeval.evals.acceptance.sources.tool_files import FoundTool, read_tools
+from xpeval.evals.emulator import EmulatorServer, Reply
+from xpeval.evals.nightly.run import EXIT_ALERTS, EXIT_PASSED, NightlyConfig, predict, run_nightly
+from xpeval.evals.results.history import load_schema_history
 
 LAGGING: dict[str, tuple[str, Dialect]] = {
     # adapter id: (the adapter whose wire and provider it has, the dialect it sends)
@@ -141,7 +141,7 @@ def test_live_answers_are_recorded_next_to_the_checkers_prediction(
     live: None,
     tmp_path: Path,
 ) -> None:
-    tools = read_tools([Path(__file__).resolve().parents[2] / "evals" / "schema_corpus"]).tools
+    tools = read_tools([Path(__file__).resolve().parents[2] / "evals" / "acceptance" / "corpus"]).tools
     rejections = RealRejections()
     scripts = ProviderScripts(server, tools, rejections)
 
@@ -182,7 +182,9 @@ def _probe_body(server: EmulatorServer, adapter_script: str) -> dict[str, Any]:
 def test_a_probe_is_one_user_message_one_tool_auto_and_the_smallest_budget(
     config: NightlyConfig, model: PerfectModel, server: EmulatorServer, lagging: None, live: None
 ) -> None:
-    tools = read_tools([Path(__file__).resolve().parents[2] / "evals" / "schema_corpus" / "basic"]).tools[:1]
+    tools = read_tools(
+        [Path(__file__).resolve().parents[2] / "evals" / "acceptance" / "corpus" / "basic"]
+    ).tools[:1]
     corpus = tools[0].path
     assert corpus is not None
     scripts = ProviderScripts(server, tools, RealRejections())
@@ -209,7 +211,7 @@ def test_a_probe_is_one_user_message_one_tool_auto_and_the_smallest_budget(
 def test_a_disagreement_and_a_newly_refused_tool_are_alerts(
     config: NightlyConfig, model: PerfectModel, server: EmulatorServer, lagging: None, live: None
 ) -> None:
-    tools = read_tools([Path(__file__).resolve().parents[2] / "evals" / "schema_corpus"]).tools
+    tools = read_tools([Path(__file__).resolve().parents[2] / "evals" / "acceptance" / "corpus"]).tools
     rejections = RealRejections()
     first = ProviderScripts(server, tools, rejections)
     nightly = _nightly(config)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from adapters.registry import providers
 from tests._corpus import REPO_ROOT
+from xpeval.adapters.registry import providers
 
 WORKFLOWS = REPO_ROOT / ".github" / "workflows"
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evals.plan import RunPlan
-from evals.results import CallRecord, ResultRow, ResultsFile, RowSource, RunHeader
+from xpeval.evals.results.file import ResultsFile
+from xpeval.evals.results.rows import CallRecord, ResultRow, RowSource, RunHeader
+from xpeval.evals.results.run_plan import RunPlan
 
 RUN = "2026-11-30T02:00:00+00:00-synthetic"
 CASES = {

@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 from matplotlib.image import imread
 
-from evals.load import load_run
-from evals.report import CHART_SOURCES, write_report
-from evals.report.plots import SOURCE_COLOURS
 from tests.report import chromium as browser
 from tests.report.conftest import SOURCES, schema_pairs, trend_frame, write_run
+from xpeval.evals.report import CHART_SOURCES, write_report
+from xpeval.evals.report.plots import SOURCE_COLOURS
+from xpeval.evals.results.load import load_run
 
 pytestmark = pytest.mark.slow
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from evals import SuiteConfig, run_suite
-from evals.cli import main
 from tests._corpus import REPO_ROOT
 from tests.report.conftest import schema_pairs, trend_frame, write_run
+from xpeval import SuiteConfig, run_suite
+from xpeval.evals.cli import main
 
 
 @pytest.fixture(autouse=True)
@@ -114,8 +114,8 @@ def _trend_without_rate(path: Path) -> Path:
 def test_report_takes_the_history_store_that_history_append_writes(tmp_path: Path) -> None:
     """`nox -s conformance` appends each run to reports/history (episode rows) and `nox -s report`
     passes that folder on: the page draws its trend instead of refusing the store."""
-    from evals.history import append
     from tests.history._runs import loaded
+    from xpeval.evals.results.history import append
 
     store = tmp_path / "history"
     append(store, loaded("run-1", [True, True, False, True]), kind="run", passed=True)

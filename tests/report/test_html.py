@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from evals.cases import load_cases
-from evals.load import load_run
-from evals.report import read_details, report_html, run_cases, write_report
-from evals.report.episodes import ordered_groups, verdict_of, verdicts
 from tests.report.conftest import CASES, RUN, SOURCES, schema_pairs, trend_frame, write_run
+from xpeval.evals.cases import load_cases
+from xpeval.evals.report import read_details, report_html, run_cases, write_report
+from xpeval.evals.report.episodes import ordered_groups, verdict_of, verdicts
+from xpeval.evals.results.load import load_run
 
 
 class _Page(HTMLParser):
@@ -223,7 +223,7 @@ def test_write_report_writes_the_page(tmp_path: Path, run_path: Path) -> None:
 
 @pytest.mark.parametrize("verdict", ["error", "malformed", "incorrect", "correct"])
 def test_every_verdict_has_its_style(verdict: str) -> None:
-    from evals.report.html import CSS
+    from xpeval.evals.report.html import CSS
 
     assert f"details.ep[data-verdict={verdict}]" in CSS
 

@@ -14,9 +14,9 @@ from matplotlib.axes import Axes
 from matplotlib.container import BarContainer, ErrorbarContainer
 from matplotlib.legend import Legend
 
-import evals.report
-from evals.load import load_run
-from evals.report import (
+import xpeval.evals.report
+from tests.report.conftest import ANSWERED_SOURCES, SOURCES, TREND_SOURCES, schema_pairs, trend_frame
+from xpeval.evals.report import (
     CHART_SOURCES,
     Chart,
     accuracy_charts,
@@ -27,8 +27,8 @@ from evals.report import (
     latency_note,
     schema_chart,
 )
-from evals.scorecard import by_category, scorecard
-from tests.report.conftest import ANSWERED_SOURCES, SOURCES, TREND_SOURCES, schema_pairs, trend_frame
+from xpeval.evals.results.load import load_run
+from xpeval.evals.verdict.scorecard import by_category, scorecard
 
 
 def _legend(ax: Axes) -> Legend:
@@ -207,13 +207,13 @@ def test_a_chart_is_self_contained_svg() -> None:
 
 
 def test_the_public_names_are_exactly_all() -> None:
-    names = evals.report.__all__
+    names = xpeval.evals.report.__all__
     assert len(names) == len(set(names))
     # not submodules, not `annotations` (the __future__ import), not pytest's `@py_*` (it rewrites
     # the asserts of the package its plugin comes from)
     public = {
         n
-        for n, v in vars(evals.report).items()
+        for n, v in vars(xpeval.evals.report).items()
         if n.isidentifier() and not n.startswith("_") and not ismodule(v) and n != "annotations"
     }
     assert public == set(names)

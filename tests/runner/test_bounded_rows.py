@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from evals.results import MAX_CALL_BYTES, MAX_VALUE_BYTES, CallRecord, bounded
 from tests.gate._rows import row
+from xpeval.evals.results.rows import MAX_CALL_BYTES, MAX_VALUE_BYTES, CallRecord, bounded
 
 BIG = "é" + "x" * (5 * 1024 * 1024)
 

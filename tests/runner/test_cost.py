@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import math
 
-from evals.cost import episode_cost
-from evals.scorecard import scorecard
 from tests.gate._rows import frame, row
+from xpeval.evals.running.cost import episode_cost
+from xpeval.evals.verdict.scorecard import scorecard
 
 
 def test_a_live_openai_episode_has_its_published_price() -> None:

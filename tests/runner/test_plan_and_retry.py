@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from adapters.contract import ProviderError
-from adapters.registry import UnknownAdapterError
-from evals.cases import load_cases
-from evals.errors import UserError
-from evals.plan import Shard, parse_models, plan, select_cases
-from evals.retry import backoff_delay
+from xpeval.adapters.contract import ProviderError
+from xpeval.adapters.registry import UnknownAdapterError
+from xpeval.evals.cases import load_cases
+from xpeval.evals.errors import UserError
+from xpeval.evals.results.run_plan import Shard
+from xpeval.evals.running.plan import parse_models, plan, select_cases
+from xpeval.evals.running.retry import backoff_delay
 
 CASES = [loaded.case for loaded in load_cases()]
 
@@ -66,7 +67,7 @@ def test_backoff_grows_exponentially_with_full_jitter() -> None:
 def test_a_run_against_providers_without_credentials_stops_before_any_request(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from evals.cli import main
+    from xpeval.evals.cli import main
 
     results = tmp_path / "results.jsonl"
     code = main(

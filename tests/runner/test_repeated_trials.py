@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from evals.load import load_run
-from evals.scorecard import flaky_cases, scorecard
 from tests._corpus import REPO_ROOT
 from tests.gate._rows import frame, row
+from xpeval.evals.results.load import load_run
+from xpeval.evals.verdict.scorecard import flaky_cases, scorecard
 
 
 def test_pass_at_1_is_over_cases_and_flaky_cases_are_listed() -> None:
@@ -53,7 +53,7 @@ def test_repeated_trials_record_and_replay(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "evals.cli",
+            "xpeval",
             "run",
             "--mode",
             "record",
@@ -71,7 +71,7 @@ def test_repeated_trials_record_and_replay(tmp_path: Path) -> None:
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     assert len(list((tmp_path / "c" / "openai-chat").rglob("*@2.yaml"))) == 14, "every trial its own cassette"
     replayed = subprocess.run(
-        [sys.executable, "-m", "evals.cli", "run", *common, "--results", str(tmp_path / "rep.jsonl")],
+        [sys.executable, "-m", "xpeval", "run", *common, "--results", str(tmp_path / "rep.jsonl")],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,

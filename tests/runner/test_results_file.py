@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.results import ResultRow, ResultsFile, RunHeader, final_results
+from xpeval.evals.results.file import ResultsFile, final_results
+from xpeval.evals.results.rows import ResultRow, RunHeader
 
 
 def header(fp: str = "f1") -> RunHeader:
@@ -82,7 +83,7 @@ def test_rows_are_written_off_the_caller_with_a_bounded_fsync_cadence(
     import os
     import threading
 
-    from evals import results as module
+    from xpeval.evals.results import file as module
 
     syncs: list[str] = []
     real = os.fsync

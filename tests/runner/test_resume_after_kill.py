@@ -10,8 +10,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from evals.results import ResultsFile, final_results
 from tests._corpus import REPO_ROOT
+from xpeval.evals.results.file import ResultsFile, final_results
 
 ARGS = [
     "run",
@@ -33,7 +33,7 @@ def xpeval(tmp: Path, name: str) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "evals.cli",
+        "xpeval",
         *ARGS,
         "--results",
         str(tmp / f"{name}.jsonl"),

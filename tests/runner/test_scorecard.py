@@ -8,8 +8,8 @@ import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evals.results import ResultRow, RowSource
-from evals.scorecard import by_category, results_frame, scorecard, to_markdown, wilson
+from xpeval.evals.results.rows import ResultRow, RowSource
+from xpeval.evals.verdict.scorecard import by_category, results_frame, scorecard, to_markdown, wilson
 
 
 def make_rows(

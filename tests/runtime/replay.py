@@ -1,6 +1,6 @@
 """Replay a cassette's responses, in order, to whatever the adapter sends; keep what it sent.
 
-A thin wrapper over `evals.cassettes.transport.InOrderReplay` (which already serves recorded
+A thin wrapper over `xpeval.evals.cassettes.ordered_replay.InOrderReplay` (which already serves recorded
 bytes in order and refuses requests beyond the recording) that also keeps each outgoing
 request body, so a test can compare the conversation it built with the recorded one.
 """
@@ -13,8 +13,8 @@ from typing import Any
 
 import httpx2
 
-from evals.cassettes.format import Interaction, load_cassette
-from evals.cassettes.transport import InOrderReplay
+from xpeval.evals.cassettes.format import Interaction, load_cassette
+from xpeval.evals.cassettes.ordered_replay import InOrderReplay
 
 
 class RecordingReplay:

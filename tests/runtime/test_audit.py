@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from evals.errors import UserError
-from evals.runtime import AuditRow, AuditSinkError, ToolRouter, read_audit_jsonl
+from xpeval.evals.errors import UserError
+from xpeval.evals.runtime import AuditRow, AuditSinkError, ToolRouter, read_audit_jsonl
 
 
 def busy_router(sink: Path | io.StringIO, window: int) -> ToolRouter:

@@ -1,7 +1,7 @@
 """The agent loop's state machine, driven by scripted provider replies.
 
 Replies are canonical TurnResults that each adapter's own wire renders into its provider's
-bytes (`evals.emulator.ScriptedTransport`), so every test goes through a real adapter, its SDK
+bytes (`xpeval.evals.emulator.ScriptedTransport`), so every test goes through a real adapter, its SDK
 and its wire, and the loop sees only the canonical contract.
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, SecretStr
 
-from adapters.adapter import AdapterSettings
-from adapters.contract import (
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.contract import (
     ProviderError,
     ToolCall,
     ToolResultMessage,
@@ -22,10 +22,10 @@ from adapters.contract import (
     TurnResult,
     UserMessage,
 )
-from adapters.registry import create_adapter, effective_contract
-from adapters.wires import get_wire
-from evals.emulator import Reply, ScriptedTransport
-from evals.runtime import (
+from xpeval.adapters.registry import create_adapter, effective_contract
+from xpeval.adapters.wires import get_wire
+from xpeval.evals.emulator import Reply, ScriptedTransport
+from xpeval.evals.runtime import (
     AgentLoop,
     AgentState,
     AgentStatus,
@@ -35,7 +35,7 @@ from evals.runtime import (
     ToolRouter,
     approve_all,
 )
-from evals.runtime.loop import ApprovalPolicy
+from xpeval.evals.runtime.loop import ApprovalPolicy
 
 
 class Lookup(BaseModel):

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 import pytest
 from pydantic import BaseModel, SecretStr
 
-from adapters.adapter import AdapterSettings
-from adapters.contract import Message, ToolResultMessage, UserMessage
-from adapters.registry import create_adapter
-from adapters.wires import get_wire
-from evals.runtime import AgentLoop, AgentState, AgentStatus, ToolRegistry
 from tests._corpus import corpus_path
 from tests.runtime.replay import RecordingReplay
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.contract import Message, ToolResultMessage, UserMessage
+from xpeval.adapters.registry import create_adapter
+from xpeval.adapters.wires import get_wire
+from xpeval.evals.runtime import AgentLoop, AgentState, AgentStatus, ToolRegistry
 
 pytestmark = pytest.mark.corpus
 

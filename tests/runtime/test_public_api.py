@@ -1,17 +1,17 @@
-"""`evals.runtime` lists its whole public surface in `__all__`."""
+"""`xpeval.evals.runtime` lists its whole public surface in `__all__`."""
 
 from __future__ import annotations
 
 import types
 
-import evals.runtime
+import xpeval.evals.runtime
 
 
 def test_all_names_every_public_export_and_nothing_else() -> None:
     public = {
         name
-        for name, value in vars(evals.runtime).items()
+        for name, value in vars(xpeval.evals.runtime).items()
         if not name.startswith("_") and not isinstance(value, types.ModuleType)
     }
-    assert set(evals.runtime.__all__) == public
+    assert set(xpeval.evals.runtime.__all__) == public
     assert {"ToolRegistry", "ToolRouter", "AgentLoop"} <= public

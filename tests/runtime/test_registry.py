@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 from pydantic import BaseModel, ConfigDict, RootModel
 
-from adapters.contract import ToolSpec
-from evals.runtime import ToolNotFoundError, ToolRegistry, ToolRegistryError
+from xpeval.adapters.contract import ToolSpec
+from xpeval.evals.runtime import ToolNotFoundError, ToolRegistry, ToolRegistryError
 
 
 class OrderRead(BaseModel):

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from evals.runtime import ToolNotFoundError, ToolRegistry, ToolRouter, ToolRouterError
+from xpeval.evals.runtime import ToolNotFoundError, ToolRegistry, ToolRouter, ToolRouterError
 
 
 class Transfer(BaseModel):
@@ -192,7 +192,7 @@ def test_without_a_ttl_nothing_expires() -> None:
 
 
 def test_the_wall_clock_is_used_only_when_no_time_is_passed(monkeypatch: pytest.MonkeyPatch) -> None:
-    import evals.runtime.router as router_module
+    import xpeval.evals.runtime.router as router_module
 
     monkeypatch.setattr(router_module, "wall_clock_ms", lambda: 42)
     router = ToolRouter()

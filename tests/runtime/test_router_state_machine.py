@@ -28,7 +28,7 @@ from hypothesis.stateful import (
 )
 from pydantic import BaseModel
 
-from evals.runtime import AuditRow, ToolRouter, ToolRouterError, read_audit_jsonl
+from xpeval.evals.runtime import AuditRow, ToolRouter, ToolRouterError, read_audit_jsonl
 
 TTL_MS = 1_000
 MIN_TOTAL_STEPS = 2_000

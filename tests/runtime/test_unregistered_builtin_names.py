@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from evals.runtime import ToolNotFoundError, ToolRegistry, ToolRouter
+from xpeval.evals.runtime import ToolNotFoundError, ToolRegistry, ToolRouter
 
 BUILTIN_NAMES = ["toString", "__proto__", "constructor", "__class__", "__init__", "__dict__", "get", "keys"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.schema import Dialect, apply_dialect
-from adapters.schema.openapi import as_json_schema
+from xpeval.adapters.schema import Dialect, apply_dialect
+from xpeval.adapters.schema.openapi import as_json_schema
 
 
 def _ok(dialect: Dialect, schema: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
@@ -294,8 +294,8 @@ def test_a_format_on_a_number_is_kept_where_the_provider_reads_it() -> None:
 def test_strict_keeps_an_explicit_null_the_original_already_allowed() -> None:
     """An optional field nullable through `anyOf` is made required but not nullable a second
     time, so the null a model sends for it is the original's null, not an omission."""
-    from adapters.contract import ToolCall, ToolSpec
-    from adapters.schema import prepare_tools
+    from xpeval.adapters.contract import ToolCall, ToolSpec
+    from xpeval.adapters.schema import prepare_tools
 
     schema = {
         "type": "object",
@@ -320,7 +320,7 @@ def test_strict_keeps_an_explicit_null_the_original_already_allowed() -> None:
 
 
 def test_gemini_parameters_reports_narrowing_an_open_root_to_no_arguments() -> None:
-    from adapters.schema.apply import apply_dialect
+    from xpeval.adapters.schema.apply import apply_dialect
 
     for open_root in ({"type": "object"}, {"type": "object", "additionalProperties": True}):
         result = apply_dialect("gemini-openapi", open_root)

@@ -25,18 +25,18 @@ from pathlib import Path
 
 import pytest
 
-from evals.acceptance import Rule
+from xpeval.evals.acceptance.checker import Rule
 
 REPO = Path(__file__).resolve().parents[2]
 SCOPE = (
     "adapters/schema",
-    "evals/acceptance",
+    "evals/acceptance/checker",
     "tests/schema",
     "tests/acceptance",
     "tests/fidelity",
     "benchmarks/schema_passes.py",
 )
-RULES_DOCS = (REPO / "adapters/schema/RULES.md", REPO / "evals/acceptance/RULES.md")
+RULES_DOCS = (REPO / "adapters/schema/RULES.md", REPO / "evals/acceptance/checker/RULES.md")
 DOC = REPO / "docs/provider-schema-rules.md"
 EVERYWHERE = ("adapters", "evals", "tests", "benchmarks", "bfcl", ".ci", "noxfile.py", "conftest.py")
 OUTSIDE = re.compile(
@@ -96,7 +96,7 @@ def _missing_sections(text: str) -> list[str]:
 
 
 def _rules() -> list[Rule]:
-    import evals.acceptance as package
+    import xpeval.evals.acceptance.checker as package
 
     found: list[Rule] = []
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from adapters.schema import DIALECTS, Dialect, PassResult, apply_dialect, safe_json
-from adapters.schema.assertions import dropped_constraints
 from tests._corpus import corpus_files, corpus_path
+from xpeval.adapters.schema import DIALECTS, Dialect, PassResult, apply_dialect, safe_json
+from xpeval.adapters.schema.assertions import dropped_constraints
 
 CORPUS_SCHEMAS = corpus_files("schemas/*/*.json")
 

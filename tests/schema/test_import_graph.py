@@ -1,4 +1,5 @@
-"""The import graph of `adapters` and `evals` has no cycle, and the checker is independent.
+"""The import graph of `xpeval` has no cycle, the rooms import in one direction, and the checker
+is independent.
 
 Built with `ast` from every `import` / `from ... import` statement anywhere in a module: at
 module level, under `if TYPE_CHECKING:` and inside functions (an import moved into a function
@@ -24,7 +25,7 @@ def _modules() -> dict[str, Path]:
             parts = list(path.relative_to(REPO).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
-            found[".".join(parts)] = path
+            found[".".join(["xpeval", *parts])] = path
     return found
 
 
@@ -110,21 +111,69 @@ def test_a_cycle_is_found_and_named() -> None:
 
 def test_the_import_graph_of_adapters_and_evals_has_no_cycle() -> None:
     graph = _graph()
-    assert "adapters.schema._engine" in graph["adapters.schema._rules"]  # the graph is not empty
+    assert (
+        "xpeval.adapters.schema._engine" in graph["xpeval.adapters.schema._rules"]
+    )  # the graph is not empty
     cycle = _cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or ())
 
 
 def test_the_checker_imports_nothing_from_the_passes() -> None:
-    """The judge must not share code with what it judges (evals/acceptance/RULES.md)."""
+    """The judge must not share code with what it judges (evals/acceptance/checker/RULES.md)."""
     for module, imports in _graph().items():
-        if module == "evals.acceptance" or module.startswith("evals.acceptance."):
-            passes = sorted(m for m in imports if m == "adapters.schema" or m.startswith("adapters.schema."))
+        if module == "xpeval.evals.acceptance.checker" or module.startswith(
+            "xpeval.evals.acceptance.checker."
+        ):
+            passes = sorted(
+                m for m in imports if m == "xpeval.adapters.schema" or m.startswith("xpeval.adapters.schema.")
+            )
             assert not passes, f"{module} imports {passes}"
 
 
 def test_the_passes_import_nothing_from_evals() -> None:
     """The passes run on the request path; the measurement depends on them, never the reverse."""
     for module, imports in _graph().items():
-        if module.startswith("adapters.schema"):
-            assert not [m for m in imports if m.startswith("evals")], module
+        if module.startswith("xpeval.adapters.schema"):
+            assert not [m for m in imports if m.startswith("xpeval.evals")], module
+
+
+STORAGE = ("xpeval.evals.results", "xpeval.evals.cassettes")
+"""Rooms that keep what runs leave behind; they are read by running, the verdict and reports."""
+
+
+def _in(module: str, room: str) -> bool:
+    return module == room or module.startswith(room + ".")
+
+
+def test_storage_never_imports_running_or_the_verdict() -> None:
+    """Results and cassettes are read by every stage; they must not reach up into one
+    (docs/ARCHITECTURE.md, "The boundaries")."""
+    offending = {
+        module: sorted(m for m in imports if _in(m, "xpeval.evals.running") or _in(m, "xpeval.evals.verdict"))
+        for module, imports in _graph().items()
+        if any(_in(module, room) for room in STORAGE)
+    }
+    assert not {m: i for m, i in offending.items() if i}
+
+
+def test_the_verdict_never_imports_running() -> None:
+    """The verdict judges what a run wrote; it never plays anything itself."""
+    offending = {
+        module: sorted(m for m in imports if _in(m, "xpeval.evals.running"))
+        for module, imports in _graph().items()
+        if _in(module, "xpeval.evals.verdict")
+    }
+    assert not {m: i for m, i in offending.items() if i}
+
+
+def test_nothing_imports_the_repository_folders_by_their_own_names() -> None:
+    """adapters/ and evals/ are `xpeval.adapters` and `xpeval.evals`: a bare `import evals` in the
+    checkout would load a second copy of every module (and in a user's project, their own)."""
+    bare: list[str] = []
+    for module, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            bare.extend(f"{module}: {n}" for n in names if n.split(".")[0] in ("adapters", "evals"))
+    assert not bare

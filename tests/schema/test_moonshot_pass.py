@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.schema import Budgets, apply_dialect
+from xpeval.adapters.schema import Budgets, apply_dialect
 
 
 def _moonshot(schema: dict[str, Any], budgets: Budgets | None = None) -> tuple[dict[str, Any], list[Any]]:

@@ -24,11 +24,11 @@ from hypothesis_jsonschema._canonicalise import HypothesisRefResolutionError
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from adapters.contract import ToolSpec
-from adapters.schema import DIALECTS, Dialect, PassResult, apply_dialect
-from adapters.schema.openapi import as_json_schema
-from evals.schemas.measure import CorpusSchema, measure_pair
 from tests.schema.strategies import lean_tool_schemas, tool_schemas
+from xpeval.adapters.contract import ToolSpec
+from xpeval.adapters.schema import DIALECTS, Dialect, PassResult, apply_dialect
+from xpeval.adapters.schema.openapi import as_json_schema
+from xpeval.evals.acceptance.measure import CorpusSchema, measure_pair
 
 _FAST = settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
 _FIDELITY = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))

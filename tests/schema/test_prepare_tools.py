@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.contract import ToolCall, ToolSpec
-from adapters.schema import DIALECTS, Dialect, map_names, prepare_tools
-from adapters.schema.names import NAME_RULES
+from xpeval.adapters.contract import ToolCall, ToolSpec
+from xpeval.adapters.schema import DIALECTS, Dialect, map_names, prepare_tools
+from xpeval.adapters.schema.names import NAME_RULES
 
 NAMES = st.text(alphabet=st.sampled_from("ab1._-:/ é€" + "x" * 3), min_size=0, max_size=90)
 

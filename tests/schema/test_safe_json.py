@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from adapters.schema import safe_json
-from adapters.schema.safe_json import _parse_iteratively
+from xpeval.adapters.schema import safe_json
+from xpeval.adapters.schema.safe_json import _parse_iteratively
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),

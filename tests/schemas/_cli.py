@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from evals.cli import main
+from xpeval.evals.cli import main
 
 WEATHER_SCHEMA: dict[str, Any] = {
     "type": "object",

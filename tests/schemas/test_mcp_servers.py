@@ -20,7 +20,7 @@ def test_a_stdio_server_gives_a_verdict_per_tool_and_adapter(
     server = stdio_tools_server(tmp_path)
     code, lines, _, err = schemas(capsys, "--json", "--no-fidelity", "--mcp", server)
     assert code == 0, err
-    from adapters.registry import adapter_ids
+    from xpeval.adapters.registry import adapter_ids
 
     assert [(line["schema"], line["adapter"]) for line in lines] == [
         (tool, adapter) for tool in TOOLS for adapter in adapter_ids()

@@ -1,5 +1,5 @@
 """The default schema-acceptance report is measured again only when what it measures changed:
-the corpus files, the measuring code, the adapters or the settings (`evals.schemas.cache`)."""
+the corpus files, the measuring code, the adapters or the settings (`xpeval.evals.acceptance.cache`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-import evals.schemas.cache as cache
-from evals.commands import schemas as command
+import xpeval.evals.acceptance.cache as cache
+import xpeval.evals.acceptance.sources.tool_files as tool_files
 from tests.schemas._cli import WEATHER_SCHEMA, write
+from xpeval.evals.commands import schemas as command
 
 
 @pytest.fixture
@@ -22,7 +23,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     write(corpus / "weather.json", {"name": "get_weather", "description": "", "parameters": WEATHER_SCHEMA})
     write(corpus / "MANIFEST.json", {"not": "a tool"})
     code = write(tmp_path / "code" / "measure.py", "RULE = 1\n")
-    monkeypatch.setattr(command, "DEFAULT_CORPUS", corpus)
+    monkeypatch.setattr(tool_files, "BUILTIN_CORPUS", corpus)
     real_code_files = cache.code_files
     monkeypatch.setattr(cache, "code_files", lambda: [*real_code_files(), code])
     return {"corpus": corpus, "code": code, "reports": tmp_path / "reports"}
@@ -107,7 +108,7 @@ def test_the_key_holds_the_corpus_the_code_the_adapters_and_the_settings(project
     stored = json.loads((project["reports"] / "schema_acceptance.key").read_text())
     parts = stored["parts"]
     assert list(parts["corpus"]) == ["weather.json"], "MANIFEST/README are not tools"
-    assert "adapters/schema/_unions.py" in parts["code"] and "evals/schemas/fidelity.py" in parts["code"]
+    assert "adapters/schema/_unions.py" in parts["code"] and "evals/acceptance/fidelity.py" in parts["code"]
     assert any(name.startswith("evals/acceptance/") for name in parts["code"])
     assert ["vertex-ai", "google-genai", "gemini-openapi"] in parts["adapters"]
     assert parts["settings"] == {"examples": 20, "seconds": 0.3, "fidelity": True}

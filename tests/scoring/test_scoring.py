@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from adapters.contract import ToolCall
-from evals.cases import Case
-from evals.scoring import score
+from xpeval.adapters.contract import ToolCall
+from xpeval.evals.cases import Case
+from xpeval.evals.verdict.scoring import score
 
 STOCK_TOOL = {
     "name": "get_closing_price",

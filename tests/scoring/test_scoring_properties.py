@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evals.cases import Case, load_cases
-from evals.scoring import Score, score
+from xpeval.evals.cases import Case, load_cases
+from xpeval.evals.verdict.scoring import Score, score
 
 BUILTIN = [item.case for item in load_cases()]
 OMIT = object()

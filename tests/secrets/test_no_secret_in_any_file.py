@@ -12,14 +12,14 @@ import httpx2
 import pandas as pd
 import pytest
 
-from adapters import secrets as known
-from adapters.contract import ProviderError, ToolCall, TurnResult
-from adapters.registry import adapter_ids, effective_contract, providers
-from adapters.wires import get_wire
-from evals.cases import Case
-from evals.cassettes import Mode
-from evals.emulator import EmulatorServer, Reply
-from evals.suite import SuiteConfig, run_suite
+from xpeval.adapters import secrets as known
+from xpeval.adapters.contract import ProviderError, ToolCall, TurnResult
+from xpeval.adapters.registry import adapter_ids, effective_contract, providers
+from xpeval.adapters.wires import get_wire
+from xpeval.evals.cases import Case
+from xpeval.evals.cassettes import Mode
+from xpeval.evals.emulator import EmulatorServer, Reply
+from xpeval.evals.running.suite import SuiteConfig, run_suite
 
 KEY_VARIABLES = sorted({var for provider in providers() for var in provider.key_vars})
 CASES = ("calc_simple_01", "weather_simple_01", "calendar_multi_turn_01")
@@ -113,9 +113,9 @@ def test_no_planted_or_echoed_secret_reaches_any_file_or_log(
 def test_a_base_url_with_a_query_keeps_its_query_and_correct_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
-    from adapters.adapter import AdapterSettings
-    from adapters.contract import TurnRequest, UserMessage
-    from adapters.registry import create_adapter
+    from xpeval.adapters.adapter import AdapterSettings
+    from xpeval.adapters.contract import TurnRequest, UserMessage
+    from xpeval.adapters.registry import create_adapter
 
     seen: list[httpx2.URL] = []
     for adapter_id in ("openai-compatible", "anthropic-messages", "google-genai", "azure"):

@@ -6,8 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from adapters.contract import ProviderError
-from adapters.wires._base import RenderedResponse
+from xpeval.adapters.contract import ProviderError
+from xpeval.adapters.wires._base import RenderedResponse
 
 
 def sse_frame(data: Any, event: str | None = None) -> bytes:

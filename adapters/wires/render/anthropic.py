@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from adapters.contract import JsonObject, ProviderError, TurnResult, Usage
-from adapters.wires._base import RenderedResponse
-from adapters.wires._names import ANTHROPIC_MESSAGES
-from adapters.wires.render._frames import (
+from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult, Usage
+from xpeval.adapters.wires._base import RenderedResponse
+from xpeval.adapters.wires._names import ANTHROPIC_MESSAGES
+from xpeval.adapters.wires.render._frames import (
     json_response,
     retry_after_header,
     sent_in_stream,

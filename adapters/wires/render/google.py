@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from adapters.contract import JsonObject, ProviderError, TurnResult, Usage
-from adapters.wires._base import RenderedResponse
-from adapters.wires._names import GOOGLE_GENAI
-from adapters.wires.render._frames import json_response, retry_after_header, sse_response
+from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult, Usage
+from xpeval.adapters.wires._base import RenderedResponse
+from xpeval.adapters.wires._names import GOOGLE_GENAI
+from xpeval.adapters.wires.render._frames import json_response, retry_after_header, sse_response
 
 _STATUS_CODES = {
     400: "INVALID_ARGUMENT",

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import time
 
-from adapters.contract import JsonObject, ProviderError, ToolCall, TurnResult, Usage
-from adapters.wires._base import RenderedResponse
-from adapters.wires.render._frames import (
+from xpeval.adapters.contract import JsonObject, ProviderError, ToolCall, TurnResult, Usage
+from xpeval.adapters.wires._base import RenderedResponse
+from xpeval.adapters.wires.render._frames import (
     json_response,
     retry_after_header,
     sent_in_stream,

@@ -1,0 +1,205 @@
+"""Tools from a live MCP server, read through the official `mcp` SDK.
+
+`--mcp 'COMMAND ARGS'` starts the server as a subprocess and speaks MCP over its stdio
+(`stdio_client`); `--mcp http(s)://...` connects to a streamable HTTP endpoint
+(`streamable_http_client`). Either way a `ClientSession` does the initialize handshake and
+`tools/list`, page after page while the server returns a `nextCursor`. Everything - start,
+handshake, every page - runs under one deadline; a server that does not start, exits, answers
+something that is not MCP or does not answer in time is an input error naming the server, never
+a verdict.
+
+A stdio server gets the SDK's default environment (HOME, PATH, ... but no credentials of this
+process); a server that needs a variable is started through `env NAME=value command ...`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import shlex
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import AsyncExitStack
+from typing import Any, TextIO
+from urllib.parse import urlsplit, urlunsplit
+
+from xpeval.evals.acceptance.sources.tool_files import FoundTool, ToolsInputError, read_document
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds for the whole conversation with one server: start, handshake, every tools/list page."""
+MAX_PAGES = 1_000
+"""A server whose cursors never end is refused rather than followed forever."""
+
+
+def is_url(server: str) -> bool:
+    return server.startswith(("http://", "https://"))
+
+
+def server_label(server: str) -> str:
+    """How the server is named in rows, reports and errors: no credentials (a URL's user info
+    and credential query values, a command's `NAME=value` assignments and every known secret
+    are replaced)."""
+    from xpeval.evals.scrub import PLACEHOLDER, current_scrubber, scrub_query
+
+    if is_url(server):
+        parts = urlsplit(server)
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        text = scrub_query(urlunsplit((parts.scheme, netloc, parts.path, parts.query, "")))
+    else:
+        try:
+            words = shlex.split(server)
+        except ValueError:
+            words = server.split()
+        shown = [
+            f"{word.split('=', 1)[0]}={PLACEHOLDER}"
+            if "=" in word and word.split("=", 1)[0].isidentifier()
+            else word
+            for word in words
+        ]
+        text = shlex.join(shown)
+    return current_scrubber().text(text)
+
+
+def read_mcp_tools(servers: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT) -> list[FoundTool]:
+    """The tools of every server, in the order listed, keyed by tool name. Raises
+    `ToolsInputError` naming the server and why it could not be read."""
+    import anyio
+
+    found: list[FoundTool] = []
+    for server in servers:
+        label = server_label(server)
+        listed = anyio.run(_list_tools_or_problem, server, timeout)
+        if isinstance(listed, str):
+            raise ToolsInputError(f"MCP server {label}: {listed}")
+        try:
+            tools, _ = read_document({"tools": listed})
+        except Exception as exc:  # the tool objects the server listed are not tools
+            raise ToolsInputError(f"MCP server {label}: {exc}") from exc
+        found += [
+            FoundTool(key=item.name, spec=item.spec, form="mcp", source=f"mcp: {label}") for item in tools
+        ]
+    return found
+
+
+class _SdkLog(logging.Handler):
+    """What the SDK logs while one server is read. Kept off the terminal (it logs a server's
+    non-JSON-RPC line with a traceback); a reason is derived from it instead."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.not_json_rpc = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "Failed to parse JSONRPC message" in record.getMessage():
+            self.not_json_rpc = True
+
+
+@contextlib.contextmanager
+def _sdk_log() -> Iterator[_SdkLog]:
+    logger = logging.getLogger("mcp")
+    handler = _SdkLog()
+    saved = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = saved
+
+
+async def _list_tools_or_problem(server: str, timeout: float) -> list[dict[str, Any]] | str:
+    """The server's tools as JSON objects (MCP wire names), or why there are none."""
+    import anyio
+
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog, _sdk_log() as log:
+        try:
+            with anyio.fail_after(timeout):
+                return await list_tools(server, errlog=errlog, timeout=timeout)
+        except TimeoutError:
+            reason = f"no answer within {timeout:g}s (start, initialize and tools/list)"
+        except ToolsInputError as exc:
+            return str(exc)
+        except Exception as exc:  # whatever the transport or the server did: the reason is its message
+            reason = _reason(exc, server)
+        if log.not_json_rpc:
+            reason += "; what it wrote to stdout is not JSON-RPC"
+        return _with_stderr(reason, errlog)
+
+
+async def list_tools(server: str, *, errlog: TextIO, timeout: float) -> list[dict[str, Any]]:
+    """tools/list of one server, every page: `ClientSession.list_tools` with the cursor of the
+    previous page until the server returns none."""
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.types import PaginatedRequestParams
+
+    async with AsyncExitStack() as stack:
+        if is_url(server):
+            read, write = await stack.enter_async_context(streamable_http_client(server))
+        else:
+            try:
+                argv = shlex.split(server)
+            except ValueError as exc:
+                raise ToolsInputError(f"the command cannot be split into words ({exc})") from exc
+            if not argv:
+                raise ToolsInputError("an empty command")
+            parameters = StdioServerParameters(command=argv[0], args=argv[1:])
+            read, write = await stack.enter_async_context(stdio_client(parameters, errlog=errlog))
+        session = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=timeout))
+        await session.initialize()
+        tools: list[dict[str, Any]] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(MAX_PAGES):
+            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+            tools += [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in page.tools]
+            cursor = page.next_cursor
+            if cursor is None:
+                return tools
+            if cursor in seen:
+                raise ToolsInputError(f"tools/list pagination loops (cursor {cursor!r} came back)")
+            seen.add(cursor)
+        raise ToolsInputError(f"tools/list still has more pages after {MAX_PAGES}")
+
+
+def _reason(exc: BaseException, server: str) -> str:
+    leaf = _first_leaf(exc)
+    if isinstance(leaf, FileNotFoundError) and not is_url(server):
+        return f"cannot start the command ({leaf.strerror or leaf}: {shlex.split(server)[0]!r})"
+    if isinstance(leaf, OSError) and not is_url(server):
+        return f"cannot start the command ({leaf})"
+    if isinstance(leaf, ToolsInputError):
+        return str(leaf)
+    text = str(leaf).strip().splitlines()
+    message = text[0] if text else ""
+    name = type(leaf).__name__
+    if name == "MCPError":
+        if "Connection closed" in message:
+            return "the server closed the connection before answering (it exited, or is not an MCP server)"
+        return f"the server answered with an MCP error: {message}"
+    if "Connect" in name or "Timeout" in name:  # httpx2's ConnectError, ConnectTimeout, ReadTimeout
+        return f"cannot connect ({name}: {message})" if message else f"cannot connect ({name})"
+    return f"{name}: {message}" if message else name
+
+
+def _first_leaf(exc: BaseException) -> BaseException:
+    """The first exception inside the task groups' exception groups (the one that says why)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _with_stderr(reason: str, errlog: TextIO) -> str:
+    """`reason` and the last line the server wrote to its stderr, if any."""
+    try:
+        errlog.seek(0)
+        lines = [line.strip() for line in errlog.read().splitlines() if line.strip()]
+    except (OSError, ValueError):
+        lines = []
+    if not lines:
+        return reason
+    from xpeval.evals.scrub import current_scrubber
+
+    return f"{reason}; its stderr ends: {current_scrubber().text(lines[-1])[:200]}"

@@ -1,0 +1,230 @@
+"""The schema-acceptance scorecard as pandas tables: one row per (adapter, schema) pair, and a
+per-adapter summary. Pure, except `write_acceptance_report`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+import pandas as pd
+
+from xpeval.evals.acceptance.measure import PairResult
+
+EXACT_ACTIONS = frozenset({"inlined", "renamed"})
+"""Loss entries that change a schema's form, not its meaning."""
+
+Outcome = Literal["refused", "loss"]
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+"""What `--fail-on` can name: a refused pair, or a pair sent with a loss that changes what a
+call may contain (a loss entry other than an exact one, `EXACT_ACTIONS`)."""
+
+PROVENANCE = (
+    "Offline measurement: each adapter's dialect pass and wire produce the tool definition they "
+    "would send; the acceptance checker (`evals/acceptance/checker`) judges it against the providers' "
+    "published rules (`docs/provider-schema-rules.md`, each rule with its evidence), and the fidelity "
+    "measurement (`evals/acceptance/fidelity.py`, hypothesis-jsonschema instances) compares the sent schema "
+    "with the original. No provider was called: these are not live provider answers."
+)
+
+
+def pairs_frame(rows: Iterable[PairResult]) -> pd.DataFrame:
+    """One row per pair, flat (counts and rule ids instead of nested lists)."""
+    records = [
+        {
+            "adapter": row.adapter,
+            "schema": row.schema_,
+            "verdict": row.verdict,
+            "losses": len(row.losses),
+            "loss_keywords": " ".join(sorted({str(loss.get("keyword")) for loss in row.losses})),
+            "violations": len(row.violations),
+            "violation_rules": " ".join(sorted({v.rule for v in row.violations})),
+            "loss_rate": row.loss_rate,
+            "false_rejections": row.false_rejections,
+            "silent_change": _silent(row),
+            "narrowed": row.narrowed,
+            "seconds": row.seconds,
+            "refusal": row.refusal,
+            "fidelity_note": row.fidelity_note,
+            "lost": len(_meaning_losses(row)),
+            "lost_keywords": " ".join(sorted({str(loss.get("keyword")) for loss in _meaning_losses(row)})),
+            "tool": row.tool,
+            "source": row.source,
+            "form": row.form,
+        }
+        for row in rows
+    ]
+    # new columns go last: readers of the csv (notebooks/scorecard.ipynb) select by name
+    columns = [
+        "adapter", "schema", "verdict", "losses", "loss_keywords", "violations", "violation_rules",
+        "loss_rate", "false_rejections", "silent_change", "narrowed", "seconds", "refusal", "fidelity_note",
+        "lost", "lost_keywords", "tool", "source", "form",
+    ]  # fmt: skip
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
+def _meaning_losses(row: PairResult) -> list[dict[str, Any]]:
+    """The reported losses that change what a call may contain (not only the schema's form)."""
+    return [loss for loss in row.losses if loss.get("action") not in EXACT_ACTIONS]
+
+
+def _silent(row: PairResult) -> bool:
+    """A measured change of meaning (constraint loss or false rejections) that no reported loss
+    other than an exact one (inlining, renaming) accounts for."""
+    changed = (row.loss_rate or 0) > 0 or row.false_rejections > 0
+    return changed and all(loss.get("action") in EXACT_ACTIONS for loss in row.losses)
+
+
+def summary(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Per adapter: verdict counts, pairs sent with violations, losses, fidelity figures."""
+    if pairs.empty:
+        return pd.DataFrame()
+    sent = pairs["verdict"] != "refused"
+    frame = pairs.assign(
+        as_is=pairs["verdict"] == "as-is",
+        rewritten=pairs["verdict"] == "rewritten",
+        refused=~sent,
+        sent_with_violations=sent & (pairs["violations"] > 0),
+        measured=pairs["loss_rate"].notna(),
+    )
+    table = frame.groupby("adapter", sort=False).agg(
+        pairs=("schema", "size"),
+        as_is=("as_is", "sum"),
+        rewritten=("rewritten", "sum"),
+        refused=("refused", "sum"),
+        sent_with_violations=("sent_with_violations", "sum"),
+        losses=("losses", "sum"),
+        mean_loss_rate=("loss_rate", "mean"),
+        unmeasured=("measured", lambda m: int((~m).sum())),
+        false_rejections=("false_rejections", "sum"),
+        silent_changes=("silent_change", "sum"),
+        narrowed=("narrowed", "sum"),
+        median_seconds=("seconds", "median"),
+    )
+    table.loc[:, "unmeasured"] -= table["refused"]  # a refused pair has nothing to measure
+    return table.reset_index()
+
+
+def remaining_violations(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Which rules the definitions that would be sent still break, per adapter."""
+    sent = pairs[(pairs["verdict"] != "refused") & (pairs["violations"] > 0)]
+    if sent.empty:
+        return pd.DataFrame(columns=["adapter", "rule", "pairs"])
+    exploded = sent.assign(rule=sent["violation_rules"].str.split(" ")).explode("rule")
+    return (
+        exploded.groupby(["adapter", "rule"], sort=False)
+        .size()
+        .reset_index(name="pairs")
+        .sort_values(["adapter", "pairs"], ascending=[True, False])
+    )
+
+
+def refusal_notes(pairs: pd.DataFrame) -> dict[str, str]:
+    """Each distinct refusal reason -> its note id (`R1`, `R2`, ... in order of appearance), so a
+    tool x adapter cell stays short and the reason is written once."""
+    notes: dict[str, str] = {}
+    for reason in pairs.loc[pairs["verdict"] == "refused", "refusal"]:
+        text = str(reason) if isinstance(reason, str) and reason else "refused"
+        notes.setdefault(text, f"R{len(notes) + 1}")
+    return notes
+
+
+def cell(record: Any, notes: dict[str, str], *, short: bool = False) -> str:
+    """One tool x adapter cell. In full (Markdown): `as-is`, `rewritten: exact`, `rewritten: 3
+    lost (format minimum)` or `refused (R2)`; `short` (a terminal has no room for ten adapters of
+    that): `as-is`, `rewritten`, `3 lost`, `refused R2`."""
+    if record.verdict == "refused":
+        reason = record.refusal if isinstance(record.refusal, str) and record.refusal else "refused"
+        return f"refused {notes[reason]}" if short else f"refused ({notes[reason]})"
+    lost = int(record.lost)
+    detail = f"{lost} lost" + (f" ({record.lost_keywords})" if not short and record.lost_keywords else "")
+    if record.verdict == "as-is":
+        return "as-is" if lost == 0 else f"as-is, {detail}"
+    if short:
+        return detail if lost else "rewritten"
+    return f"rewritten: {detail}" if lost else "rewritten: exact"
+
+
+def tool_matrix(pairs: pd.DataFrame, *, short: bool = False) -> tuple[pd.DataFrame, dict[str, str]]:
+    """One row per tool (in the order measured), one column per adapter, each cell the pair's
+    outcome (`cell`); and the refusal notes the cells point to."""
+    notes = refusal_notes(pairs)
+    if pairs.empty:
+        return pd.DataFrame(), notes
+    cells = pairs.assign(cell=[cell(record, notes, short=short) for record in pairs.itertuples(index=False)])
+    matrix = cells.pivot(index="schema", columns="adapter", values="cell")
+    matrix = matrix.reindex(index=pairs["schema"].unique(), columns=pairs["adapter"].unique())
+    return matrix.rename_axis(index="tool", columns=None).reset_index(), notes
+
+
+def failing(pairs: pd.DataFrame, outcomes: Sequence[Outcome]) -> pd.DataFrame:
+    """The pairs with one of the named outcomes (`OUTCOMES`), with the outcome named."""
+    if pairs.empty or not outcomes:
+        return pairs.iloc[0:0].assign(outcome=pd.Series(dtype=str))
+    refused = pairs["verdict"] == "refused"
+    lost = ~refused & (pairs["lost"] > 0)
+    outcome = pd.Series("", index=pairs.index)
+    if "loss" in outcomes:
+        outcome[lost] = "loss"
+    if "refused" in outcomes:
+        outcome[refused] = "refused"
+    return pairs.assign(outcome=outcome)[outcome != ""]
+
+
+def to_markdown(pairs: pd.DataFrame, corpus: str) -> str:
+    table = summary(pairs)
+    lines = [
+        "# Schema acceptance",
+        "",
+        f"> {PROVENANCE}",
+        "",
+        f"Corpus: `{corpus}`; {pairs['schema'].nunique()} schemas x {pairs['adapter'].nunique()} adapters.",
+        "",
+        "`sent_with_violations`: pairs the adapter would send although a published rule refuses them "
+        "(should be 0). `false_rejections`: generated calls valid under the original schema that the "
+        "sent schema refuses; `narrowed`: the same, but explained by a narrowing the adapter reported; "
+        "`mean_loss_rate`: share of calls valid under the sent schema that the original forbids; "
+        "`silent_changes`: pairs whose measured change no reported loss accounts for (should be 0).",
+        "",
+        table.to_markdown(index=False, floatfmt=".3f") if not table.empty else "(no pairs)",
+        "",
+    ]
+    remaining = remaining_violations(pairs)
+    if not remaining.empty:
+        lines += ["## Rules still broken by what would be sent", "", remaining.to_markdown(index=False), ""]
+    lines += _per_tool(pairs)
+    return "\n".join(lines)
+
+
+def _per_tool(pairs: pd.DataFrame) -> list[str]:
+    matrix, notes = tool_matrix(pairs)
+    if matrix.empty:
+        return []
+    lines = [
+        "## Per tool",
+        "",
+        "`as-is`: sent unchanged; `rewritten: exact`: the form changed, not the meaning (references "
+        "inlined, names or combinators renamed); `rewritten: N lost (keywords)`: N reported losses "
+        "that change what a call may contain; `refused (Rn)`: not sent, for the reason below.",
+        "",
+        matrix.assign(tool=matrix["tool"].map(_escape)).to_markdown(index=False),
+        "",
+    ]
+    if notes:
+        lines += ["Refusals:", ""]
+        lines += [f"- **{note}**: {_escape(reason)}" for reason, note in notes.items()]
+        lines.append("")
+    return lines
+
+
+def _escape(text: str) -> str:
+    return text.replace("\n", " ").replace("|", "\\|")
+
+
+def write_acceptance_report(pairs: pd.DataFrame, directory: Path, corpus: str) -> dict[str, Path]:
+    """reports/schema_acceptance.{csv,md}."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = {"csv": directory / "schema_acceptance.csv", "md": directory / "schema_acceptance.md"}
+    pairs.to_csv(paths["csv"], index=False)
+    paths["md"].write_text(to_markdown(pairs, corpus), encoding="utf-8")
+    return paths

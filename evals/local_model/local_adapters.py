@@ -1,0 +1,89 @@
+"""Adapters pointed at a local server: which ones it can serve, and building them.
+
+The server speaks three wires at the URL shapes of their direct APIs: OpenAI Chat and
+Responses under `/v1`, Anthropic Messages at the root (the SDK adds `/v1/messages`). An
+adapter can point at it when its wire is one of those and its provider module keeps the base
+URL it is given (Azure's adapters rebuild it into their own paths, and Gemini's wire has no
+local server). That is read from the registry and the adapters themselves: no second list.
+Every served model speaks the same wires; only the port differs.
+"""
+
+from __future__ import annotations
+
+from xpeval.adapters.adapter import Adapter, AdapterSettings
+from xpeval.adapters.contract import WireName
+from xpeval.adapters.registry import adapter_ids, create_adapter, effective_contract
+from xpeval.evals.local_model import config
+from xpeval.evals.local_model.models import DEFAULT_MODEL, ServedModel, find_model, resolve
+from xpeval.evals.local_model.request_shaping import prepare_for_local_server
+from xpeval.evals.local_model.setup_errors import LocalModelError
+
+SERVED_WIRES: tuple[WireName, ...] = ("openai-chat", "openai-responses", "anthropic-messages")
+
+
+def local_base_url(wire: WireName, port: int = DEFAULT_MODEL.port) -> str:
+    """The base URL an SDK of `wire` needs to reach the local server on `port`."""
+    if wire == "anthropic-messages":
+        return config.base_url(port)
+    if wire in SERVED_WIRES:
+        return config.openai_base_url(port)
+    raise LocalModelError(f"the local model server does not speak the {wire} wire")
+
+
+def _client_base_url(adapter: Adapter) -> str:
+    return str(getattr(adapter.client, "base_url", "")).rstrip("/")
+
+
+def served_model_for(model: ServedModel | str | None, requested: str | None) -> ServedModel:
+    """Which served model answers: `model` when given, else the one the request names (its
+    alias as the model name, so a recorded episode goes back to the model that answered it),
+    else the default model."""
+    if model is None:
+        return find_model(requested) or DEFAULT_MODEL
+    chosen = resolve(model)
+    named = find_model(requested)
+    if named is not None and named != chosen:
+        raise LocalModelError(f"the request names model {requested!r} but is sent to {chosen.alias}")
+    return chosen
+
+
+def create_local_adapter(
+    adapter_id: str,
+    settings: AdapterSettings | None = None,
+    *,
+    model: ServedModel | str | None = None,
+    port: int | None = None,
+) -> Adapter:
+    """Adapter `adapter_id` pointed at the local server of `model` (see `served_model_for`), on
+    that model's port unless `port` is given; LocalModelError says why it cannot be.
+
+    The request's model name is the settings' own, else the served model's alias.
+    """
+    base = settings or AdapterSettings()
+    served = served_model_for(model, base.model)
+    wire = effective_contract(adapter_id).wire
+    url = local_base_url(wire, served.port if port is None else port)
+    adapter = create_adapter(
+        adapter_id, base.model_copy(update={"base_url": url, "model": base.model or served.alias})
+    )
+    if _client_base_url(adapter) != url:
+        raise LocalModelError(
+            f"{adapter_id} cannot point at the local model: it sends to {_client_base_url(adapter)} "
+            f"instead of {url}"
+        )
+    adapter.request_hook = prepare_for_local_server
+    return adapter
+
+
+def local_adapter_ids(port: int | None = None) -> list[str]:
+    """Every registered adapter that can point at a local server (the same for every model)."""
+    served = []
+    for adapter_id in adapter_ids():
+        if effective_contract(adapter_id).wire not in SERVED_WIRES:
+            continue
+        try:
+            create_local_adapter(adapter_id, port=port)
+        except LocalModelError:
+            continue
+        served.append(adapter_id)
+    return served

@@ -1,0 +1,185 @@
+"""A results row and the records around it: what one attempt of one episode left behind.
+
+`ResultRow` is one attempt (the calls the model made, the verdict, its source); `RunHeader` opens
+a results file (the run's configuration and plan) and `RunTrailer` closes it (its counts).
+`bounded(row)` keeps every row small whatever a model answered (docs/ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from xpeval.evals.results.run_plan import RunPlan, episode_id
+
+RowSource = Literal["live", "cassette", "local-model", "emulated"]
+"""Where a number comes from: a live provider; a cassette recorded live (model and date in the
+row); the local model (live or replayed from its recording); the emulator (pipeline only)."""
+
+EpisodeKey = tuple[str, str, str]
+"""(episode id, adapter id, model): the episode id is the case id, `@trial` for later trials."""
+
+
+class CallRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    turn: int
+    id: str | None
+    name: str
+    arguments: dict[str, Any]
+    parse_error: str | None = None
+
+
+MAX_VALUE_BYTES = 4096
+"""What a row keeps of one argument value, a text or an error message; the rest is replaced by
+its length and sha256 (a model that answers 5 MB must not make every row 5 MB)."""
+MAX_CALL_BYTES = 4 * MAX_VALUE_BYTES
+"""What a row keeps of one call's arguments together."""
+
+
+class Truncation(BaseModel):
+    """A value a row does not keep whole: where it was, its size and its hash."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    field: str
+    bytes: int
+    sha256: str
+
+
+class ResultRow(BaseModel):
+    """One attempt at one case through one adapter and model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["result"] = "result"
+    run: str
+    case_id: str
+    trial: int = 0
+    """Which repetition of the case this is (`--repeat`)."""
+    category: str
+    adapter: str
+    wire: str
+    model: str
+    attempt: int
+    final: bool
+    """The last attempt for this episode (success, a non-retryable failure, or retries spent)."""
+    source: RowSource
+    recorded_at: str | None = None
+    """For cassette, local-model and emulated rows replayed from a recording: when it was made."""
+    recorded_model: str | None = None
+    correct: bool
+    tool_selection_correct: bool
+    arguments_correct: bool | None
+    irrelevance: bool
+    malformed: bool
+    reason: str | None = None
+    calls: list[CallRecord] = Field(default_factory=list)
+    error_kind: str | None = None
+    """ProviderError.kind, or "cassette" (a replay problem: a conformance failure) or "runner"."""
+    error_type: str | None = None
+    error_status: int | None = None
+    error_message: str | None = None
+    latency_s: float
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    """What the episode's tokens cost at the model's published price; None when unknown."""
+    steps: int = 1
+    started_at: str
+    text: str | None = None
+    """The model's last visible text in the episode."""
+    refusal: str | None = None
+    """The model's refusal, when it refused (scored as no call)."""
+    truncated: list[Truncation] = Field(default_factory=list)
+    """Values cut to `MAX_VALUE_BYTES`: each keeps its first bytes, its length and its sha256."""
+
+    @property
+    def key(self) -> EpisodeKey:
+        return (episode_id(self.case_id, self.trial), self.adapter, self.model)
+
+
+class RunHeader(BaseModel):
+    """The first line of a results file: which run it is and every episode it plans."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["run"] = "run"
+    run: str
+    fingerprint: str
+    started_at: str
+    config: dict[str, Any]
+    plan: RunPlan | None = None
+    """Every planned episode: a run is complete only when each has a final row."""
+
+
+class RunTrailer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["complete"] = "complete"
+    run: str
+    finished_at: str
+    rows: int
+
+
+def _cut(text: str, field: str, notes: list[Truncation], limit: int = MAX_VALUE_BYTES) -> str:
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    digest = hashlib.sha256(data).hexdigest()
+    notes.append(Truncation(field=field, bytes=len(data), sha256=digest))
+    kept = data[:limit].decode("utf-8", errors="ignore")
+    return f"{kept}... [truncated: {len(data)} bytes, sha256 {digest}]"
+
+
+def _bounded_arguments(arguments: dict[str, Any], where: str, notes: list[Truncation]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in arguments.items():
+        if isinstance(value, str):
+            out[name] = _cut(value, f"{where}.{name}", notes)
+            continue
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        out[name] = value if len(text) <= MAX_VALUE_BYTES else _cut(text, f"{where}.{name}", notes)
+    whole = json.dumps(out, ensure_ascii=False, default=str)
+    if len(whole.encode("utf-8")) > MAX_CALL_BYTES:
+        return {"<arguments>": _cut(whole, where, notes, MAX_CALL_BYTES)}
+    return out
+
+
+def bounded(row: ResultRow) -> ResultRow:
+    """The row with every argument value, text and message cut to `MAX_VALUE_BYTES` (the
+    cuts listed in `truncated`): memory and results files stay flat however much a model sends."""
+    notes: list[Truncation] = []
+    calls = [
+        call.model_copy(
+            update={"arguments": _bounded_arguments(call.arguments, f"calls[{i}].arguments", notes)}
+        )
+        for i, call in enumerate(row.calls)
+    ]
+    update: dict[str, Any] = {"calls": calls}
+    for name in ("text", "refusal", "reason", "error_message"):
+        value = getattr(row, name)
+        if isinstance(value, str):
+            update[name] = _cut(value, name, notes)
+    for i, call in enumerate(row.calls):
+        if call.parse_error:
+            calls[i] = calls[i].model_copy(
+                update={"parse_error": _cut(call.parse_error, f"calls[{i}].parse_error", notes)}
+            )
+    if not notes:
+        return row
+    return row.model_copy(update={**update, "truncated": [*row.truncated, *notes]})
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def fingerprint(config: dict[str, Any]) -> str:
+    """A stable identity for a run's configuration (what must match to resume it)."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

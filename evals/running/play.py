@@ -1,0 +1,155 @@
+"""Play one case through one adapter: the model's calls per user turn, and how it ended.
+
+Single-turn categories are one model turn; the calls are scored, not executed. Multi-turn and
+approval cases run the agent loop: calls go through the tool router, which answers with the
+case's scripted outputs and asks the simulated human (the case's `approvals`) about gated tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+from pydantic import RootModel, model_validator
+
+from xpeval.adapters.contract import Message, ProviderError, ToolCall, TurnResult, Usage
+from xpeval.evals.cases import Case
+from xpeval.evals.cases.model import is_multi_step
+from xpeval.evals.cases.scripted import scripted_handler
+from xpeval.evals.runtime import (
+    AgentLoop,
+    ApprovalDecision,
+    ApprovalRequest,
+    ToolDefinition,
+    ToolRegistry,
+    ToolRouter,
+)
+from xpeval.evals.runtime.loop import TurnTaker
+
+DEFAULT_MAX_STEPS = 4
+"""Steps per user turn: a call, its result, the answer, plus one spare (a model that keeps
+calling tools is stopped, not waited for)."""
+
+
+@dataclass
+class EpisodeOutcome:
+    """What the model did in one case."""
+
+    calls_per_turn: list[list[ToolCall]] = field(default_factory=list)
+    error: ProviderError | None = None
+    steps: int = 0
+    usage: Usage = field(default_factory=Usage)
+    final_text: str | None = None
+    refusal: str | None = None
+
+    def add_usage(self, result: TurnResult) -> None:
+        if result.usage is None:
+            return
+        self.usage = Usage(
+            input_tokens=_plus(self.usage.input_tokens, result.usage.input_tokens),
+            output_tokens=_plus(self.usage.output_tokens, result.usage.output_tokens),
+            total_tokens=_plus(self.usage.total_tokens, result.usage.total_tokens),
+        )
+
+
+def _plus(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else a + b
+
+
+def _arguments_model(tool_name: str, schema: dict[str, Any]) -> type[RootModel[dict[str, Any]]]:
+    """A pydantic input model that accepts exactly what the tool's JSON Schema accepts.
+
+    The case's schema, not a model derived from it, is what the model was shown; validating
+    with the same schema keeps the router's verdict consistent with it.
+    """
+    validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    validator = validator_cls(schema)
+
+    class Arguments(RootModel[dict[str, Any]]):
+        @model_validator(mode="after")
+        def _matches_schema(self) -> Arguments:
+            error = jsonschema.exceptions.best_match(validator.iter_errors(self.root))
+            if error is not None:
+                where = "/".join(str(p) for p in error.absolute_path) or "arguments"
+                raise ValueError(f"{where}: {error.message}")
+            return self
+
+    Arguments.__name__ = f"{tool_name}_arguments"
+    return Arguments
+
+
+def case_tools(case: Case) -> tuple[ToolRegistry, ToolRouter]:
+    """The case's tools, with their exact schemas, answered by its scripted outputs."""
+    definitions = [
+        ToolDefinition(
+            id=tool.name,
+            description=tool.description,
+            input_model=_arguments_model(tool.name, tool.parameters),
+            risk="read",
+            handler=scripted_handler(case, tool.name),
+            parameters=dict(tool.parameters),
+        )
+        for tool in case.tools
+    ]
+    registry = ToolRegistry(definitions).seal()
+    router = ToolRouter.from_registry(registry, requires_approval=dict(case.approvals))
+    return registry, router
+
+
+def simulated_human(case: Case) -> Callable[[ApprovalRequest], ApprovalDecision]:
+    """The approval policy a case scripts: its decision per gated tool (unknown: deny)."""
+    decisions = dict(case.approvals)
+
+    def decide(request: ApprovalRequest) -> ApprovalDecision:
+        return ApprovalDecision(
+            approved=decisions.get(request.call.name) == "approve", approver="case-script"
+        )
+
+    return decide
+
+
+async def play_case(
+    adapter: TurnTaker, case: Case, model: str, *, stream: bool = False, max_steps: int = DEFAULT_MAX_STEPS
+) -> EpisodeOutcome:
+    """Run `case` through `adapter`; never raises for anything the provider or model does."""
+    outcome = EpisodeOutcome()
+    if not is_multi_step(case.category):
+        request = case.turn_request(model).model_copy(update={"stream": stream})
+        result = await adapter.turn(request)
+        outcome.steps = 1
+        outcome.add_usage(result)
+        outcome.calls_per_turn = [list(result.tool_calls)]
+        outcome.error = result.error
+        outcome.final_text = result.text
+        outcome.refusal = result.refusal
+        return outcome
+
+    registry, router = case_tools(case)
+    loop = AgentLoop(
+        adapter,
+        registry,
+        router,
+        model=model,
+        max_steps=max_steps,
+        stream=stream,
+        approval_policy=simulated_human(case),
+    )
+    conversation: list[Message] = []
+    for turn in case.turns:
+        conversation = [*conversation, *turn.messages]
+        state = await loop.run(conversation)
+        outcome.steps += state.step_count
+        calls: list[ToolCall] = []
+        for result in state.turns:
+            outcome.add_usage(result)
+            calls.extend(result.tool_calls)
+            outcome.final_text = result.text
+            outcome.refusal = result.refusal or outcome.refusal
+        outcome.calls_per_turn.append(calls)
+        if state.error is not None:
+            outcome.error = state.error
+            break
+        conversation = list(state.messages)
+    return outcome

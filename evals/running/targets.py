@@ -1,0 +1,288 @@
+"""Where an episode's requests go, and the label every result row carries because of it.
+
+Three targets: the real `provider` (source `live`), the `local-model` server (llama.cpp on
+loopback), and the `emulator` (answers a perfect model would give; measures the pipeline only).
+Replay goes to the cassette and takes the target it was recorded from out of its metadata, so
+the adapter is built the same way and sends the same request as when it was recorded.
+
+Each adapter is built once per run and target (one SDK client, one connection pool); each
+episode binds its own transport (cassette, emulator script) around its task
+(`xpeval.evals.running.episode_transport`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+import httpx2
+
+from xpeval.adapters.adapter import Adapter, AdapterSettings
+from xpeval.adapters.registry import create_adapter, effective_contract, provider_of
+from xpeval.evals.cases import Case
+from xpeval.evals.cassettes import CassetteStore, Mode, Source, open_episode
+from xpeval.evals.errors import UserError
+from xpeval.evals.results.rows import RowSource
+from xpeval.evals.running.episode_transport import EpisodeRouter, upstream_pool
+from xpeval.evals.running.plan import PlannedEpisode
+from xpeval.evals.running.runner import OpenEpisode
+
+TargetKind = Literal["provider", "local-model", "emulator"]
+TargetChoice = Literal["auto", "provider", "local-model", "emulator"]
+SOURCE_OF: dict[TargetKind, Source] = {
+    "provider": "live",
+    "local-model": "local-model",
+    "emulator": "emulated",
+}
+KIND_OF: dict[Source, TargetKind] = {source: kind for kind, source in SOURCE_OF.items()}
+StreamPolicy = Literal["never", "always", "alternate"]
+
+
+def streams(case_id: str, policy: StreamPolicy) -> bool:
+    """Whether an episode asks for a streamed response. `alternate` splits the cases by a
+    content hash, so every adapter exercises both decode paths, identically on every machine."""
+    if policy == "always":
+        return True
+    if policy == "never":
+        return False
+    return hashlib.sha256(case_id.encode()).digest()[0] % 2 == 1
+
+
+class Emulator(Protocol):
+    """The loopback emulator as the runner uses it: an upstream transport answering one case."""
+
+    def upstream_for(self, case: Case, adapter_id: str) -> httpx2.AsyncBaseTransport: ...
+
+
+def build_adapter(adapter_id: str, kind: TargetKind, settings: AdapterSettings) -> Adapter:
+    """The adapter for `kind`: the registry's own for a provider or the emulator (whose
+    upstream transport redirects below the cassette, so URLs stay the provider's), the local
+    model's rewrite of it for the local server."""
+    if kind == "local-model":
+        from xpeval.evals.local_model import create_local_adapter
+
+        return create_local_adapter(adapter_id, settings)
+    return create_adapter(adapter_id, settings)
+
+
+def provider_ready(adapter_id: str) -> bool:
+    """Whether the provider can be called for real: its credentials are in the environment
+    (read from the provider's data; no client is built)."""
+    return provider_of(adapter_id).live_ready()
+
+
+def local_capable(adapter_id: str) -> bool:
+    from xpeval.evals.local_model import local_adapter_ids
+
+    return adapter_id in local_adapter_ids()
+
+
+@dataclass
+class TargetPicker:
+    """Chooses the target of each adapter in record and live modes.
+
+    `auto`: the provider where its credentials are set, else the local model where it serves
+    the adapter and runs, else the emulator only when `allow_emulator` (an emulated answer
+    says nothing about a provider, so it is never a silent fallback).
+    """
+
+    choice: TargetChoice = "auto"
+    local_model_up: Callable[[str | None], bool] = lambda model: False
+    """Whether the local server of a model (None: the default one) runs."""
+    allow_emulator: bool = False
+    per_adapter: Mapping[str, TargetKind] = field(default_factory=dict)
+    """Targets chosen for single adapters (the nightly: the provider for some, the local model
+    for others); they win over `choice` and are checked like it."""
+
+    def choice_of(self, adapter_id: str) -> TargetChoice:
+        return self.per_adapter.get(adapter_id, self.choice)
+
+    def kind(self, adapter_id: str, models: Sequence[str | None] = (None,)) -> TargetKind:
+        choice = self.choice_of(adapter_id)
+        if choice != "auto":
+            return choice
+        if provider_ready(adapter_id):
+            return "provider"
+        if local_capable(adapter_id) and all(self.local_model_up(m) for m in models):
+            return "local-model"
+        return "emulator"
+
+    def check(
+        self, adapter_ids: Iterable[str], models: dict[str, list[str | None]] | None = None
+    ) -> dict[str, TargetKind]:
+        """Every adapter's target, or a UserError naming the adapters that have none."""
+        models = models or {}
+        kinds = {a: self.kind(a, models.get(a) or [None]) for a in adapter_ids}
+        chosen = {a: self.choice_of(a) for a in kinds}
+        self._check_providers([a for a in kinds if chosen[a] == "provider"])
+        self._check_local([a for a in kinds if chosen[a] == "local-model"], models)
+        if not self.allow_emulator:
+            fallback = [a for a, kind in kinds.items() if kind == "emulator" and chosen[a] == "auto"]
+            if fallback:
+                raise UserError(
+                    f"no real target for {', '.join(fallback)}: no credentials ({_key_hint(fallback)}) and "
+                    "no local model serving it; set a key, start `xpeval local-model serve`, or pass "
+                    "--allow-emulator (or --target emulator) to check the pipeline only"
+                )
+        return kinds
+
+    @staticmethod
+    def _check_providers(adapter_ids: list[str]) -> None:
+        missing = [a for a in adapter_ids if not provider_ready(a)]
+        if missing:
+            raise UserError(
+                f"--target provider: no credentials for {', '.join(missing)} (set the provider's key: "
+                f"{_key_hint(missing)}), or use --target auto"
+            )
+
+    def _check_local(self, adapter_ids: list[str], models: dict[str, list[str | None]]) -> None:
+        foreign = [a for a in adapter_ids if not local_capable(a)]
+        if foreign:
+            raise UserError(
+                f"--target local-model: the local model server does not serve {', '.join(foreign)} "
+                "(its wire or URL shape); choose other --adapters"
+            )
+        wanted = {m for a in adapter_ids for m in (models.get(a) or [None])}
+        down = sorted(str(m or "the default model") for m in wanted if not self.local_model_up(m))
+        if down:
+            model = "" if down == ["the default model"] else f" --model {down[0]}"
+            raise UserError(
+                f"--target local-model: the local model server of {', '.join(down)} is not running "
+                f"(start it with: xpeval local-model serve{model})"
+            )
+
+
+def _key_hint(adapter_ids: list[str]) -> str:
+    names = dict.fromkeys(var for a in adapter_ids for var in provider_of(a).key_vars)
+    return ", ".join(names) or "see README"
+
+
+def describe_target(adapter_id: str, kind: TargetKind, model: str) -> str:
+    """One line saying where an adapter's answers will come from."""
+    if kind == "provider":
+        provider = provider_of(adapter_id)
+        where = provider.base_url() or f"{provider.name}'s API"
+        return f"{adapter_id}: live provider {where} (model {model})"
+    if kind == "local-model":
+        from xpeval.evals.local_model import local_base_url
+        from xpeval.evals.local_model.local_adapters import served_model_for
+
+        models = [m.strip() for m in model.split(",")]
+        ports = sorted({served_model_for(None, m).port for m in models})
+        urls = ", ".join(local_base_url(effective_contract(adapter_id).wire, port) for port in ports)
+        return f"{adapter_id}: local model {urls} ({model})"
+    return f"{adapter_id}: emulator, a perfect model's answers (pipeline only, says nothing about {model})"
+
+
+def default_model(adapter_id: str, kind: TargetKind) -> str:
+    if kind == "local-model":
+        from xpeval.evals.local_model import MODEL_ALIAS
+
+        return MODEL_ALIAS
+    return provider_of(adapter_id).default_model
+
+
+@dataclass
+class EpisodeFactory:
+    """Opens episodes for the runner in any mode (the runner's `EpisodeBackend`)."""
+
+    mode: Mode
+    store: CassetteStore
+    picker: TargetPicker
+    emulator: Emulator | None = None
+    stream_policy: StreamPolicy = "alternate"
+    timeout: float = 60.0
+    secrets: tuple[str, ...] = ()
+    record_flags: tuple[str, ...] = ()
+    """What a printed re-record hint adds so that it runs as printed (--case-dir, --cassettes)."""
+    refresh: bool = False
+    """Record mode: every request goes upstream again and its cassette is rewritten."""
+    targets: dict[str, TargetKind] = field(default_factory=dict)
+    """Record and live: each adapter's target, decided once before the run (`TargetPicker.check`)."""
+    _adapters: dict[tuple[str, TargetKind, str | None], tuple[Adapter, EpisodeRouter]] = field(
+        default_factory=dict
+    )
+
+    def target_of(self, adapter_id: str, recorded: Source | None, model: str | None = None) -> TargetKind:
+        if self.mode is Mode.REPLAY:
+            if recorded:
+                return KIND_OF[recorded]
+            # No cassette yet: its record hint names the target the model is served by.
+            from xpeval.evals.local_model.models import find_model
+
+            served = find_model(model) is not None and local_capable(adapter_id)
+            return "local-model" if served else "provider"
+        return self.targets.get(adapter_id) or self.picker.kind(adapter_id)
+
+    def adapter(
+        self, adapter_id: str, kind: TargetKind, model: str | None = None
+    ) -> tuple[Adapter, EpisodeRouter]:
+        """The run's one adapter for (adapter, target), built once and shared by its episodes,
+        with the router its episodes bind their transports on. Each local model has its own
+        server, so its own adapter."""
+        key = (adapter_id, kind, model if kind == "local-model" else None)
+        if key not in self._adapters:
+            # Replay never leaves the process; the other modes share one pool per adapter.
+            upstream = None if self.mode is Mode.REPLAY or kind == "emulator" else upstream_pool()
+            router = EpisodeRouter(upstream)
+            settings = AdapterSettings(transport=router, timeout=self.timeout, model=key[2])
+            self._adapters[key] = (build_adapter(adapter_id, kind, settings), router)
+        return self._adapters[key]
+
+    async def aclose(self) -> None:
+        """Close every adapter of the run (and with it its connection pool)."""
+        built, self._adapters = list(self._adapters.values()), {}
+        for adapter, _ in built:
+            await adapter.aclose()
+
+    def open(self, planned: PlannedEpisode) -> OpenEpisode:
+        adapter_id, case = planned.adapter_id, planned.case
+        contract = effective_contract(adapter_id)
+        recorded = None
+        if self.mode is Mode.REPLAY and planned.model is not None:
+            recorded = self.store.meta(self.store.path(adapter_id, planned.episode_id, planned.model))
+        kind = self.target_of(adapter_id, recorded.source if recorded else None, planned.model)
+        model = planned.model or default_model(adapter_id, kind)
+        upstream = None
+        if kind == "emulator" and self.mode is not Mode.REPLAY:
+            if self.emulator is None:
+                raise RuntimeError("the emulator target needs a running emulator")
+            upstream = self.emulator.upstream_for(case, adapter_id)
+        adapter, router = self.adapter(adapter_id, kind, model)
+        episode = open_episode(
+            self.store,
+            adapter_id,
+            planned.episode_id,
+            self.mode,
+            source=SOURCE_OF[kind],
+            model=model,
+            secrets=self.secrets,
+            upstream=upstream if upstream is not None else router.upstream,
+            flags=self.record_flags,
+            refresh=self.refresh and self.mode is Mode.RECORD,
+        )
+        transport = episode.transport if self.mode is not Mode.LIVE else upstream
+        return OpenEpisode(
+            adapter=adapter,
+            adapter_id=adapter_id,
+            wire=contract.wire,
+            model=model,
+            source=_row_source(self.mode, kind),
+            transport=transport,
+            recorded_at=recorded.recorded_at.isoformat(timespec="seconds") if recorded else None,
+            recorded_model=recorded.model if recorded else None,
+            stream=streams(case.id, self.stream_policy),
+            sleeps=self.mode is not Mode.REPLAY,
+            replayed_from=str(episode.cassette_path) if self.mode is Mode.REPLAY else None,
+            problems=lambda: episode.unmatched_problems() if episode.has_misses else [],
+            finish=lambda succeeded: episode.finish(succeeded=succeeded),
+            retry=episode.retry,
+        )
+
+
+def _row_source(mode: Mode, kind: TargetKind) -> RowSource:
+    if kind == "provider":
+        return "cassette" if mode is Mode.REPLAY else "live"
+    return SOURCE_OF[kind]

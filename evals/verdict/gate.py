@@ -1,0 +1,332 @@
+"""The CI gate: conformance failures and regressions against a baseline (pure).
+
+A run fails the gate when an episode had a conformance failure (a replay problem or a runner
+error), when a row measured nothing (every episode an error), when a baseline row or case is
+missing, or when a row got worse on the same cases:
+- a deterministic (emulated) row compares exactly: one case that flipped for the worse fails;
+- any other row gets an exact paired test per rate: McNemar's test on the discordant cases
+  (the cases that flipped one way or the other), two-sided, with the family-wise error rate
+  held at `alpha` across every row and rate by Holm's step-down procedure. A rate whose
+  discordant cases are too few to ever reach `alpha` cannot be rejected and is left out of the
+  family (Tarone's refinement: it can never count as a regression, so it costs no power);
+- `--tolerance` adds an absolute floor: a drop on the shared cases larger than it fails too.
+A failure names the cases that flipped; improvements are listed as well.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from xml.etree import ElementTree
+
+import pandas as pd
+
+from xpeval.evals.verdict.baseline import (
+    CONFORMANCE_KINDS,
+    DETERMINISTIC_SOURCES,
+    Baseline,
+    codes_by_row,
+    comparable,
+    flag_counts,
+    passed,
+    row_key,
+    split_key,
+)
+from xpeval.evals.verdict.paired_test import ALPHA, can_reject, holm, mcnemar_exact
+from xpeval.evals.verdict.scorecard import RATES
+
+SHOWN_CASES = 12
+
+
+@dataclass(frozen=True)
+class Finding:
+    key: str
+    metric: str
+    ok: bool
+    message: str
+    worse: tuple[str, ...] = ()
+    """Cases that flipped for the worse (pass -> fail)."""
+    better: tuple[str, ...] = ()
+    p_value: float | None = None
+    """Holm-adjusted p of the paired test, when one was made."""
+
+
+@dataclass
+class GateReport:
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the verdict rests on, said once (e.g. a run compared on conformance only)."""
+
+    @property
+    def failures(self) -> list[Finding]:
+        return [f for f in self.findings if not f.ok]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+@dataclass(frozen=True)
+class RunScope:
+    """What a run covered, from its header: which adapters and models, which case set, all of
+    its cases or some."""
+
+    adapters: frozenset[str]
+    case_set: str
+    all_cases: bool = True
+    pairs: frozenset[tuple[str, str]] | None = None
+    """(adapter, model) pairs the run planned; None: every model of its adapters."""
+
+    def covers(self, adapter: str, model: str) -> bool:
+        if adapter not in self.adapters:
+            return False
+        return self.pairs is None or (adapter, model) in self.pairs
+
+
+def baseline_for_run(baseline: Baseline | None, scope: RunScope) -> tuple[Baseline | None, str | None]:
+    """What the run is compared with: the baseline rows of the adapters it ran (the others are
+    not "missing"); None with the reason when the baseline is for another case set."""
+    if baseline is None:
+        return None, "no baseline: gated on conformance only (write one with `xpeval gate --update-baseline`)"
+    if baseline.case_set != scope.case_set:
+        return None, (
+            f"the baseline is for case set {baseline.case_set!r}, this run used {scope.case_set!r}: gated "
+            "on conformance only (write that case set's own baseline with `xpeval gate --update-baseline`)"
+        )
+    rows = {key: cases for key, cases in baseline.rows.items() if scope.covers(*split_key(key)[1:])}
+    return Baseline(case_set=baseline.case_set, rows=rows, run=baseline.run), None
+
+
+@dataclass
+class _Pairing:
+    key: str
+    rate: str
+    shared: int
+    worse: list[str]
+    better: list[str]
+    before: tuple[int, int]
+    after: tuple[int, int]
+
+    @property
+    def drop(self) -> float:
+        k0, n0 = self.before
+        k1, n1 = self.after
+        if not n0 or not n1:
+            return 0.0
+        change = k1 / n1 - k0 / n0
+        return change if self.rate in ("malformed", "errors") else -change
+
+
+def evaluate(
+    frame: pd.DataFrame,
+    baseline: Baseline | None,
+    scope: RunScope | None = None,
+    *,
+    tolerance: float = 0.0,
+    alpha: float = ALPHA,
+) -> GateReport:
+    """Every check the gate makes, passed or not."""
+    report = GateReport()
+    report.findings.extend(_conformance(frame))
+    report.findings.extend(_nothing_measured(frame))
+    if baseline is None:
+        return report
+    current = codes_by_row(frame)
+    by_class = {comparable(key): key for key in current}
+    pairings: list[_Pairing] = []
+    compared: set[str] = set()
+    for key, before in sorted(baseline.rows.items()):
+        now_key = by_class.get(comparable(key))
+        if now_key is None:
+            other = [k for k in current if comparable(k)[1:] == comparable(key)[1:]]
+            if other:
+                report.notes.append(
+                    f"{key}: this run measured it from another source ({other[0]}): not compared"
+                )
+            else:
+                report.findings.append(
+                    Finding(key, "present", False, f"{key}: in the baseline but not in this run")
+                )
+            continue
+        compared.add(now_key)
+        now = current[now_key]
+        if scope is None or scope.all_cases:
+            missing = sorted(set(before) - set(now))
+            if missing:
+                report.findings.append(
+                    Finding(
+                        key,
+                        "cases",
+                        False,
+                        f"{key}: {len(missing)} baseline case(s) not run: {_names(missing)}",
+                        worse=tuple(missing),
+                    )
+                )
+        new = sorted(set(now) - set(before))
+        if new:
+            report.notes.append(f"{key}: {len(new)} case(s) not in the baseline, not compared: {_names(new)}")
+        pairings.extend(_pair(key, before, now))
+    for key in sorted(set(current) - compared):
+        report.notes.append(f"{key}: not in the baseline, not compared")
+    report.findings.extend(_judge(pairings, tolerance, alpha))
+    return report
+
+
+def _conformance(frame: pd.DataFrame) -> list[Finding]:
+    broken = frame[frame["error_kind"].isin(CONFORMANCE_KINDS)] if not frame.empty else frame
+    findings = [
+        Finding(
+            key=row_key(r["source"], r["adapter"], r["model"]),
+            metric=f"conformance:{r['case_id']}",
+            ok=False,
+            message=f"{r['adapter']} / {r['case_id']}: {r['reason']}",
+        )
+        for r in broken.to_dict("records")
+    ]
+    if not findings:
+        findings.append(Finding("*", "conformance", True, f"{len(frame)} episodes, no conformance failure"))
+    return findings
+
+
+def _nothing_measured(frame: pd.DataFrame) -> list[Finding]:
+    """A row where every episode ended in an error measured nothing: it cannot pass."""
+    findings = []
+    if frame.empty:
+        return [Finding("*", "measured", False, "the run has no results: nothing was measured")]
+    for (source, adapter, model), group in frame.groupby(["source", "adapter", "model"], sort=True):
+        if bool(group["error"].all()):
+            first = group.iloc[0]
+            findings.append(
+                Finding(
+                    row_key(str(source), str(adapter), str(model)),
+                    "measured",
+                    False,
+                    f"{adapter} ({model}, {source}): all {len(group)} episodes ended in an error, nothing "
+                    f"was measured (first: {str(first['reason'])[:160]})",
+                )
+            )
+    return findings
+
+
+def _pair(key: str, before: dict[str, str], now: dict[str, str]) -> Iterable[_Pairing]:
+    shared = sorted(set(before) & set(now))
+    for rate in RATES:
+        worse: list[str] = []
+        better: list[str] = []
+        for case in shared:
+            was, is_ = passed(before[case], rate), passed(now[case], rate)
+            if was is None or is_ is None or was == is_:
+                continue
+            (worse if was else better).append(case)
+        yield _Pairing(
+            key=key,
+            rate=rate,
+            shared=len(shared),
+            worse=worse,
+            better=better,
+            before=flag_counts((before[c] for c in shared), rate),
+            after=flag_counts((now[c] for c in shared), rate),
+        )
+
+
+def _judge(pairings: list[_Pairing], tolerance: float, alpha: float) -> list[Finding]:
+    statistical = [
+        p
+        for p in pairings
+        if split_key(p.key)[0] not in DETERMINISTIC_SOURCES
+        and can_reject(len(p.worse) + len(p.better), alpha)
+    ]
+    adjusted = dict(
+        zip(
+            (id(p) for p in statistical),
+            holm([mcnemar_exact(len(p.worse), len(p.better)) for p in statistical], alpha),
+            strict=True,
+        )
+    )
+    findings = []
+    for pairing in pairings:
+        p_value = adjusted.get(id(pairing))
+        exact = split_key(pairing.key)[0] in DETERMINISTIC_SOURCES
+        reasons = []
+        if exact and pairing.worse:
+            reasons.append("a deterministic (emulated) row changed: a pipeline bug")
+        if p_value is not None and p_value < alpha and len(pairing.worse) > len(pairing.better):
+            reasons.append(f"worse beyond noise (McNemar exact, Holm-adjusted p={p_value:.2g} < {alpha:g})")
+        if tolerance > 0 and pairing.drop > tolerance:
+            reasons.append(f"dropped by {pairing.drop:.1%}, more than --tolerance {tolerance:.1%}")
+        findings.append(
+            Finding(
+                pairing.key,
+                pairing.rate,
+                not reasons,
+                _message(pairing, p_value, reasons),
+                worse=tuple(pairing.worse),
+                better=tuple(pairing.better),
+                p_value=p_value,
+            )
+        )
+    return findings
+
+
+def _message(pairing: _Pairing, p_value: float | None, reasons: list[str]) -> str:
+    (k0, n0), (k1, n1) = pairing.before, pairing.after
+    text = (
+        f"{pairing.key} {pairing.rate}: {_rate(k0, n0)} -> {_rate(k1, n1)} on {pairing.shared} shared cases"
+    )
+    if pairing.worse:
+        text += f"; worse: {_names(pairing.worse)}"
+    if pairing.better:
+        text += f"; better: {_names(pairing.better)}"
+    if p_value is not None and not reasons:
+        text += f" (McNemar exact, Holm-adjusted p={p_value:.2g})"
+    if reasons:
+        text += " — " + "; ".join(reasons)
+    return text
+
+
+def _rate(k: int, n: int) -> str:
+    return f"{k / n:.1%} ({k}/{n})" if n else "- (0/0)"
+
+
+def _names(cases: list[str]) -> str:
+    shown = ", ".join(cases[:SHOWN_CASES])
+    return f"{len(cases)} [{shown}{', ...' if len(cases) > SHOWN_CASES else ''}]"
+
+
+def diff_text(report: GateReport) -> str:
+    lines = [f"note: {note}" for note in report.notes]
+    lines.extend(f"FAIL {finding.message}" for finding in report.failures)
+    changed = [f for f in report.findings if f.ok and (f.worse or f.better)]
+    lines.extend(f"  ok {f.message}" for f in changed)
+    lines.append("gate: " + ("passed" if report.passed else f"FAILED ({len(report.failures)} problem(s))"))
+    return "\n".join(lines)
+
+
+def step_summary(report: GateReport) -> str:
+    lines = ["## xpeval gate: " + ("passed" if report.passed else "FAILED"), ""]
+    if report.failures:
+        lines += ["| check | detail |", "|---|---|"]
+        lines += [f"| {f.metric} | {f.message.replace('|', '/')} |" for f in report.failures]
+    improved = [f for f in report.findings if f.better]
+    if improved:
+        lines += ["", "Improvements:", ""]
+        lines += [f"- {f.key} {f.metric}: {_names(list(f.better))}".replace("|", "/") for f in improved]
+    if report.notes:
+        lines += ["", *[f"> {note}" for note in report.notes]]
+    return "\n".join(lines) + "\n"
+
+
+def junit_xml(report: GateReport) -> str:
+    suite = ElementTree.Element(
+        "testsuite",
+        name="xpeval-gate",
+        tests=str(len(report.findings)),
+        failures=str(len(report.failures)),
+        errors="0",
+    )
+    for finding in report.findings:
+        case = ElementTree.SubElement(suite, "testcase", classname=finding.key, name=finding.metric)
+        if not finding.ok:
+            failure = ElementTree.SubElement(case, "failure", message=finding.message[:500])
+            failure.text = finding.message
+    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True)

@@ -1,0 +1,267 @@
+"""Score a model's tool calls against a case: BFCL's AST-checker rules, order-free.
+
+`score(case, tool_calls)` is pure. Per turn, a turn is correct when:
+- it expects no call (irrelevance) and the model made none; an empty call list never counts
+  as a correct call when calls are expected;
+- otherwise the calls and the expected calls pair up one to one, where a call fits an expected
+  call when the function names are equal, every argument the tool's schema requires is present,
+  every argument given is both in the schema and in the expected answer, every given value is
+  among its acceptable values (`xpeval.evals.cases.acceptable`), and every expected argument left out
+  has `""` (optional) among its acceptable values. A call whose arguments could not be parsed
+  fits nothing (and marks the turn malformed).
+Pairing is a maximum bipartite matching over the "fits" relation, so the verdict never
+depends on the order of the calls (BFCL's first-fit pairing fails `parallel_178` in one order
+and passes it in another). A case is correct when all its turns are.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from xpeval.adapters.contract import ToolCall
+from xpeval.evals.cases.acceptable import OPTIONAL, value_acceptable
+from xpeval.evals.cases.schema_root import root_properties, root_required
+
+if TYPE_CHECKING:
+    from xpeval.evals.cases.model import Case, Expected, ExpectedCall
+
+CallLike = ToolCall | Mapping[str, Any]
+"""A canonical ToolCall, or a plain dict with `name` and `arguments` (a dict or a JSON text)."""
+
+
+class TurnScore(BaseModel):
+    """The verdict on one turn."""
+
+    model_config = ConfigDict(frozen=True)
+
+    turn: int
+    correct: bool
+    reason: str | None
+    """Why the turn is wrong; None when it is correct."""
+    tool_selection_correct: bool
+    """The called function names equal the expected ones as a multiset (none when none expected)."""
+    arguments_correct: bool | None
+    """Whether the arguments are right, judged only when the selection is right and calls
+    were expected; None otherwise."""
+    expected_calls: int
+    actual_calls: int
+    malformed: bool
+    """Some call's arguments could not be parsed."""
+
+
+class Score(BaseModel):
+    """The verdict on a case: correct when every turn is."""
+
+    model_config = ConfigDict(frozen=True)
+
+    case_id: str
+    category: str
+    correct: bool
+    reason: str | None
+    """The first wrong turn's reason (prefixed with its turn number in multi-turn cases)."""
+    tool_selection_correct: bool
+    arguments_correct: bool | None
+    """False when any judged turn's arguments are wrong; None when no turn could be judged."""
+    irrelevance: bool
+    """The case expects no call in any turn: its correctness is a refusal to call."""
+    malformed: bool
+    turns: tuple[TurnScore, ...]
+
+
+@dataclass(frozen=True)
+class _Call:
+    name: str
+    arguments: Mapping[str, Any]
+    parse_error: str | None
+
+
+def score(case: Case, tool_calls: Sequence[CallLike] | Sequence[Sequence[CallLike]]) -> Score:
+    """Score the calls a model made on `case`.
+
+    `tool_calls` is the flat list of calls for a one-turn case, or one list per turn (in turn
+    order) for any case; a multi-turn case given a flat non-empty list is a programming error.
+    Missing trailing turns count as turns without calls.
+    """
+    per_turn = _split_turns(case, tool_calls)
+    turn_scores = tuple(
+        score_turn(
+            case, turn.expected, per_turn[turn.index] if turn.index < len(per_turn) else [], index=turn.index
+        )
+        for turn in case.turns
+    )
+    multi = len(turn_scores) > 1
+    first_wrong = next((t for t in turn_scores if not t.correct), None)
+    reason = None
+    if first_wrong is not None:
+        reason = f"turn {first_wrong.turn}: {first_wrong.reason}" if multi else first_wrong.reason
+    judged = [t.arguments_correct for t in turn_scores if t.arguments_correct is not None]
+    return Score(
+        case_id=case.id,
+        category=case.category,
+        correct=first_wrong is None,
+        reason=reason,
+        tool_selection_correct=all(t.tool_selection_correct for t in turn_scores),
+        arguments_correct=all(judged) if judged else None,
+        irrelevance=all(t.expected.no_call for t in case.turns),
+        malformed=any(t.malformed for t in turn_scores),
+        turns=turn_scores,
+    )
+
+
+def score_turn(
+    case: Case, expected: Expected, tool_calls: Sequence[CallLike], *, index: int = 0
+) -> TurnScore:
+    """Score one turn's calls against what that turn expects (see the module docstring)."""
+    calls = [_as_call(call) for call in tool_calls]
+
+    def verdict(correct: bool, reason: str | None, selection: bool, arguments: bool | None) -> TurnScore:
+        return TurnScore(
+            turn=index,
+            correct=correct,
+            reason=reason,
+            tool_selection_correct=selection,
+            arguments_correct=arguments,
+            expected_calls=len(expected.calls),
+            actual_calls=len(calls),
+            malformed=any(c.parse_error is not None for c in calls),
+        )
+
+    if expected.no_call:
+        reason = f"expected no call, got {len(calls)}: {_names(calls)}" if calls else None
+        return verdict(not calls, reason, not calls, None)
+    expected_names = [call.name for call in expected.calls]
+    if not calls:
+        return verdict(
+            False,
+            f"expected {len(expected_names)} call(s) ({', '.join(expected_names)}), got none",
+            False,
+            None,
+        )
+    selection = Counter(call.name for call in calls) == Counter(expected_names)
+    mismatch = [[_call_mismatch(case, call, wanted) for wanted in expected.calls] for call in calls]
+    pairs = _maximum_matching([[m is None for m in row] for row in mismatch])
+    correct = len(calls) == len(expected.calls) == len(pairs)
+    reason = None if correct else _explain(calls, expected_names, mismatch, pairs)
+    return verdict(correct, reason, selection, correct if selection else None)
+
+
+def _split_turns(
+    case: Case, tool_calls: Sequence[CallLike] | Sequence[Sequence[CallLike]]
+) -> list[Sequence[CallLike]]:
+    if any(isinstance(item, list | tuple) for item in tool_calls):
+        if not all(isinstance(item, list | tuple) for item in tool_calls):
+            raise ValueError("tool_calls mixes calls and per-turn lists")
+        return [list(turn) for turn in tool_calls]  # type: ignore[arg-type]
+    if len(case.turns) > 1 and tool_calls:
+        raise ValueError(f"case {case.id} has {len(case.turns)} turns: give one list of calls per turn")
+    return [tool_calls]  # type: ignore[list-item]
+
+
+def _as_call(call: CallLike) -> _Call:
+    if isinstance(call, ToolCall):
+        return _Call(call.name, call.arguments, call.parse_error)
+    if not isinstance(call, Mapping):
+        raise TypeError(
+            f"a tool call must be a ToolCall or a mapping with name and arguments, got {type(call).__name__}"
+        )
+    name = call.get("name")
+    arguments = call.get("arguments", {})
+    parse_error = call.get("parse_error")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError as exc:
+            arguments, parse_error = {}, f"arguments are not valid JSON: {exc.msg}"
+    if not isinstance(arguments, Mapping):
+        arguments, parse_error = {}, f"arguments are a {type(arguments).__name__}, not an object"
+    return _Call(str(name) if name is not None else "", arguments, parse_error)
+
+
+def _call_mismatch(case: Case, call: _Call, wanted: ExpectedCall) -> str | None:
+    """Why `call` does not fit the expected call `wanted`; None when it fits."""
+    if call.name != wanted.name:
+        return f"called {call.name!r}, expected {wanted.name!r}"
+    if call.parse_error is not None:
+        return f"{call.name}: unparseable arguments ({call.parse_error})"
+    tool = case.tool(call.name)
+    schema = tool.parameters if tool is not None else {}
+    for argument in root_required(schema):
+        if argument not in call.arguments:
+            return f"{call.name}: missing required argument {argument!r}"
+    properties = root_properties(schema)
+    for argument, value in call.arguments.items():
+        if argument not in properties:
+            return f"{call.name}: unexpected argument {argument!r} (not in the tool's schema)"
+        if argument not in wanted.arguments:
+            return f"{call.name}: unexpected argument {argument!r} (not in the expected answer)"
+        if not value_acceptable(value, wanted.arguments[argument]):
+            return (
+                f"{call.name}: argument {argument!r} = {_short(value)} is not one of "
+                f"{_short(wanted.arguments[argument])}"
+            )
+    for argument, alternatives in wanted.arguments.items():
+        if argument not in call.arguments and OPTIONAL not in alternatives:
+            return f"{call.name}: missing argument {argument!r} (expected one of {_short(alternatives)})"
+    return None
+
+
+def _maximum_matching(fits: list[list[bool]]) -> dict[int, int]:
+    """Maximum bipartite matching (Kuhn's augmenting paths): expected index -> call index.
+
+    The graphs are a handful of calls, so the O(V*E) algorithm is instant; scipy or networkx
+    would add a heavy dependency for ten lines.
+    """
+    owner: dict[int, int] = {}  # expected index -> call index
+
+    def augment(call: int, visited: set[int]) -> bool:
+        for wanted, ok in enumerate(fits[call]):
+            if ok and wanted not in visited:
+                visited.add(wanted)
+                if wanted not in owner or augment(owner[wanted], visited):
+                    owner[wanted] = call
+                    return True
+        return False
+
+    for call in range(len(fits)):
+        augment(call, set())
+    return owner
+
+
+def _explain(
+    calls: list[_Call], expected_names: list[str], mismatch: list[list[str | None]], pairs: dict[int, int]
+) -> str:
+    if len(calls) != len(expected_names):
+        return (
+            f"expected {len(expected_names)} call(s) ({', '.join(expected_names)}), "
+            f"got {len(calls)} ({_names(calls)})"
+        )
+    matched_calls = set(pairs.values())
+    for wanted, name in enumerate(expected_names):
+        if wanted in pairs:
+            continue
+        same_name = [i for i, call in enumerate(calls) if i not in matched_calls and call.name == name]
+        if not same_name:
+            return f"no call to {name!r} left to match (got {_names(calls)})"
+        return str(mismatch[same_name[0]][wanted])
+    return "calls do not match the expected calls"
+
+
+def _names(calls: list[_Call]) -> str:
+    return ", ".join(call.name for call in calls)
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (RecursionError, ValueError):  # a pathologically deep or circular value still gets a reason
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+__all__ = ["CallLike", "Score", "TurnScore", "score", "score_turn"]

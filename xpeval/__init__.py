@@ -1,0 +1,54 @@
+"""xpeval: cross-provider conformance and evaluation for LLM tool calling.
+
+The public API, one import name (docs/ARCHITECTURE.md, "One import name"):
+
+    from xpeval import SuiteConfig, run_suite, load_run
+    outcome = run_suite(SuiteConfig(categories=("simple",)))     # what `xpeval run` does
+    outcome.passed, outcome.scorecard, outcome.gate.failures
+    run = load_run("reports/results.jsonl"); run.frame            # what notebooks read
+
+The provider boundary (the adapter registry, the canonical contract) is `xpeval.adapters`; the
+scorecard tables are `xpeval.evals.verdict.scorecard`. Names are imported when first used, so
+`import xpeval` imports no SDK and no pandas.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "SuiteConfig": "xpeval.evals.running.suite",
+    "SuiteOutcome": "xpeval.evals.running.suite",
+    "run_suite": "xpeval.evals.running.suite",
+    "LoadedRun": "xpeval.evals.results.load",
+    "load_frame": "xpeval.evals.results.load",
+    "load_run": "xpeval.evals.results.load",
+    "GateReport": "xpeval.evals.verdict.gate",
+    "RunScope": "xpeval.evals.verdict.gate",
+    "evaluate": "xpeval.evals.verdict.gate",
+    "Baseline": "xpeval.evals.verdict.baseline",
+    "read_baseline": "xpeval.evals.verdict.baseline",
+    "Case": "xpeval.evals.cases",
+    "load_cases": "xpeval.evals.cases",
+    "Mode": "xpeval.evals.cassettes",
+    "UserError": "xpeval.evals.errors",
+}
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from xpeval.evals.cases import Case, load_cases
+    from xpeval.evals.cassettes import Mode
+    from xpeval.evals.errors import UserError
+    from xpeval.evals.results.load import LoadedRun, load_frame, load_run
+    from xpeval.evals.running.suite import SuiteConfig, SuiteOutcome, run_suite
+    from xpeval.evals.verdict.baseline import Baseline, read_baseline
+    from xpeval.evals.verdict.gate import GateReport, RunScope, evaluate
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'xpeval' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
