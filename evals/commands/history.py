@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from xpeval.evals.nightly.run import DEFAULT_HISTORY
+    from xpeval.evals.nightly.config import DEFAULT_HISTORY
     from xpeval.evals.project import project_settings
     from xpeval.evals.results.history import load_history
     from xpeval.evals.verdict.trend import trend

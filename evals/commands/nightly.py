@@ -1,6 +1,6 @@
 """`xpeval nightly`: the live cross-provider eval, compared with the baseline and the last good
-nightly, appended to the history. The pipeline is `xpeval.evals.nightly.run.run_nightly`; this module only
-turns flags into its `NightlyConfig` and prints.
+nightly, appended to the history. The pipeline is `xpeval.evals.nightly.run.run_nightly`; this module
+only turns flags into its `NightlyConfig` and prints.
 
 Exit status: 0 passed; 1 an alert (a regression beyond noise, a conformance failure, a live
 schema answer that changed or disagrees with the checker); 2 bad input; 3 nothing could be
@@ -79,35 +79,40 @@ def register(subparsers: Any) -> None:
 
 
 def config_from(args: argparse.Namespace) -> Any:
-    from xpeval.evals.nightly.run import DEFAULT_HISTORY, NIGHTLY_DIR, NightlyConfig
+    from xpeval.evals.nightly.config import DEFAULT_HISTORY, NIGHTLY_DIR, NightlyConfig, nightly_run_settings
     from xpeval.evals.project import project_settings
 
     project = project_settings()
     root = project.root
-    reports = args.reports or root / NIGHTLY_DIR
     case_dir = args.case_dir or project.cases
-    return NightlyConfig(
-        adapters=tuple(csv_values(args.adapters)) or project.adapters,
-        models=tuple(args.models),
-        local_models=tuple(csv_values(args.local_models)),
+    given = {
+        "cassettes": args.cassettes,
+        "results": args.results,
+        "baseline": args.baseline or (project.baseline if case_dir == project.cases else None),
+    }
+    run = nightly_run_settings(
+        args.reports or root / NIGHTLY_DIR,
+        **{name: value for name, value in given.items() if value is not None},
         cases=tuple(csv_values(args.cases)),
         categories=tuple(csv_values(args.categories)),
         case_dir=case_dir,
-        serve_local=args.serve_local,
-        cassettes=args.cassettes or reports / "cassettes",
-        results=args.results or reports / "results.jsonl",
-        reports=reports,
-        baseline=args.baseline or (project.baseline if case_dir == project.cases else None),
-        history=args.history or root / DEFAULT_HISTORY,
-        corpus=args.corpus,
-        schemas=not args.no_schemas,
-        allow_nothing=args.allow_nothing,
         concurrency=args.concurrency,
         rate=args.rate,
         retries=args.retries,
         timeout=args.timeout,
         tolerance=args.tolerance,
         root=root,
+    )
+    return NightlyConfig(
+        run=run,
+        adapters=tuple(csv_values(args.adapters)) or project.adapters,
+        models=tuple(args.models),
+        local_models=tuple(csv_values(args.local_models)),
+        serve_local=args.serve_local,
+        history=args.history or root / DEFAULT_HISTORY,
+        corpus=args.corpus,
+        schemas=not args.no_schemas,
+        allow_nothing=args.allow_nothing,
     )
 
 

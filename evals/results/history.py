@@ -67,7 +67,8 @@ SCHEMA_PAIR_TYPES: dict[str, pa.DataType] = {
     "message": pa.string(),
     "agrees": pa.bool_(),
 }
-"""One live schema-acceptance pair (`xpeval.evals.nightly.run.SchemaProbe`): the checker's prediction
+"""One live schema-acceptance pair (`xpeval.evals.nightly.schema_probes.SchemaProbe`): the checker's
+prediction
 (`accepted`, `refused`, or `not-sent` when the adapter itself refuses the tool), the rules it
 cites, and the provider's answer (`accepted`, `refused`, `error`, `not-sent`) with its status
 and message."""

@@ -23,7 +23,7 @@ from xpeval.evals.cases.loader import BUILTIN_DIR
 from xpeval.evals.cassettes import CassetteStore, Mode
 from xpeval.evals.errors import UserError
 from xpeval.evals.results.file import ResultsFile
-from xpeval.evals.results.load import load_run
+from xpeval.evals.results.load import LoadedRun, load_run
 from xpeval.evals.results.rows import RunHeader, fingerprint, now_iso
 from xpeval.evals.results.run_plan import RunPlan, Shard
 from xpeval.evals.running.plan import PlannedEpisode, parse_models, plan, select_cases
@@ -163,6 +163,10 @@ class SuiteOutcome:
     paths: dict[str, Path]
     plan: SuitePlan
     resumed: int = 0
+    run: LoadedRun | None = None
+    """The results file as the gate read it (header, final rows), for callers that judge it again."""
+    baseline: Baseline | None = None
+    """The baseline rows the gate compared with (None: no baseline)."""
 
     @property
     def passed(self) -> bool:
@@ -317,7 +321,8 @@ def run_suite(
         results.close()  # every row played so far reaches the file: the run resumes from there
         raise
     results.finish()
-    frame = load_run(results.path).frame
+    loaded = load_run(results.path)
+    frame = loaded.frame
     card = scorecard(frame)
     paths = write_scorecard(frame, config.reports)
     log(f"{len(frame)} episodes; scorecard: {paths['md']}")
@@ -326,7 +331,7 @@ def run_suite(
     report = evaluate(frame, compared, scope, tolerance=config.tolerance)
     if note:
         report.notes.insert(0, note)
-    return SuiteOutcome(results, frame, card, report, paths, suite, resumed)
+    return SuiteOutcome(results, frame, card, report, paths, suite, resumed, loaded, compared)
 
 
 def scope_of(header: RunHeader | None) -> RunScope:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
 
 from tests._corpus import REPO_ROOT
 from tests.nightly._fake import PerfectModel
-from xpeval.evals.nightly.run import NightlyConfig
+from xpeval.evals.nightly.config import NightlyConfig, nightly_run_settings
+from xpeval.evals.running.suite import SuiteConfig
 
 
 @pytest.fixture
@@ -33,19 +34,22 @@ def model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> PerfectModel:
 @pytest.fixture
 def config(tmp_path: Path) -> NightlyConfig:
     """A small nightly: the simple weather cases, every file under tmp_path, no baseline yet."""
-    return NightlyConfig(
+    run = nightly_run_settings(
+        tmp_path / "nightly",
         cases=("weather_*",),
         categories=("simple",),
-        cassettes=tmp_path / "nightly" / "cassettes",
-        results=tmp_path / "nightly" / "results.jsonl",
-        reports=tmp_path / "nightly",
         baseline=tmp_path / "baseline.json",
-        history=tmp_path / "history",
-        schemas=False,
         concurrency=8,
         root=REPO_ROOT,
     )
+    return NightlyConfig(run=run, history=tmp_path / "history", schemas=False)
+
+
+RUN_SETTINGS = {f.name for f in fields(SuiteConfig)} - {f.name for f in fields(NightlyConfig)}
 
 
 def with_(config: NightlyConfig, **changes: object) -> NightlyConfig:
-    return replace(config, **changes)  # type: ignore[arg-type]
+    """`config` with `changes`; a run setting (cases, categories, ...) changes its `run`."""
+    run = {k: v for k, v in changes.items() if k in RUN_SETTINGS}
+    own = {k: v for k, v in changes.items() if k not in RUN_SETTINGS}
+    return replace(config, run=replace(config.run, **run), **own)  # type: ignore[arg-type]

@@ -11,7 +11,9 @@ import pytest
 from tests.nightly._fake import FakeServers, PerfectModel, set_keys
 from tests.nightly.conftest import with_
 from xpeval.evals.local_model.models import MODELS
-from xpeval.evals.nightly.run import EXIT_ALERTS, EXIT_NOTHING, EXIT_PASSED, NightlyConfig, run_nightly
+from xpeval.evals.nightly.config import NightlyConfig
+from xpeval.evals.nightly.outcome import EXIT_ALERTS, EXIT_NOTHING, EXIT_PASSED
+from xpeval.evals.nightly.run import run_nightly
 from xpeval.evals.results.history import load_history, runs
 from xpeval.evals.results.load import load_run
 from xpeval.evals.verdict.baseline import update
@@ -41,7 +43,7 @@ def test_without_keys_or_a_local_model_every_adapter_says_why_and_the_exit_is_3(
     assert "skipped:" in summary and summary.splitlines()[-1].startswith(
         "nightly: nothing to measure: FAILED"
     )
-    assert model.requests == [] and not config.results.exists() and not config.history.exists()
+    assert model.requests == [] and not config.run.results.exists() and not config.history.exists()
 
 
 def test_nothing_to_measure_passes_only_when_allowed(config: NightlyConfig, model: PerfectModel) -> None:
@@ -67,12 +69,13 @@ def test_live_where_a_key_is_set_the_local_model_where_it_serves(
         "google-genai": (None, ()),
     }
     assert outcome.exit_code == EXIT_PASSED, outcome.summary()
-    frame = load_run(chosen.results).frame
+    frame = load_run(chosen.run.results).frame
     assert set(zip(frame["adapter"], frame["source"], frame["model"], strict=True)) == {
         ("openai-chat", "live", "gpt-4.1-mini"),
         ("anthropic-messages", "local-model", DEFAULT),
     }
-    recorded = sorted(p.relative_to(chosen.cassettes).parts[0] for p in chosen.cassettes.rglob("*.yaml"))
+    cassettes = chosen.run.cassettes
+    recorded = sorted(p.relative_to(cassettes).parts[0] for p in cassettes.rglob("*.yaml"))
     assert recorded == ["anthropic-messages"] * 3 + ["openai-chat"] * 3, (
         "fresh cassettes in the nightly's folder"
     )
@@ -83,7 +86,7 @@ def test_live_where_a_key_is_set_the_local_model_where_it_serves(
     assert servers.started == [] and servers.stopped == [], "servers already running are used, never stopped"
     stored = runs(load_history(chosen.history))
     assert stored[["run", "kind", "passed"]].values.tolist() == [[outcome.run, "nightly", True]]
-    assert (chosen.reports / "nightly.md").is_file()
+    assert (chosen.run.reports / "nightly.md").is_file()
 
 
 def test_serve_local_starts_what_is_needed_and_stops_only_that(
@@ -97,7 +100,7 @@ def test_serve_local_starts_what_is_needed_and_stops_only_that(
     assert outcome.exit_code == EXIT_PASSED, outcome.summary()
     assert servers.started == [DEFAULT] and servers.stopped == [DEFAULT]
     assert servers.up == {SMALL}, "the server that was already running keeps running"
-    assert set(load_run(chosen.results).frame["model"]) == {DEFAULT, SMALL}
+    assert set(load_run(chosen.run.results).frame["model"]) == {DEFAULT, SMALL}
     assert f"local servers started for the run and stopped after: {DEFAULT}" in outcome.summary()
 
 
@@ -128,7 +131,7 @@ def test_a_dry_run_plans_and_sends_nothing(
 
     assert [t.kind for t in outcome.plan.targets] == ["provider", "local-model"]
     assert outcome.plan.start == [DEFAULT] and servers.started == []
-    assert outcome.exit_code == EXIT_PASSED and model.requests == [] and not config.results.exists()
+    assert outcome.exit_code == EXIT_PASSED and model.requests == [] and not config.run.results.exists()
     assert outcome.summary().splitlines()[-1] == "nightly (dry run): would measure 2 adapter(s), 0 skipped"
 
 
@@ -180,9 +183,9 @@ def test_a_live_row_is_compared_with_the_baselines_cassette_row_of_its_adapter_a
     set_keys(monkeypatch, ["OPENAI_API_KEY"])
     nightly = with_(config, cases=(), adapters=("openai-chat",))
     good = run_nightly(nightly, servers=FakeServers())
-    recorded = load_run(nightly.results).frame.assign(source="cassette")
+    recorded = load_run(nightly.run.results).frame.assign(source="cassette")
     baseline, _ = update(None, recorded, case_set="builtin", run="recorded", all_cases=True)
-    baseline.write(nightly.baseline)  # type: ignore[arg-type]
+    baseline.write(nightly.run.baseline)  # type: ignore[arg-type]
     assert good.passed
 
     flipped = _simple_cases()[-8:]
@@ -191,7 +194,7 @@ def test_a_live_row_is_compared_with_the_baselines_cassette_row_of_its_adapter_a
         with_(nightly, history=nightly.history.parent / "other-history"), servers=FakeServers()
     )
 
-    against = [a for a in worse.alerts if a.against == f"baseline {nightly.baseline} (cassette row)"]
+    against = [a for a in worse.alerts if a.against == f"baseline {nightly.run.baseline} (cassette row)"]
     assert {a.metric for a in against} >= {"accuracy", "tool_selection"}
     assert {a.source for a in against} == {"live"}
     assert all(sorted(a.cases) == sorted(flipped) for a in against if a.metric == "accuracy")

@@ -28,7 +28,10 @@ from xpeval.adapters.registry import DirectEntry, get_entry, register_adapter, u
 from xpeval.adapters.schema import Dialect
 from xpeval.evals.acceptance.sources.tool_files import FoundTool, read_tools
 from xpeval.evals.emulator import EmulatorServer, Reply
-from xpeval.evals.nightly.run import EXIT_ALERTS, EXIT_PASSED, NightlyConfig, predict, run_nightly
+from xpeval.evals.nightly.config import NightlyConfig
+from xpeval.evals.nightly.outcome import EXIT_ALERTS, EXIT_PASSED
+from xpeval.evals.nightly.run import run_nightly
+from xpeval.evals.nightly.schema_probes import predict
 from xpeval.evals.results.history import load_schema_history
 
 LAGGING: dict[str, tuple[str, Dialect]] = {
@@ -163,7 +166,7 @@ def test_live_answers_are_recorded_next_to_the_checkers_prediction(
     assert len(server.received) == len(outcome.probes) - len(not_sent), "one request per sent pair"
     stored = load_schema_history(config.history)
     assert len(stored) == len(outcome.probes) and set(stored["run"]) == {outcome.run}
-    assert (config.reports / "schema_acceptance_live.csv").is_file()
+    assert (config.run.reports / "schema_acceptance_live.csv").is_file()
     assert f"live schema acceptance: {len(outcome.probes)} probes" in outcome.summary()
     providers = sorted({get_entry(p.adapter).provider.name for p in refused})
     print(
