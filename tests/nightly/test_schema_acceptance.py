@@ -247,3 +247,53 @@ def test_a_disagreement_and_a_newly_refused_tool_are_alerts(
         in summary
     )
     assert summary.splitlines()[-1] == "nightly: FAILED (3 alert(s))"
+
+
+def test_a_probe_retries_as_the_runner_does_and_honours_retry_after_zero(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 429 with `Retry-After: 0` is retried at once (the probe's own loop read 0 as absent and
+    waited 1 s), and the retry's answer is the probe's."""
+    from xpeval.evals.nightly import schema_probes
+    from xpeval.evals.nightly.plan import AdapterTarget
+    from xpeval.evals.running.suite import SuiteConfig
+
+    answers = iter(
+        [
+            httpx2.Response(429, headers={"retry-after": "0"}, json={"error": {"message": "slow down"}}),
+            httpx2.Response(
+                200,
+                json={
+                    "id": "chatcmpl-1",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": "gpt-4.1-mini",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": "OK"},
+                        }
+                    ],
+                },
+            ),
+        ]
+    )
+    transport = httpx2.MockTransport(lambda request: next(answers))
+    waited: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waited.append(seconds)
+
+    monkeypatch.setattr(schema_probes.asyncio, "sleep", sleep)
+    tool = read_tools(
+        [Path(__file__).resolve().parents[2] / "evals" / "acceptance" / "corpus" / "basic"]
+    ).tools[0]
+    target = AdapterTarget("openai-chat", "provider", ("gpt-4.1-mini",))
+
+    probes = schema_probes.probe_schemas(
+        [target], [tool], SuiteConfig(retries=2), upstream=lambda adapter, key: transport
+    )
+
+    assert [p.answer for p in probes] == ["accepted"]
+    assert waited == [0.0]
