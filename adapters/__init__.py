@@ -28,6 +28,7 @@ _EXPORTS = {
     "get_entry": "xpeval.adapters.registry",
     "register_adapter": "xpeval.adapters.registry",
     "Provider": "xpeval.adapters.providers._spec",
+    "connection_pool": "xpeval.adapters.providers._http",
     "AssistantMessage": "xpeval.adapters.contract",
     "ForceTool": "xpeval.adapters.contract",
     "Message": "xpeval.adapters.contract",
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
         TurnResult,
         UserMessage,
     )
+    from xpeval.adapters.providers._http import connection_pool
     from xpeval.adapters.providers._spec import Provider
     from xpeval.adapters.registry import (
         ADAPTER_REGISTRY,

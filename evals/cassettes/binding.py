@@ -31,7 +31,8 @@ from vcr.record_mode import RecordMode
 from vcr.request import Request as VcrRequest
 from vcr.stubs.httpx_stubs import vcr_handle_async_request
 
-from xpeval.adapters.providers._http import connection_pool
+from xpeval.adapters import connection_pool
+from xpeval.adapters.contract import ProviderError
 from xpeval.evals.cassettes.cassette import IndexedCassette, load_recording
 from xpeval.evals.cassettes.format import CassetteError
 from xpeval.evals.cassettes.matching import RequestKey, closest, describe, fingerprint, request_diff
@@ -370,3 +371,14 @@ def open_episode(
     )
     episode.transport = CassetteTransport(episode, episode.cassette, upstream or connection_pool())
     return episode
+
+
+def recording_fault(cassette: object, error: ProviderError | None) -> str | None:
+    """In a replay, a recorded response that no longer decodes is the cassette's fault (a
+    conformance failure), never the model's: the line that says so, or None when `error` is
+    not a bad response. The runner and the drift check both judge a replay by this rule."""
+    if cassette is None or error is None or not error.bad_response:
+        return None
+    return (
+        f"{cassette}: a recorded response no longer decodes ({error.kind}: {error.message}); record it again"
+    )

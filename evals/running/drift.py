@@ -29,7 +29,7 @@ from xpeval.adapters.registry import (
     provider_of,
 )
 from xpeval.adapters.wires import get_wire
-from xpeval.evals.cassettes.binding import Episode, open_episode, record_command
+from xpeval.evals.cassettes.binding import Episode, open_episode, record_command, recording_fault
 from xpeval.evals.cassettes.cassette import load_recording
 from xpeval.evals.cassettes.format import CassetteError
 from xpeval.evals.cassettes.meta import CassetteMeta, Mode
@@ -76,12 +76,8 @@ async def replay_with_runner(episode: Episode, adapter_id: str, case: Case, meta
         outcome = await play_case(adapter, case, meta.model, stream=recorded_stream(episode, adapter_id))
     finally:
         await adapter.aclose()
-    error = outcome.error
-    if error is not None and error.bad_response and not episode.has_misses:
-        return [
-            f"{episode.cassette_path}: a recorded response no longer decodes ({error.kind}: {error.message})"
-        ]
-    return []
+    fault = None if episode.has_misses else recording_fault(episode.cassette_path, outcome.error)
+    return [fault] if fault else []
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,6 @@ class EpisodeRouter(httpx2.AsyncBaseTransport):
 
 def upstream_pool() -> httpx2.AsyncBaseTransport:
     """One connection pool (one TLS context) for an adapter's whole run."""
-    from xpeval.adapters.providers._http import connection_pool
+    from xpeval.adapters import connection_pool
 
     return connection_pool()

@@ -20,6 +20,7 @@ from aiolimiter import AsyncLimiter
 
 from xpeval.adapters.contract import ProviderError, TurnRequest, TurnResult
 from xpeval.evals.cases.model import is_multi_step
+from xpeval.evals.cassettes.binding import recording_fault
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import CallRecord, ResultRow, RowSource, bounded, now_iso
 from xpeval.evals.running.cost import episode_cost
@@ -298,13 +299,8 @@ def _replay_problems(episode: OpenEpisode, error: ProviderError | None) -> list[
     """Replay problems so far: unmatched requests, and a recorded response that no longer decodes
     (in a replay that is the cassette's fault, never the model's)."""
     problems = episode.problems()
-    if episode.replayed_from is not None and not problems and error is not None and error.bad_response:
-        problems.append(
-            f"{episode.replayed_from}: a recorded response no longer decodes "
-            f"({error.kind}: {error.message}); "
-            "record it again"
-        )
-    return problems
+    fault = None if problems else recording_fault(episode.replayed_from, error)
+    return [*problems, fault] if fault else problems
 
 
 def _unique(items: list[str]) -> list[str]:

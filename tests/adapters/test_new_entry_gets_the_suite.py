@@ -26,7 +26,7 @@ PLUGIN = textwrap.dedent('''
 
     from xpeval.adapters.adapter import Capabilities
     from xpeval.adapters.providers import openai
-    from xpeval.adapters.providers._spec import Provider
+    from xpeval.adapters import Provider
     from xpeval.adapters.registry import WrapperEntry
 
     DEEPSEEK = WrapperEntry(

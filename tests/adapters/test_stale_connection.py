@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 import httpx2
 import pytest
 
-from xpeval.adapters.providers._http import connection_pool
+from xpeval.adapters import connection_pool
 
 _OK = b'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{"ok": true}'
 
