@@ -32,6 +32,11 @@ class CallRecord(BaseModel):
     name: str
     arguments: dict[str, Any]
     parse_error: str | None = None
+    schema_valid: bool | None = None
+    """Whether the arguments are valid for the tool's original JSON Schema; None: not judged
+    (`xpeval.evals.verdict.argument_validity`)."""
+    schema_error: str | None = None
+    """The first violation when invalid, or why the call was not judged."""
 
 
 MAX_VALUE_BYTES = 4096
@@ -77,6 +82,9 @@ class ResultRow(BaseModel):
     arguments_correct: bool | None
     irrelevance: bool
     malformed: bool
+    schema_valid: bool | None = None
+    """Every returned call's arguments valid for its tool's schema; None: no call, an error, or a
+    call that could not be judged (`xpeval.evals.verdict.argument_validity`)."""
     reason: str | None = None
     calls: list[CallRecord] = Field(default_factory=list)
     error_kind: str | None = None

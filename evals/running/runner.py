@@ -29,6 +29,7 @@ from xpeval.evals.running.play import EpisodeOutcome, play_case
 from xpeval.evals.running.retry import backoff_delay
 from xpeval.evals.runtime.loop import TurnTaker
 from xpeval.evals.scrub import current_scrubber, scrub_value
+from xpeval.evals.verdict.argument_validity import with_schema_validity
 from xpeval.evals.verdict.scoring import score
 
 
@@ -169,7 +170,7 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
     scrubber = current_scrubber()
     if scrubber.has_secrets:
         row = ResultRow.model_validate(scrub_value(row.model_dump(), scrubber))
-    return bounded(row)
+    return with_schema_validity(bounded(row), case, judged=not failed)
 
 
 class Runner:

@@ -25,7 +25,9 @@ SOURCE_NOTES = {
     "local-model": "a real local model via llama.cpp (named in the row), not a hosted provider",
     "emulated": "EMULATED: checks the adapter pipeline only; says nothing about any provider's quality",
 }
-RATES = ["accuracy", "tool_selection", "arguments", "irrelevance", "malformed", "errors"]
+RATES = ["accuracy", "tool_selection", "arguments", "irrelevance", "malformed", "errors", "schema_valid"]
+"""Every rate, in the order the baseline's per-case codes store them (`xpeval.evals.verdict.baseline`):
+a new rate goes at the end."""
 
 
 def wilson(successes: int, n: int) -> tuple[float, float]:
@@ -60,6 +62,7 @@ def results_frame(rows: Iterable[ResultRow]) -> pd.DataFrame:
                 "arguments_correct": row.arguments_correct,
                 "irrelevance": row.irrelevance,
                 "malformed": row.malformed,
+                "schema_valid": row.schema_valid,
                 "error": row.error_kind is not None,
                 "error_kind": row.error_kind,
                 "error_type": row.error_type,
@@ -87,6 +90,7 @@ def results_frame(rows: Iterable[ResultRow]) -> pd.DataFrame:
         "arguments_correct",
         "irrelevance",
         "malformed",
+        "schema_valid",
         "error",
         "error_kind",
         "error_type",
@@ -103,6 +107,7 @@ def results_frame(rows: Iterable[ResultRow]) -> pd.DataFrame:
 def _counts(group: pd.DataFrame) -> dict[str, tuple[int, int]]:
     """(successes, trials) per rate."""
     judged = group["arguments_correct"].dropna()
+    valid = group["schema_valid"].dropna()
     irrelevance = group[group["irrelevance"]]
     return {
         "accuracy": (int(group["correct"].sum()), len(group)),
@@ -111,6 +116,7 @@ def _counts(group: pd.DataFrame) -> dict[str, tuple[int, int]]:
         "irrelevance": (int(irrelevance["correct"].sum()), len(irrelevance)),
         "malformed": (int(group["malformed"].sum()), len(group)),
         "errors": (int(group["error"].sum()), len(group)),
+        "schema_valid": (int(valid.astype(bool).sum()), len(valid)),
     }
 
 
@@ -238,8 +244,8 @@ def to_markdown(card: pd.DataFrame, categories: pd.DataFrame) -> str:
             f"> {SOURCE_NOTES[source]}",
             "",
             "| source | adapter | model | n | accuracy | tool selection | arguments | irrelevance | "
-            "malformed | errors | p50 s | p95 s | tokens in/out | cost $ | recorded |",
-            "|---|---|---|---:|---|---|---|---|---|---|---:|---:|---|---:|---|",
+            "malformed | errors | schema valid | p50 s | p95 s | tokens in/out | cost $ | recorded |",
+            "|---|---|---|---:|---|---|---|---|---|---|---|---:|---:|---|---:|---|",
         ]
         for _, r in part.iterrows():
             label = "EMULATED (pipeline only)" if source == "emulated" else source
