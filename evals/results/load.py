@@ -62,8 +62,9 @@ SCHEMA = pa.schema([pa.field(name, kind) for name, kind in _COLUMNS.items()])
 
 FRAME_COLUMNS = [
     "run", "case_id", "trial", "category", "adapter", "wire", "model", "source", "recorded_at", "attempts",
-    "correct", "tool_selection_correct", "arguments_correct", "irrelevance", "malformed", "schema_valid", "error",
-    "error_kind", "error_type", "reason", "latency_s", "input_tokens", "output_tokens", "cost_usd", "steps",
+    "correct", "tool_selection_correct", "arguments_correct", "irrelevance", "malformed", "schema_valid",
+    "error", "error_kind", "error_type", "reason", "latency_s", "input_tokens", "output_tokens", "cost_usd",
+    "steps",
 ]  # fmt: skip
 """The tidy table: one row per episode (its final attempt)."""
 FRAME_TYPES: dict[str, pa.DataType] = {

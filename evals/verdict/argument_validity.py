@@ -152,7 +152,8 @@ def _validator(key: str) -> jsonschema.protocols.Validator | str:
     try:
         cls.check_schema(schema)
     except jsonschema.exceptions.SchemaError as exc:
-        return f"the tool's schema is not a valid {cls.__name__.removesuffix('Validator')} schema ({_short(exc.message)})"
+        draft_name = cls.__name__.removesuffix("Validator")
+        return f"the tool's schema is not a valid {draft_name} schema ({_short(exc.message)})"
     return cls(schema)
 
 

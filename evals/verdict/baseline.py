@@ -160,7 +160,7 @@ def read_baseline(path: Path) -> Baseline:
         raise UserError(f"baseline {path} is not an xpeval baseline")
     version = document.get("version")
     length = READABLE_VERSIONS.get(version) if isinstance(version, int) else None
-    if length is None:
+    if length is None or not isinstance(version, int):
         raise UserError(
             f"baseline {path} is version {version!r}, not {BASELINE_VERSION} (per-case "
             "verdicts): write it again with `xpeval gate --update-baseline` from a good run"
