@@ -95,6 +95,11 @@ class ResultRow(BaseModel):
     latency_s: float
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    """Of `input_tokens` (which counts every input token), those read from the provider's prompt
+    cache, where its wire reports them."""
+    cache_write_tokens: int | None = None
+    """Of `input_tokens`, those written to the provider's prompt cache."""
     cost_usd: float | None = None
     """What the episode's tokens cost at the model's published price; None when unknown."""
     steps: int = 1

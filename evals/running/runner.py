@@ -18,7 +18,7 @@ from typing import Protocol
 import httpx2
 from aiolimiter import AsyncLimiter
 
-from xpeval.adapters.contract import ProviderError, TurnRequest, TurnResult
+from xpeval.adapters.contract import ProviderError, TurnRequest, TurnResult, Usage
 from xpeval.evals.cases.model import is_multi_step
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import CallRecord, ResultRow, RowSource, bounded, now_iso
@@ -111,17 +111,21 @@ class Attempt:
 
 
 def _usage(episode: OpenEpisode, outcome: EpisodeOutcome | None) -> dict[str, object]:
-    inputs = outcome.usage.input_tokens if outcome else None
-    outputs = outcome.usage.output_tokens if outcome else None
+    usage = outcome.usage if outcome else Usage()
     cost = episode_cost(
         adapter_id=episode.adapter_id,
         model=episode.model,
         source=episode.source,
-        input_tokens=inputs,
-        output_tokens=outputs,
+        usage=usage,
         at=episode.recorded_at,
     )
-    return {"input_tokens": inputs, "output_tokens": outputs, "cost_usd": cost}
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
+        "cost_usd": cost,
+    }
 
 
 def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attempt) -> ResultRow:
