@@ -73,7 +73,7 @@ FRAME_TYPES: dict[str, pa.DataType] = {
 """Each tidy column's arrow type: a results row's own, or what it is derived into (`attempts`
 counts attempts, `error` is whether the episode ended in one)."""
 
-NULLABLE_VERDICTS = ("arguments_correct", "schema_valid")
+NULLABLE_VERDICTS = ("correct", "tool_selection_correct", "arguments_correct", "schema_valid")
 """Verdict columns that may be None (not judged): kept as Python objects, never cast to bool."""
 
 BLOCK_BYTES = 1 << 20
@@ -190,8 +190,6 @@ REQUIRED = (
     "attempt",
     "final",
     "source",
-    "correct",
-    "tool_selection_correct",
     "irrelevance",
     "malformed",
     "latency_s",

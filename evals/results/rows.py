@@ -77,8 +77,9 @@ class ResultRow(BaseModel):
     recorded_at: str | None = None
     """For cassette, local-model and emulated rows replayed from a recording: when it was made."""
     recorded_model: str | None = None
-    correct: bool
-    tool_selection_correct: bool
+    correct: bool | None
+    """None: an unlabelled case (judged against a reference row only); so is tool selection."""
+    tool_selection_correct: bool | None
     arguments_correct: bool | None
     irrelevance: bool
     malformed: bool

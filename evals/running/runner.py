@@ -13,12 +13,13 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import httpx2
 from aiolimiter import AsyncLimiter
 
-from xpeval.adapters.contract import ProviderError, TurnRequest, TurnResult, Usage
+from xpeval.adapters.contract import ProviderError, ToolCall, TurnRequest, TurnResult, Usage
+from xpeval.evals.cases import Case
 from xpeval.evals.cases.model import is_multi_step
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import CallRecord, ResultRow, RowSource, bounded, now_iso
@@ -132,9 +133,10 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
     case = planned.case
     outcome = attempt.outcome
     calls = outcome.calls_per_turn if outcome else []
-    verdict = score(case, calls if is_multi_step(case.category) else (calls[0] if calls else []))
     kind, etype, status, message = attempt.failure()
     failed = kind is not None
+    verdict = _verdict(case, calls, failed)
+    verdict_reason = verdict.pop("reason")
     row = ResultRow(
         run=run,
         case_id=case.id,
@@ -148,12 +150,8 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
         source=episode.source,
         recorded_at=episode.recorded_at,
         recorded_model=episode.recorded_model,
-        correct=verdict.correct and not failed,
-        tool_selection_correct=verdict.tool_selection_correct and not failed,
-        arguments_correct=None if failed else verdict.arguments_correct,
-        irrelevance=verdict.irrelevance,
-        malformed=verdict.malformed,
-        reason=message if failed else verdict.reason,
+        **verdict,
+        reason=message if failed else verdict_reason,
         calls=[
             CallRecord(turn=t, id=c.id, name=c.name, arguments=c.arguments, parse_error=c.parse_error)
             for t, turn_calls in enumerate(calls)
@@ -175,6 +173,30 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
     if scrubber.has_secrets:
         row = ResultRow.model_validate(scrub_value(row.model_dump(), scrubber))
     return with_schema_validity(bounded(row), case, judged=not failed)
+
+
+def _verdict(case: Case, calls: list[list[ToolCall]], failed: bool) -> dict[str, Any]:
+    """The row's verdict fields: scored against the case's expected calls, or, for an unlabelled
+    case, none but whether a call was malformed (it is judged against a reference row)."""
+    if not case.labelled:
+        malformed = any(c.parse_error is not None for turn in calls for c in turn)
+        return {
+            "correct": None,
+            "tool_selection_correct": None,
+            "arguments_correct": None,
+            "irrelevance": False,
+            "malformed": malformed,
+            "reason": None,
+        }
+    verdict = score(case, calls if is_multi_step(case.category) else (calls[0] if calls else []))
+    return {
+        "correct": verdict.correct and not failed,
+        "tool_selection_correct": verdict.tool_selection_correct and not failed,
+        "arguments_correct": None if failed else verdict.arguments_correct,
+        "irrelevance": verdict.irrelevance,
+        "malformed": verdict.malformed,
+        "reason": verdict.reason,
+    }
 
 
 class Runner:

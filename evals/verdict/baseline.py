@@ -216,7 +216,7 @@ def refusals(frame: pd.DataFrame, thresholds: Thresholds) -> list[str]:
             )
         if source in DETERMINISTIC_SOURCES:
             # A perfect model's answers score correct unless the adapter itself refused the tools.
-            wrong = group[~group["correct"] & (group["error_kind"] != "refused")]
+            wrong = group[group["correct"].eq(False) & (group["error_kind"] != "refused")]
             if len(wrong):
                 shown = ", ".join(wrong["case_id"].astype(str).head(5))
                 reasons.append(

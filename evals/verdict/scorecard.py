@@ -106,14 +106,16 @@ def results_frame(rows: Iterable[ResultRow]) -> pd.DataFrame:
 
 def _counts(group: pd.DataFrame) -> dict[str, tuple[int, int]]:
     """(successes, trials) per rate."""
+    labelled = group["correct"].dropna()  # an unlabelled case is judged against a reference only
+    selection = group["tool_selection_correct"].dropna()
     judged = group["arguments_correct"].dropna()
     valid = group["schema_valid"].dropna()
-    irrelevance = group[group["irrelevance"]]
+    irrelevance = group.loc[group["irrelevance"].astype(bool), "correct"].dropna()
     return {
-        "accuracy": (int(group["correct"].sum()), len(group)),
-        "tool_selection": (int(group["tool_selection_correct"].sum()), len(group)),
+        "accuracy": (int(labelled.astype(bool).sum()), len(labelled)),
+        "tool_selection": (int(selection.astype(bool).sum()), len(selection)),
         "arguments": (int(judged.astype(bool).sum()), len(judged)),
-        "irrelevance": (int(irrelevance["correct"].sum()), len(irrelevance)),
+        "irrelevance": (int(irrelevance.astype(bool).sum()), len(irrelevance)),
         "malformed": (int(group["malformed"].sum()), len(group)),
         "errors": (int(group["error"].sum()), len(group)),
         "schema_valid": (int(valid.astype(bool).sum()), len(valid)),
@@ -152,7 +154,8 @@ def _trials(group: pd.DataFrame) -> dict[str, object]:
     """Repeated trials (`--repeat N`): pass@1 (the mean per-case pass rate) with a 95 % interval
     over cases, not over trials (a case's trials are not independent); pass^N (every trial
     passed) with its Wilson interval over cases; how many cases are flaky (some trials pass)."""
-    per_case = group.groupby("case_id")["correct"].agg(["mean", "size", "sum"])
+    labelled = group[group["correct"].notna()].astype({"correct": bool})
+    per_case = labelled.groupby("case_id")["correct"].agg(["mean", "size", "sum"])
     trials = int(per_case["size"].max()) if len(per_case) else 0
     out: dict[str, object] = {"trials": trials}
     if trials < 2:
@@ -179,7 +182,8 @@ def flaky_cases(frame: pd.DataFrame) -> pd.DataFrame:
     columns = [*KEY, "case_id", "passed", "trials"]
     if frame.empty or "trial" not in frame or frame["trial"].max() < 1:
         return pd.DataFrame(columns=columns)
-    counts = frame.groupby([*KEY, "case_id"], observed=True)["correct"].agg(passed="sum", trials="size")
+    labelled = frame[frame["correct"].notna()].astype({"correct": bool})
+    counts = labelled.groupby([*KEY, "case_id"], observed=True)["correct"].agg(passed="sum", trials="size")
     counts = counts.reset_index()
     return counts[(counts["passed"] > 0) & (counts["passed"] < counts["trials"])][columns].reset_index(
         drop=True

@@ -19,10 +19,13 @@ BUILTIN_FILES = sorted(p for p in BUILTIN_DIR.iterdir() if p.suffix in (".yaml",
 PROVIDER_SAFE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
-def test_the_set_has_at_least_80_cases_and_8_in_every_category() -> None:
+def test_the_set_has_at_least_80_cases_and_8_in_every_labelled_category() -> None:
+    # Unlabelled cases are real traffic a team imports (`xpeval cases requests`), not built in.
     counts = Counter(case.category for case in BUILTIN)
     assert len(BUILTIN) >= 80
-    assert {category: counts[category] for category in CATEGORIES if counts[category] < 8} == {}
+    labelled = [c for c in CATEGORIES if c != "unlabelled"]
+    assert {category: counts[category] for category in labelled if counts[category] < 8} == {}
+    assert counts["unlabelled"] == 0
 
 
 @pytest.mark.parametrize("path", BUILTIN_FILES, ids=lambda p: p.name)
