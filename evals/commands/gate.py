@@ -55,6 +55,9 @@ def register(subparsers: Any) -> None:
         default=DEFAULT_MAX_MALFORMED_RATE,
         help="--update-baseline refuses a row with more malformed calls than this",
     )
+    from xpeval.evals.commands.compare import add_reference_options
+
+    add_reference_options(parser, required=False)
     parser.set_defaults(handler=run)
 
 
@@ -66,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
     from xpeval.evals.verdict.baseline import Thresholds, read_baseline, refusals, update
     from xpeval.evals.verdict.gate import baseline_for_run, diff_text, evaluate, junit_xml, step_summary
 
+    if args.reference and args.update_baseline:
+        raise UserError("--reference judges against a reference row: it writes no baseline")
     for name in ("tolerance", "alpha", "max_error_rate", "max_malformed_rate"):
         if not 0 <= getattr(args, name) <= 1:
             raise UserError(
@@ -90,11 +95,14 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         print(f"xpeval: wrote baseline {baseline_path} ({len(new.rows)} rows)", file=sys.stderr)
         return 0
-    baseline = read_baseline(baseline_path) if baseline_path.exists() else None
-    compared, note = baseline_for_run(baseline, scope)
-    report = evaluate(frame, compared, scope, tolerance=args.tolerance, alpha=args.alpha)
-    if note:
-        report.notes.insert(0, note)
+    if args.reference:
+        report = _against_reference(args, frame, scope, project.root)
+    else:
+        baseline = read_baseline(baseline_path) if baseline_path.exists() else None
+        compared, note = baseline_for_run(baseline, scope)
+        report = evaluate(frame, compared, scope, tolerance=args.tolerance, alpha=args.alpha)
+        if note:
+            report.notes.insert(0, note)
     print(diff_text(report))
     if args.junit is not None:
         args.junit.parent.mkdir(parents=True, exist_ok=True)
@@ -104,3 +112,28 @@ def run(args: argparse.Namespace) -> int:
         with open(summary, "a", encoding="utf-8") as handle:
             handle.write(step_summary(report))
     return 0 if report.passed else 1
+
+
+def _against_reference(args: argparse.Namespace, frame: Any, scope: Any, root: Path) -> Any:
+    """Conformance and nothing-measured as always, then every row against the reference row
+    instead of the baseline."""
+    from xpeval.evals.commands.compare import check_fractions
+    from xpeval.evals.project import project_settings
+    from xpeval.evals.report.vendors import vendor_verdicts
+    from xpeval.evals.verdict.gate import evaluate
+    from xpeval.evals.verdict.reference import gate_findings
+
+    check_fractions(args, ("min_f1", "min_agreement"))
+    report = evaluate(frame, None, scope)
+    verdicts = vendor_verdicts(
+        args.results or project_settings().results,
+        args.reference,
+        against=args.against,
+        alpha=args.alpha,
+        min_f1=args.min_f1,
+        min_agreement=args.min_agreement,
+        root=root,
+    )
+    report.findings.extend(gate_findings(verdicts))
+    report.notes.insert(0, f"judged against the reference {args.reference}, not a baseline")
+    return report
