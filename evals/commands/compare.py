@@ -65,21 +65,31 @@ def check_fractions(args: argparse.Namespace, names: tuple[str, ...]) -> None:
             raise UserError(f"--{name.replace('_', '-')} must be between 0 and 1, got {value:g}")
 
 
-def run(args: argparse.Namespace) -> int:
-    from xpeval.evals.project import project_settings
-    from xpeval.evals.report.vendors import vendor_frame, vendor_markdown, vendor_verdicts
+def reference_verdicts(args: argparse.Namespace, results: Path, root: Path) -> list[Any]:
+    """`vendor_verdicts` with the options `compare` and `gate --reference` share."""
+    from xpeval.evals.report.html import run_cases
+    from xpeval.evals.report.vendors import vendor_verdicts
+    from xpeval.evals.results.load import load_run
 
-    check_fractions(args, ("alpha", "min_f1", "min_agreement"))
-    project = project_settings()
-    verdicts = vendor_verdicts(
-        args.results,
+    cases, _ = run_cases(load_run(results), root)
+    return vendor_verdicts(
+        results,
         args.reference,
+        cases,
         against=args.against,
         alpha=args.alpha,
         min_f1=args.min_f1,
         min_agreement=args.min_agreement,
-        root=project.root,
     )
+
+
+def run(args: argparse.Namespace) -> int:
+    from xpeval.evals.project import project_settings
+    from xpeval.evals.report.vendors import vendor_frame, vendor_markdown
+
+    check_fractions(args, ("alpha", "min_f1", "min_agreement"))
+    project = project_settings()
+    verdicts = reference_verdicts(args, args.results, project.root)
     frame = vendor_frame(verdicts)
     text = vendor_markdown(frame)
     out: Path = args.out or project.reports

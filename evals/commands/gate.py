@@ -117,23 +117,15 @@ def run(args: argparse.Namespace) -> int:
 def _against_reference(args: argparse.Namespace, frame: Any, scope: Any, root: Path) -> Any:
     """Conformance and nothing-measured as always, then every row against the reference row
     instead of the baseline."""
-    from xpeval.evals.commands.compare import check_fractions
+    from xpeval.evals.commands.compare import check_fractions, reference_verdicts
     from xpeval.evals.project import project_settings
-    from xpeval.evals.report.vendors import vendor_verdicts
     from xpeval.evals.verdict.gate import evaluate
     from xpeval.evals.verdict.reference import gate_findings
 
     check_fractions(args, ("min_f1", "min_agreement"))
     report = evaluate(frame, None, scope)
-    verdicts = vendor_verdicts(
-        args.results or project_settings().results,
-        args.reference,
-        against=args.against,
-        alpha=args.alpha,
-        min_f1=args.min_f1,
-        min_agreement=args.min_agreement,
-        root=root,
-    )
+    verdicts = reference_verdicts(args, args.results or project_settings().results, root)
     report.findings.extend(gate_findings(verdicts))
+    report.notes.extend(f.message for f in report.findings if f.metric == "reference" and f.ok)
     report.notes.insert(0, f"judged against the reference {args.reference}, not a baseline")
     return report

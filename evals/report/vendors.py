@@ -4,12 +4,13 @@ tidy frame, Markdown (the README's and `xpeval compare`'s) and HTML (the report'
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from html import escape
 from pathlib import Path
 
 import pandas as pd
 
+from xpeval.evals.cases.model import Case
 from xpeval.evals.results.answers import comparisons, load_reference_run
 from xpeval.evals.verdict.paired_test import ALPHA
 from xpeval.evals.verdict.reference import Verdict, judge
@@ -127,9 +128,12 @@ def vendor_markdown(frame: pd.DataFrame) -> str:
         "|" + "|".join(["---"] * 3 + ["---:"] + ["---"] * (len(HEADERS) - 4)) + "|",
     ]
     lines += ["| " + " | ".join(_cells(r)) + " |" for _, r in frame.iterrows()]
-    failures = [f for f in frame["failures"] if f]
-    if failures:
-        lines += ["", *[f"- FAIL {f}" for f in failures]]
+    failed = frame[frame["failures"].astype(bool)]
+    if not failed.empty:
+        lines += [
+            "",
+            *[f"- FAIL {r.adapter} ({r.model}, {r.source}): {r.failures}" for r in failed.itertuples()],
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -142,28 +146,26 @@ def vendor_html(frame: pd.DataFrame) -> str:
     )
     references = escape(", ".join(sorted(set(frame["reference"]))) or "-")
     return (
-        f"<section><h2>Against the reference {references}</h2><p>Each row on the episodes it shares with "
-        "the reference: whether it called a tool when the reference did, the same calls, valid arguments "
-        f"(docs/reference-runs.md).</p><table><tr>{head}</tr>{body}</table></section>"
+        f'<p class="note">Each row against the reference {references} on the episodes both answered: '
+        "whether it called a tool when the reference did (precision, recall, F1), the same calls "
+        "(agreement), valid arguments, and the exact paired test on the trigger "
+        f"(docs/reference-runs.md).</p><table><tr>{head}</tr>{body}</table>"
     )
 
 
 def vendor_verdicts(
     results: Path,
     reference: str,
+    cases: Iterable[Case],
     *,
     against: Path | None = None,
     alpha: float = ALPHA,
     min_f1: float | None = None,
     min_agreement: float | None = None,
-    root: Path | None = None,
 ) -> list[Verdict]:
     """Every row of `results` judged against the reference row `ADAPTER=MODEL` (of `against`, or
-    of `results` itself): what `xpeval compare` prints and `xpeval gate --reference` gates on."""
-    from xpeval.evals.report.html import run_cases
-    from xpeval.evals.results.load import load_run
-
+    of `results` itself) on `cases` (the run's case set, `xpeval.evals.report.html.run_cases`): what
+    `xpeval compare` prints and `xpeval gate --reference` gates on."""
     run = load_reference_run(results, reference, against)
-    cases, _ = run_cases(load_run(results), root)
     found = comparisons(run, {case.id: case for case in cases})
     return judge(found, alpha=alpha, min_f1=min_f1, min_agreement=min_agreement)

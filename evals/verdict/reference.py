@@ -255,6 +255,7 @@ class Verdict:
     p_values: dict[str, float]
     """Holm-adjusted p per paired test that entered the family."""
     failures: tuple[str, ...]
+    """Why the row fails, each one sentence about the row against the reference."""
 
     @property
     def passed(self) -> bool:
@@ -298,7 +299,7 @@ def _failures(
     min_agreement: float | None,
 ) -> list[str]:
     if c.shared == 0:
-        return [f"{c.key}: no episode shared with the reference {c.reference} (nothing was compared)"]
+        return ["no episode shared with the reference (nothing was compared)"]
     failures = []
     for test, p in sorted(p_values.items()):
         worse, better = c.tests[test]
@@ -312,13 +313,11 @@ def _failures(
             )
         else:
             what = f"{test} worse on {worse} episodes, better on {better}"
-        failures.append(
-            f"{c.key}: {what} than {c.reference} (McNemar exact, Holm-adjusted p={p:.2g} < {alpha:g})"
-        )
+        failures.append(f"{what} than the reference (McNemar exact, Holm-adjusted p={p:.2g} < {alpha:g})")
     if min_f1 is not None and not c.f1 >= min_f1:
-        failures.append(f"{c.key}: trigger F1 {_pct(c.f1)} below --min-f1 {min_f1:.0%}")
+        failures.append(f"trigger F1 {_pct(c.f1)} below --min-f1 {min_f1:.0%}")
     if min_agreement is not None and not c.agreement >= min_agreement:
-        failures.append(f"{c.key}: agreement {_pct(c.agreement)} below --min-agreement {min_agreement:.0%}")
+        failures.append(f"agreement {_pct(c.agreement)} below --min-agreement {min_agreement:.0%}")
     return failures
 
 
@@ -350,7 +349,9 @@ def gate_findings(verdicts: Sequence[Verdict]) -> list[Finding]:
                 c.key,
                 "reference",
                 verdict.passed,
-                "; ".join(verdict.failures) if verdict.failures else figures,
+                f"{c.key} against {c.reference}: " + "; ".join(verdict.failures)
+                if verdict.failures
+                else figures,
                 worse=(*c.missed, *c.disagreed)[:SHOWN] if verdict.failures else (),
                 p_value=verdict.p_values.get("trigger"),
             )
