@@ -85,7 +85,7 @@ def _tool(tool: Any, where: str) -> ToolSpec:
 
 def _tool_choice(value: Any, names: set[str]) -> ToolChoice:
     if value in ("auto", "none", "required"):
-        return value  # type: ignore[no-any-return]
+        return value
     function = value.get("function") if isinstance(value, Mapping) else None
     name = function.get("name") if isinstance(function, Mapping) else None
     if not isinstance(name, str) or name not in names:

@@ -131,6 +131,6 @@ def test_cached_input_is_priced_as_genai_prices_prices_the_raw_anthropic_usage()
         source="live",
         usage=Usage(input_tokens=1, output_tokens=30),
     )
-    assert uncached_only is not None and uncached_only < ours, (
+    assert uncached_only is not None and ours is not None and uncached_only < ours, (
         "what the wire's 'input_tokens' alone undercounted"
     )

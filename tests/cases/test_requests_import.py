@@ -25,12 +25,17 @@ from xpeval.adapters.contract import (
 from xpeval.adapters.registry import create_adapter
 from xpeval.evals.cases import load_cases
 
-WEATHER = {
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}},
+    "required": ["city"],
+}
+WEATHER: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": "get_weather",
         "description": "Weather for a city",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        "parameters": PARAMETERS,
     },
 }
 
@@ -97,9 +102,7 @@ def test_each_request_becomes_an_unlabelled_case_carrying_the_whole_conversation
         UserMessage(content="And Paris?"),
     ]  # fmt: skip
     assert first.tools == [
-        ToolSpec(
-            name="get_weather", description="Weather for a city", parameters=WEATHER["function"]["parameters"]
-        )
+        ToolSpec(name="get_weather", description="Weather for a city", parameters=PARAMETERS)
     ]
     assert second.tool_choice == ForceTool(name="get_weather")
 
@@ -115,7 +118,7 @@ def test_a_case_sends_the_request_it_was_made_from(tmp_path: Path) -> None:
     sent = create_adapter("openai-chat").prepare(request).kwargs
     assert sent["tool_choice"] == "required"
     assert [m["role"] for m in sent["messages"]] == ["system", "user", "assistant", "tool", "user"]
-    assert sent["tools"][0]["function"]["parameters"] == WEATHER["function"]["parameters"]
+    assert sent["tools"][0]["function"]["parameters"] == PARAMETERS
     assert sent["messages"][2]["tool_calls"][0]["function"]["arguments"] == '{"city": "Rome"}'
 
 
