@@ -275,15 +275,19 @@ class Case(_Frozen):
             if OPTIONAL in call.arguments[argument]:
                 raise ValueError(f'{where}.arguments.{argument}: required, so it cannot be optional ("")')
 
-    def _check_category_shape(self) -> None:
+    def _check_unlabelled(self) -> bool:
+        """Whether the case is unlabelled (then it has no other shape to check)."""
         if (self.category == "unlabelled") != (self.expected is None):
             raise ValueError(
                 "expected: required, except in category unlabelled (which has none: it is judged "
                 "against a reference)"
             )
-        if self.expected is None:
-            if self.follow_ups or self.tool_outputs or self.approvals:
-                raise ValueError("category unlabelled: one turn, without tool_outputs or approvals")
+        if self.expected is None and (self.follow_ups or self.tool_outputs or self.approvals):
+            raise ValueError("category unlabelled: one turn, without tool_outputs or approvals")
+        return self.expected is None
+
+    def _check_category_shape(self) -> None:
+        if self._check_unlabelled() or self.expected is None:
             return
         calls = self.expected.calls
         if self.category in _SINGLE_CALL and (len(calls) != 1 or self.follow_ups):

@@ -62,6 +62,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from xpeval.evals.commands.compare import check_fractions
     from xpeval.evals.errors import UserError
     from xpeval.evals.project import project_settings
     from xpeval.evals.results.load import load_run
@@ -71,11 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.reference and args.update_baseline:
         raise UserError("--reference judges against a reference row: it writes no baseline")
-    for name in ("tolerance", "alpha", "max_error_rate", "max_malformed_rate"):
-        if not 0 <= getattr(args, name) <= 1:
-            raise UserError(
-                f"--{name.replace('_', '-')} must be between 0 and 1, got {getattr(args, name):g}"
-            )
+    check_fractions(args, ("tolerance", "alpha", "max_error_rate", "max_malformed_rate"))
     project = project_settings()
     run = load_run(args.results or project.results)
     run.check_complete()

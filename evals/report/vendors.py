@@ -21,7 +21,8 @@ COLUMNS = [
     "precision", "precision_lo", "precision_hi", "recall", "recall_lo", "recall_hi",
     "f1", "f1_lo", "f1_hi", "agreed", "judged", "agreement", "agreement_lo", "agreement_hi",
     "schema_valid_k", "schema_valid_n", "reference_schema_valid_k", "reference_schema_valid_n",
-    "p_trigger", "p_schema_valid", "p_accuracy", "row_errors", "reference_errors", "passed", "failures",
+    "p_trigger", "p_schema_valid", "p_accuracy", "row_errors", "reference_errors", "not_in_reference",
+    "passed", "failures",
 ]  # fmt: skip
 """One row per judged row; p values are Holm-adjusted, blank where the test could not reject."""
 
@@ -67,6 +68,7 @@ def vendor_frame(verdicts: Sequence[Verdict]) -> pd.DataFrame:
                 "p_accuracy": verdict.p_values.get("accuracy", math.nan),
                 "row_errors": c.row_errors,
                 "reference_errors": c.reference_errors,
+                "not_in_reference": c.only_row,
                 "passed": verdict.passed,
                 "failures": "; ".join(verdict.failures),
             }

@@ -131,11 +131,6 @@ def episode_validity(calls: Sequence[CallValidity]) -> bool | None:
     return True if all(call.valid for call in calls) else None
 
 
-def first_violation(calls: Sequence[CallValidity]) -> str | None:
-    """The reason of the first invalid call, if any."""
-    return next((call.reason for call in calls if call.valid is False), None)
-
-
 @lru_cache(maxsize=512)
 def _validator(key: str) -> jsonschema.protocols.Validator | str:
     """The compiled validator of a schema, or why there is none (cached: a run validates
@@ -179,4 +174,4 @@ def _short(text: str) -> str:
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 3] + "..."
 
 
-__all__ = ["CallValidity", "episode_validity", "first_violation", "validate_call", "with_schema_validity"]
+__all__ = ["CallValidity", "episode_validity", "validate_call", "with_schema_validity"]

@@ -119,43 +119,36 @@ def compare_rows(
     answered = [episode for episode in both if not reference[episode].error]
     mine = [row[e].triggered for e in answered]
     theirs = [reference[e].triggered for e in answered]
-    agreed, judged, disagreed = 0, 0, []
-    for episode in answered:
-        verdict = _agrees(row[episode], reference[episode], cases.get(episode.split("@", 1)[0]))
-        if verdict is None:
-            continue
-        judged += 1
-        agreed += verdict
-        if not verdict:
-            disagreed.append(episode)
-    tests = {
-        "trigger": (
-            sum(1 for m, t in zip(mine, theirs, strict=True) if t and not m),
-            sum(1 for m, t in zip(mine, theirs, strict=True) if m and not t),
-        ),
-        "schema_valid": _discordant(row, reference, answered, "schema_valid"),
-        "accuracy": _discordant(row, reference, answered, "correct"),
-    }
+    cells: dict[tuple[bool, bool], list[str]] = {(m, t): [] for m in (True, False) for t in (True, False)}
+    for episode, m, t in zip(answered, mine, theirs, strict=True):
+        cells[(m, t)].append(episode)
+    verdicts = {e: _agrees(row[e], reference[e], cases.get(e.split("@", 1)[0])) for e in answered}
+    judged = [e for e, verdict in verdicts.items() if verdict is not None]
+    missed, extra = cells[(False, True)], cells[(True, False)]
     return Comparison(
         key=key,
         reference=reference_key,
         shared=len(answered),
         reference_errors=len(both) - len(answered),
         only_row=len(set(row) - set(reference)),
-        tp=sum(1 for m, t in zip(mine, theirs, strict=True) if m and t),
-        fp=tests["trigger"][1],
-        fn=tests["trigger"][0],
-        tn=sum(1 for m, t in zip(mine, theirs, strict=True) if not m and not t),
-        agreed=agreed,
-        judged=judged,
+        tp=len(cells[(True, True)]),
+        fp=len(extra),
+        fn=len(missed),
+        tn=len(cells[(False, False)]),
+        agreed=sum(1 for e in judged if verdicts[e]),
+        judged=len(judged),
         row_errors=sum(1 for e in answered if row[e].error),
         schema_valid=_valid(row, answered),
         reference_schema_valid=_valid(reference, answered),
         f1_interval=f1_bootstrap(mine, theirs),
-        tests=tests,
-        missed=tuple(e for e, m, t in zip(answered, mine, theirs, strict=True) if t and not m),
-        extra=tuple(e for e, m, t in zip(answered, mine, theirs, strict=True) if m and not t),
-        disagreed=tuple(disagreed),
+        tests={
+            "trigger": (len(missed), len(extra)),
+            "schema_valid": _discordant(row, reference, answered, "schema_valid"),
+            "accuracy": _discordant(row, reference, answered, "correct"),
+        },
+        missed=tuple(missed),
+        extra=tuple(extra),
+        disagreed=tuple(e for e in judged if not verdicts[e]),
     )
 
 
