@@ -13,6 +13,7 @@ import pytest
 
 from tests._corpus import REPO_ROOT
 from tests.vendors._vendors import dropping_calls, perfect, run_vendors
+from xpeval.adapters.contract import ToolCall, TurnResult
 from xpeval.evals.cases import Case, load_cases
 from xpeval.evals.report.vendors import vendor_verdicts
 from xpeval.evals.verdict.reference import Answer, compare_rows, f1_bootstrap, judge
@@ -167,3 +168,49 @@ def test_the_committed_replay_compares_every_row_against_a_reference_row(tmp_pat
     assert table[["f1", "agreement"]].notna().all().all()
     for column in ("TP/FP/FN/TN", "trigger F1", "agreement", "paired p (trigger)"):
         assert column in done.stdout
+
+
+def test_unlabelled_cases_are_never_scored_wrong_and_are_judged_against_the_reference(tmp_path: Path) -> None:
+    from xpeval.evals.results.load import load_run
+    from xpeval.evals.verdict.scorecard import scorecard
+
+    traffic = [
+        Case.model_validate(
+            {
+                "id": f"traffic_{i:05d}",
+                "category": "unlabelled",
+                "tools": [
+                    {
+                        "name": "get_weather",
+                        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+                    }
+                ],
+                "messages": [{"role": "user", "content": f"Weather in city {i}?"}],
+            }
+        )
+        for i in range(12)
+    ]
+
+    def official(case: Case) -> TurnResult:
+        return TurnResult(tool_calls=[ToolCall(id="c", name="get_weather", arguments={"city": case.id})])
+
+    def vendor(case: Case) -> TurnResult:
+        wrong = case.id in ("traffic_00001", "traffic_00002", "traffic_00003")
+        return TurnResult(
+            tool_calls=[ToolCall(id="c", name="get_weather", arguments={"city": 7 if wrong else case.id})]
+        )
+
+    path = run_vendors(
+        tmp_path / "r.jsonl", traffic, {"moonshot": official, "openai-compatible": vendor}, case_set="traffic"
+    )
+    card = scorecard(load_run(path).frame).set_index("adapter")
+    assert (card["accuracy_n"] == 0).all() and (card["tool_selection_n"] == 0).all(), "no label: no accuracy"
+    assert (
+        card.loc["openai-compatible", "schema_valid_k"] == 9
+        and card.loc["openai-compatible", "schema_valid_n"] == 12
+    )
+    (verdict,) = vendor_verdicts(path, "moonshot=qwen2.5-coder-1.5b-instruct", traffic)
+    c = verdict.comparison
+    assert (c.tp, c.fp, c.fn, c.tn, c.agreed, c.judged) == (12, 0, 0, 0, 9, 12)
+    assert c.schema_valid == (9, 12) and c.reference_schema_valid == (12, 12)
+    assert c.tests["schema_valid"] == (3, 0)
