@@ -11,9 +11,9 @@ from pathlib import Path
 import pandas as pd
 
 from xpeval.evals.cases.model import Case
-from xpeval.evals.results.answers import comparisons, load_reference_run
+from xpeval.evals.results.answers import load_reference_run
 from xpeval.evals.verdict.paired_test import ALPHA
-from xpeval.evals.verdict.reference import Verdict, judge
+from xpeval.evals.verdict.reference import Verdict, compare_rows, judge
 from xpeval.evals.verdict.scorecard import wilson
 
 COLUMNS = [
@@ -169,5 +169,9 @@ def vendor_verdicts(
     of `results` itself) on `cases` (the run's case set, `xpeval.evals.report.html.run_cases`): what
     `xpeval compare` prints and `xpeval gate --reference` gates on."""
     run = load_reference_run(results, reference, against)
-    found = comparisons(run, {case.id: case for case in cases})
+    by_id = {case.id: case for case in cases}
+    found = [
+        compare_rows(key, answers, run.reference_key, run.reference, by_id)
+        for key, answers in sorted(run.rows.items())
+    ]
     return judge(found, alpha=alpha, min_f1=min_f1, min_agreement=min_agreement)

@@ -1,9 +1,10 @@
 """Each row's answers read back from a results file, for judging rows against a reference row.
 
 The tidy frame (`xpeval.evals.results.load`) keeps verdicts, not calls; a comparison with a
-reference needs the calls themselves, so this reads the final rows whole. `load_comparison`
-is what `xpeval compare` and `xpeval gate --reference` do: both runs complete, of the same case
-set, the reference row found by `ADAPTER=MODEL`, every other row compared with it.
+reference needs the calls themselves, so this reads the final rows whole. `load_reference_run`
+is what `xpeval compare` and `xpeval gate --reference` read: both runs complete, of the same case
+set, the reference row found by `ADAPTER=MODEL`, and every other row (judged by
+`xpeval.evals.verdict.reference`).
 """
 
 from __future__ import annotations
@@ -11,17 +12,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from xpeval.evals.errors import UserError
 from xpeval.evals.results.file import ResultsFile, final_results
 from xpeval.evals.results.load import load_run
 from xpeval.evals.results.rows import ResultRow
 from xpeval.evals.results.run_plan import episode_id
-from xpeval.evals.verdict.reference import Answer, Comparison, compare_rows
 
-if TYPE_CHECKING:
-    from xpeval.evals.cases.model import Case
+
+@dataclass(frozen=True)
+class Answer:
+    """What one episode of one row answered: its calls per turn and its verdicts."""
+
+    calls: tuple[tuple[Mapping[str, Any], ...], ...] = ()
+    """Per turn, each call as `{name, arguments, parse_error}`."""
+    error: bool = False
+    schema_valid: bool | None = None
+    correct: bool | None = None
+
+    @property
+    def triggered(self) -> bool:
+        """Whether the episode returned a tool call (an episode that ended in an error did not)."""
+        return not self.error and any(self.calls)
+
 
 RowAnswers = dict[str, Answer]
 """Episode id (`case`, `case@trial`) -> what the episode answered."""
@@ -98,11 +112,3 @@ def load_reference_run(results: Path, spec: str, against: Path | None = None) ->
     if not judged:
         raise UserError(f"{results}: no row to compare with the reference {adapter}={model}")
     return ReferenceRun(case_set=case_set, rows=judged, reference_key=key, reference=others[key])
-
-
-def comparisons(run: ReferenceRun, cases: Mapping[str, Case]) -> list[Comparison]:
-    """Every row of the run against its reference (`cases` by id, for the argument matching)."""
-    return [
-        compare_rows(key, answers, run.reference_key, run.reference, cases)
-        for key, answers in sorted(run.rows.items())
-    ]

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from xpeval.adapters.schema.safe_json import nesting_depth
+from xpeval.evals.results.answers import Answer
 from xpeval.evals.verdict.paired_test import ALPHA, can_reject, holm, mcnemar_exact
 
 if TYPE_CHECKING:
@@ -39,22 +40,6 @@ BOOTSTRAP_SEED = 20261201
 MAX_ARGUMENT_DEPTH = 64
 """Deepest arguments compared (the scorer's value matching recurses)."""
 SHOWN = 8
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What one episode of one row answered: its calls per turn and its verdicts."""
-
-    calls: tuple[tuple[Mapping[str, Any], ...], ...] = ()
-    """Per turn, each call as `{name, arguments, parse_error}`."""
-    error: bool = False
-    schema_valid: bool | None = None
-    correct: bool | None = None
-
-    @property
-    def triggered(self) -> bool:
-        """Whether the episode returned a tool call (an episode that ended in an error did not)."""
-        return not self.error and any(self.calls)
 
 
 @dataclass(frozen=True)
