@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 
 from tests.gate._rows import frame, row
+from xpeval.evals.results.rows import ResultRow
 from xpeval.evals.verdict.baseline import BASELINE_VERSION, read_baseline, update
 from xpeval.evals.verdict.gate import evaluate
 
 
-def rows(valid: list[bool]) -> list:  # type: ignore[type-arg]
+def rows(valid: list[bool]) -> list[ResultRow]:
     return [row(f"case_{i:03d}", True, schema_valid=ok) for i, ok in enumerate(valid)]
 
 
