@@ -92,9 +92,15 @@ ToolChoice = Literal["auto", "none", "required"] | ForceTool
 
 
 class Usage(_Model):
+    """A turn's tokens. `input_tokens` counts every input token, cached ones included (what the
+    OpenAI wires report and genai-prices prices); the cache fields say how many of them were read
+    from or written to the provider's prompt cache, where the wire reports it."""
+
     input_tokens: int | None = None
     output_tokens: int | None = None
     total_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
 
 
 _RETRYABLE_STREAM_TYPES = frozenset(

@@ -64,12 +64,39 @@ def normalize_finish(raw: str | None, has_calls: bool) -> FinishReason | None:
 def _usage(usage: Any) -> Usage | None:
     if usage is None:
         return None
-    inp = getattr(usage, "input_tokens", None)
-    out = getattr(usage, "output_tokens", None)
+    return _tokens(
+        getattr(usage, "input_tokens", None),
+        getattr(usage, "cache_read_input_tokens", None),
+        getattr(usage, "cache_creation_input_tokens", None),
+        getattr(usage, "output_tokens", None),
+    )
+
+
+_COUNTS = (
+    ("input_tokens", "input_tokens"),
+    ("cache_read_tokens", "cache_read_input_tokens"),
+    ("cache_write_tokens", "cache_creation_input_tokens"),
+    ("output_tokens", "output_tokens"),
+)
+"""The stream accumulator's counts and the usage fields they are read from."""
+
+
+def _tokens(uncached: int | None, read: int | None, written: int | None, output: int | None) -> Usage | None:
+    """The canonical usage of Anthropic's counts: its `input_tokens` are only the tokens after the
+    last cache breakpoint, so the input is those plus the cache reads and the cache writes."""
+    if uncached is None and read is None and written is None and output is None:
+        return None
+    inputs = (
+        None
+        if uncached is None and read is None and written is None
+        else (uncached or 0) + (read or 0) + (written or 0)
+    )
     return Usage(
-        input_tokens=inp,
-        output_tokens=out,
-        total_tokens=(inp or 0) + (out or 0) if inp is not None or out is not None else None,
+        input_tokens=inputs,
+        output_tokens=output,
+        total_tokens=(inputs or 0) + (output or 0),
+        cache_read_tokens=read,
+        cache_write_tokens=written,
     )
 
 
@@ -151,6 +178,8 @@ class AnthropicStreamAccumulator:
         self.signatures: dict[int, str] = {}
         self.stop_reason: str | None = None
         self.input_tokens: int | None = None
+        self.cache_read_tokens: int | None = None
+        self.cache_write_tokens: int | None = None
         self.output_tokens: int | None = None
 
     def add(self, event: Any) -> None:
@@ -170,8 +199,7 @@ class AnthropicStreamAccumulator:
     def _start(self, message: Any) -> None:
         self.message_id, self.model = message.id, message.model
         if message.usage is not None:
-            self.input_tokens = message.usage.input_tokens
-            self.output_tokens = message.usage.output_tokens
+            self._count(message.usage, later=False)
 
     def _add_delta(self, index: int, delta: Any) -> None:
         dtype = getattr(delta, "type", None)
@@ -189,8 +217,14 @@ class AnthropicStreamAccumulator:
             self.stop_reason = event.delta.stop_reason
         usage = getattr(event, "usage", None)
         if usage is not None:
-            self.output_tokens = getattr(usage, "output_tokens", None) or self.output_tokens
-            self.input_tokens = getattr(usage, "input_tokens", None) or self.input_tokens
+            self._count(usage, later=True)
+
+    def _count(self, usage: Any, *, later: bool) -> None:
+        """The counts of `message_start`, then those `message_delta` has (a later count that is
+        absent or zero keeps the earlier one)."""
+        for ours, theirs in _COUNTS:
+            value = getattr(usage, theirs, None)
+            setattr(self, ours, (value or getattr(self, ours)) if later else value)
 
     def result(self, error: ProviderError | None = None) -> TurnResult:
         blocks = []
@@ -211,13 +245,9 @@ class AnthropicStreamAccumulator:
         for position, index in enumerate(sorted(self.blocks)):
             if getattr(self.blocks[index], "type", None) == "tool_use" and index in self.json:
                 raw_inputs[position] = "".join(self.json[index])
-        usage = None
-        if self.input_tokens is not None or self.output_tokens is not None:
-            usage = Usage(
-                input_tokens=self.input_tokens,
-                output_tokens=self.output_tokens,
-                total_tokens=(self.input_tokens or 0) + (self.output_tokens or 0),
-            )
+        usage = _tokens(
+            self.input_tokens, self.cache_read_tokens, self.cache_write_tokens, self.output_tokens
+        )
         return _result(self.message_id, self.model, blocks, self.stop_reason, usage, raw_inputs, error)
 
 

@@ -13,7 +13,10 @@ Rules enforced on every case (a case file breaking one is refused with the field
 - the shape matches the category (one call for simple/multiple, two or more for parallel,
   no call for irrelevance, two or more turns for multi_turn, a gated expected call for approval);
 - in multi_turn and approval cases every expected call that will run has a scripted output,
-  so the path a correct model takes never hits an unscripted tool.
+  so the path a correct model takes never hits an unscripted tool;
+- an `unlabelled` case (real traffic, `xpeval cases requests`) carries no expected calls at all
+  and is one turn without scripted outputs or approvals: it is judged against a reference row
+  (docs/reference-runs.md), never scored on its own.
 """
 
 from __future__ import annotations
@@ -24,12 +27,19 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from xpeval.adapters.contract import JsonObject, Message, ToolSpec, TurnRequest
+from xpeval.adapters.contract import JsonObject, Message, ToolChoice, ToolSpec, TurnRequest
 from xpeval.evals.cases.acceptable import OPTIONAL, arguments_fit_pattern
 from xpeval.evals.cases.schema_root import root_properties, root_required
 
 Category = Literal[
-    "simple", "multiple", "parallel", "parallel_multiple", "irrelevance", "multi_turn", "approval"
+    "simple",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "irrelevance",
+    "multi_turn",
+    "approval",
+    "unlabelled",
 ]
 CATEGORIES: tuple[Category, ...] = get_args(Category)
 
@@ -159,7 +169,8 @@ class Turn(_Frozen):
 
     index: int
     messages: list[Message]
-    expected: Expected
+    expected: Expected | None
+    """None in an unlabelled case: judged against a reference row only."""
 
 
 class Case(_Frozen):
@@ -169,7 +180,10 @@ class Case(_Frozen):
     category: Category
     tools: list[ToolSpec] = Field(default_factory=list)
     messages: list[Message] = Field(min_length=1)
-    expected: Expected
+    expected: Expected | None = None
+    """What a correct model does in the first turn; None only in an `unlabelled` case."""
+    tool_choice: ToolChoice = "auto"
+    """Sent with every request of the case (real traffic keeps the tool_choice it was sent with)."""
     follow_ups: list[FollowUp] = Field(default_factory=list)
     tool_outputs: list[ScriptedOutput] = Field(default_factory=list)
     approvals: dict[str, Decision] = Field(default_factory=dict)
@@ -198,7 +212,13 @@ class Case(_Frozen):
             model=model,
             messages=list(messages if messages is not None else self.messages),
             tools=list(self.tools),
+            tool_choice=self.tool_choice,
         )
+
+    @property
+    def labelled(self) -> bool:
+        """Whether the case says what a correct model does (an unlabelled one does not)."""
+        return self.expected is not None
 
     def scripted_output(self, tool: str, arguments: Mapping[str, Any]) -> ScriptedOutput | None:
         """The first scripted output whose tool and argument pattern match the call, if any."""
@@ -223,7 +243,7 @@ class Case(_Frozen):
     def _expected_calls(self) -> Iterator[tuple[str, ExpectedCall]]:
         for turn in self.turns:
             prefix = "expected" if turn.index == 0 else f"follow_ups.{turn.index - 1}.expected"
-            for index, call in enumerate(turn.expected.calls):
+            for index, call in enumerate(turn.expected.calls if turn.expected else []):
                 yield f"{prefix}.calls.{index}", call
 
     def _check_tool_names(self) -> None:
@@ -255,7 +275,20 @@ class Case(_Frozen):
             if OPTIONAL in call.arguments[argument]:
                 raise ValueError(f'{where}.arguments.{argument}: required, so it cannot be optional ("")')
 
+    def _check_unlabelled(self) -> bool:
+        """Whether the case is unlabelled (then it has no other shape to check)."""
+        if (self.category == "unlabelled") != (self.expected is None):
+            raise ValueError(
+                "expected: required, except in category unlabelled (which has none: it is judged "
+                "against a reference)"
+            )
+        if self.expected is None and (self.follow_ups or self.tool_outputs or self.approvals):
+            raise ValueError("category unlabelled: one turn, without tool_outputs or approvals")
+        return self.expected is None
+
     def _check_category_shape(self) -> None:
+        if self._check_unlabelled() or self.expected is None:
+            return
         calls = self.expected.calls
         if self.category in _SINGLE_CALL and (len(calls) != 1 or self.follow_ups):
             raise ValueError(f"category {self.category}: expects exactly one call in one turn")

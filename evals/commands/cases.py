@@ -1,4 +1,5 @@
-"""`xpeval cases list [--json]` and `xpeval cases bfcl [--categories ...] [--out DIR]`.
+"""`xpeval cases list [--json]`, `xpeval cases bfcl [--categories ...] [--out DIR]` and
+`xpeval cases requests FILE.jsonl --out DIR` (real traffic as unlabelled cases).
 
 `list` shows the cases of a folder (the built-in set by default). `bfcl` converts the BFCL
 data of the installed bfcl-eval package into cases: JSON Lines on stdout, or one
@@ -69,6 +70,19 @@ def register(subparsers: Any) -> None:
         "--seed", type=int, default=0, help="seed of --sample (the same sample on every machine)"
     )
     bfcl.set_defaults(handler=run_bfcl)
+
+    requests = actions.add_parser(
+        "requests",
+        help="turn OpenAI Chat request bodies (JSON lines) into unlabelled cases, judged against a reference",
+    )
+    requests.add_argument(
+        "file", type=Path, help="JSON lines: messages, tools, tool_choice[, parallel_tool_calls]"
+    )
+    requests.add_argument("--out", type=Path, required=True, help="write <prefix>.jsonl here (a case folder)")
+    requests.add_argument(
+        "--prefix", help="case id prefix (default: the file's name): ids are <prefix>_<line>"
+    )
+    requests.set_defaults(handler=run_requests)
 
 
 def _split(values: Iterable[str]) -> list[str]:
@@ -234,6 +248,21 @@ def run_bfcl(args: argparse.Namespace) -> int:
         total += len(cases)
     where = f" into {args.out}" if args.out is not None else ""
     print(f"bfcl: {total} cases from {len(categories)} BFCL categories{where} ({data_dir})", file=sys.stderr)
+    return 0
+
+
+def run_requests(args: argparse.Namespace) -> int:
+    from xpeval.evals.cases.requests import cases_from_requests, default_prefix
+
+    imported = cases_from_requests(args.file, prefix=args.prefix)
+    args.out.mkdir(parents=True, exist_ok=True)
+    target = args.out / f"{args.prefix or default_prefix(args.file)}.jsonl"
+    with target.open("w", encoding="utf-8") as handle:
+        _write_cases(imported.cases, handle)
+    ignored = ", ".join(f"{key} ({n})" for key, n in sorted(imported.ignored.items()))
+    print(f"requests: {len(imported.cases)} unlabelled cases into {target}", file=sys.stderr)
+    if ignored:
+        print(f"requests: left to the run that plays them: {ignored}", file=sys.stderr)
     return 0
 
 

@@ -55,10 +55,14 @@ def register(subparsers: Any) -> None:
         default=DEFAULT_MAX_MALFORMED_RATE,
         help="--update-baseline refuses a row with more malformed calls than this",
     )
+    from xpeval.evals.commands.compare import add_reference_options
+
+    add_reference_options(parser, required=False)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from xpeval.evals.commands.compare import check_fractions
     from xpeval.evals.errors import UserError
     from xpeval.evals.project import project_settings
     from xpeval.evals.results.load import load_run
@@ -66,11 +70,9 @@ def run(args: argparse.Namespace) -> int:
     from xpeval.evals.verdict.baseline import Thresholds, read_baseline, refusals, update
     from xpeval.evals.verdict.gate import baseline_for_run, diff_text, evaluate, junit_xml, step_summary
 
-    for name in ("tolerance", "alpha", "max_error_rate", "max_malformed_rate"):
-        if not 0 <= getattr(args, name) <= 1:
-            raise UserError(
-                f"--{name.replace('_', '-')} must be between 0 and 1, got {getattr(args, name):g}"
-            )
+    if args.reference and args.update_baseline:
+        raise UserError("--reference judges against a reference row: it writes no baseline")
+    check_fractions(args, ("tolerance", "alpha", "max_error_rate", "max_malformed_rate"))
     project = project_settings()
     run = load_run(args.results or project.results)
     run.check_complete()
@@ -90,11 +92,14 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         print(f"xpeval: wrote baseline {baseline_path} ({len(new.rows)} rows)", file=sys.stderr)
         return 0
-    baseline = read_baseline(baseline_path) if baseline_path.exists() else None
-    compared, note = baseline_for_run(baseline, scope)
-    report = evaluate(frame, compared, scope, tolerance=args.tolerance, alpha=args.alpha)
-    if note:
-        report.notes.insert(0, note)
+    if args.reference:
+        report = _against_reference(args, frame, scope, project.root)
+    else:
+        baseline = read_baseline(baseline_path) if baseline_path.exists() else None
+        compared, note = baseline_for_run(baseline, scope)
+        report = evaluate(frame, compared, scope, tolerance=args.tolerance, alpha=args.alpha)
+        if note:
+            report.notes.insert(0, note)
     print(diff_text(report))
     if args.junit is not None:
         args.junit.parent.mkdir(parents=True, exist_ok=True)
@@ -104,3 +109,20 @@ def run(args: argparse.Namespace) -> int:
         with open(summary, "a", encoding="utf-8") as handle:
             handle.write(step_summary(report))
     return 0 if report.passed else 1
+
+
+def _against_reference(args: argparse.Namespace, frame: Any, scope: Any, root: Path) -> Any:
+    """Conformance and nothing-measured as always, then every row against the reference row
+    instead of the baseline."""
+    from xpeval.evals.commands.compare import check_fractions, reference_verdicts
+    from xpeval.evals.project import project_settings
+    from xpeval.evals.verdict.gate import evaluate
+    from xpeval.evals.verdict.reference import gate_findings
+
+    check_fractions(args, ("min_f1", "min_agreement"))
+    report = evaluate(frame, None, scope)
+    verdicts = reference_verdicts(args, args.results or project_settings().results, root)
+    report.findings.extend(gate_findings(verdicts))
+    report.notes.extend(f.message for f in report.findings if f.metric == "reference" and f.ok)
+    report.notes.insert(0, f"judged against the reference {args.reference}, not a baseline")
+    return report

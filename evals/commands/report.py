@@ -49,6 +49,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--out", type=Path, help="where the page goes (default: the project's reports/report.html)"
     )
+    parser.add_argument(
+        "--reference",
+        metavar="ADAPTER=MODEL",
+        help="add the vendor table: every row against this row (docs/reference-runs.md)",
+    )
+    parser.add_argument(
+        "--against", type=Path, metavar="OTHER_RESULTS", help="the reference row's results file"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -84,8 +92,21 @@ def run(args: argparse.Namespace) -> int:
     history = read_trend(args.history) if args.history is not None else None
     cases = [loaded.case for loaded in load_cases(args.case_dir)] if args.case_dir is not None else None
     out: Path = args.out or project.reports / "report.html"
+    vendors = None
+    if args.reference:
+        from xpeval.evals.report.html import run_cases
+        from xpeval.evals.report.vendors import vendor_frame, vendor_verdicts
+
+        judged_on = cases if cases is not None else run_cases(loaded, project.root)[0]
+        vendors = vendor_frame(vendor_verdicts(loaded.path, args.reference, judged_on, against=args.against))
     write_report(
-        out, loaded, pairs=pairs, history=history, cases=cases, max_per_group=args.max_per_group or None
+        out,
+        loaded,
+        pairs=pairs,
+        history=history,
+        cases=cases,
+        max_per_group=args.max_per_group or None,
+        vendors=vendors,
     )
     size = out.stat().st_size
     print(f"wrote {out} ({size / 1024:.0f} KB, {len(loaded.frame)} episodes)", file=sys.stderr)

@@ -115,6 +115,8 @@ def verdict_of(row: Mapping[str, Any]) -> tuple[str, str]:
         return "correct", "correct"
     if bool(row.get("malformed")):
         return "malformed", "malformed call"
+    if row.get("correct") is None:
+        return "unlabelled", "unlabelled (judged against a reference)"
     return "incorrect", "incorrect"
 
 
@@ -127,7 +129,9 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
 
 
-def _expected_html(expected: Expected) -> str:
+def _expected_html(expected: Expected | None) -> str:
+    if expected is None:
+        return '<div class="expected"><b>unlabelled</b>: judged against a reference row</div>'
     if expected.no_call:
         return '<div class="expected"><b>expected</b> no call</div>'
     calls = "".join(
@@ -259,7 +263,7 @@ def _meta(row: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
-_VERDICT_ORDER = {"error": 0, "malformed": 1, "incorrect": 2, "correct": 3}
+_VERDICT_ORDER = {"error": 0, "malformed": 1, "incorrect": 2, "unlabelled": 3, "correct": 4}
 
 
 def ordered_groups(frame: pd.DataFrame) -> list[tuple[tuple[str, str, str], pd.DataFrame]]:
@@ -288,10 +292,11 @@ def verdicts(frame: pd.DataFrame) -> pd.Series:
     chosen = np.select(
         [
             error.to_numpy(),
-            frame["correct"].astype(bool).to_numpy(),
+            frame["correct"].eq(True).to_numpy(),
             frame["malformed"].astype(bool).to_numpy(),
+            frame["correct"].isna().to_numpy(),
         ],
-        ["error", "correct", "malformed"],
+        ["error", "correct", "malformed", "unlabelled"],
         "incorrect",
     )
     return pd.Series(chosen, index=frame.index, dtype=object)

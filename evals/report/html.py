@@ -34,6 +34,7 @@ from xpeval.evals.report.plots import (
     source_badge,
     source_caption,
 )
+from xpeval.evals.report.vendors import vendor_html
 from xpeval.evals.results.load import LoadedRun
 from xpeval.evals.verdict.scorecard import RATES, SOURCE_ORDER, by_category, scorecard
 
@@ -165,10 +166,12 @@ def report_html(
     cases: Iterable[Case] | None = None,
     max_per_group: int | None = DEFAULT_MAX_PER_GROUP,
     title: str = "xpeval report",
+    vendors: pd.DataFrame | None = None,
 ) -> str:
     """The whole page. `pairs`: the schema-acceptance pairs (`pairs_frame`, or its csv read
     back); `history`: the trend frame (`xpeval.evals.report.plots.TREND_COLUMNS`); `cases`: the case set
-    (default: the one the run's header names, `run_cases`)."""
+    (default: the one the run's header names, `run_cases`); `vendors`: the rows against a reference
+    (`xpeval.evals.report.vendors.vendor_frame`)."""
     frame = run.frame
     card, categories = scorecard(frame), by_category(frame)
     case_set = str(run.header.config.get("case_set") or BUILTIN_CASE_SET)
@@ -194,6 +197,11 @@ def report_html(
             '<p class="note">Rates with Wilson 95 % intervals, one table per source. '
             "p50/p95: seconds per episode answered in this run (a replayed episode has none).</p>"
             + scorecard_html(card),
+        ),
+        *(
+            [("vendors", "Against the reference", vendor_html(vendors))]
+            if vendors is not None and not vendors.empty
+            else []
         ),
         ("accuracy", "Accuracy per adapter and model", _charts(accuracy_charts(card), "No episodes.")),
         ("categories", "Accuracy per category", _charts(category_charts(categories), "No episodes.")),
@@ -236,10 +244,17 @@ def write_report(
     cases: Iterable[Case] | None = None,
     max_per_group: int | None = DEFAULT_MAX_PER_GROUP,
     title: str = "xpeval report",
+    vendors: pd.DataFrame | None = None,
 ) -> Path:
     """`report_html(...)` written to `out` (its folder made as needed)."""
     page = report_html(
-        run, pairs=pairs, history=history, cases=cases, max_per_group=max_per_group, title=title
+        run,
+        pairs=pairs,
+        history=history,
+        cases=cases,
+        max_per_group=max_per_group,
+        title=title,
+        vendors=vendors,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page, encoding="utf-8")

@@ -47,6 +47,7 @@ _COLUMNS: dict[str, pa.DataType] = {
     "arguments_correct": pa.bool_(),
     "irrelevance": pa.bool_(),
     "malformed": pa.bool_(),
+    "schema_valid": pa.bool_(),
     "reason": pa.string(),
     "error_kind": pa.string(),
     "error_type": pa.string(),
@@ -61,8 +62,9 @@ SCHEMA = pa.schema([pa.field(name, kind) for name, kind in _COLUMNS.items()])
 
 FRAME_COLUMNS = [
     "run", "case_id", "trial", "category", "adapter", "wire", "model", "source", "recorded_at", "attempts",
-    "correct", "tool_selection_correct", "arguments_correct", "irrelevance", "malformed", "error",
-    "error_kind", "error_type", "reason", "latency_s", "input_tokens", "output_tokens", "cost_usd", "steps",
+    "correct", "tool_selection_correct", "arguments_correct", "irrelevance", "malformed", "schema_valid",
+    "error", "error_kind", "error_type", "reason", "latency_s", "input_tokens", "output_tokens", "cost_usd",
+    "steps",
 ]  # fmt: skip
 """The tidy table: one row per episode (its final attempt)."""
 FRAME_TYPES: dict[str, pa.DataType] = {
@@ -70,6 +72,9 @@ FRAME_TYPES: dict[str, pa.DataType] = {
 }
 """Each tidy column's arrow type: a results row's own, or what it is derived into (`attempts`
 counts attempts, `error` is whether the episode ended in one)."""
+
+NULLABLE_VERDICTS = ("correct", "tool_selection_correct", "arguments_correct", "schema_valid")
+"""Verdict columns that may be None (not judged): kept as Python objects, never cast to bool."""
 
 BLOCK_BYTES = 1 << 20
 """pyarrow's JSON block size: a bounded row (a few tens of KB) always fits, and blocks are
@@ -185,8 +190,6 @@ REQUIRED = (
     "attempt",
     "final",
     "source",
-    "correct",
-    "tool_selection_correct",
     "irrelevance",
     "malformed",
     "latency_s",
@@ -250,9 +253,8 @@ def frame_of(results: pa.Table) -> pd.DataFrame:
     frame["error"] = frame["error_kind"].notna()
     for column in ("input_tokens", "output_tokens"):
         frame[column] = frame[column].astype("Int64")
-    frame["arguments_correct"] = (
-        frame["arguments_correct"].astype(object).where(frame["arguments_correct"].notna(), None)
-    )
+    for column in NULLABLE_VERDICTS:  # True, False or None (not judged), whatever arrow inferred
+        frame[column] = frame[column].astype(object).where(frame[column].notna(), None)
     return frame[FRAME_COLUMNS].reset_index(drop=True)
 
 

@@ -32,6 +32,11 @@ class CallRecord(BaseModel):
     name: str
     arguments: dict[str, Any]
     parse_error: str | None = None
+    schema_valid: bool | None = None
+    """Whether the arguments are valid for the tool's original JSON Schema; None: not judged
+    (`xpeval.evals.verdict.argument_validity`)."""
+    schema_error: str | None = None
+    """The first violation when invalid, or why the call was not judged."""
 
 
 MAX_VALUE_BYTES = 4096
@@ -72,11 +77,15 @@ class ResultRow(BaseModel):
     recorded_at: str | None = None
     """For cassette, local-model and emulated rows replayed from a recording: when it was made."""
     recorded_model: str | None = None
-    correct: bool
-    tool_selection_correct: bool
+    correct: bool | None
+    """None: an unlabelled case (judged against a reference row only); so is tool selection."""
+    tool_selection_correct: bool | None
     arguments_correct: bool | None
     irrelevance: bool
     malformed: bool
+    schema_valid: bool | None = None
+    """Every returned call's arguments valid for its tool's schema; None: no call, an error, or a
+    call that could not be judged (`xpeval.evals.verdict.argument_validity`)."""
     reason: str | None = None
     calls: list[CallRecord] = Field(default_factory=list)
     error_kind: str | None = None
@@ -87,6 +96,11 @@ class ResultRow(BaseModel):
     latency_s: float
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    """Of `input_tokens` (which counts every input token), those read from the provider's prompt
+    cache, where its wire reports them."""
+    cache_write_tokens: int | None = None
+    """Of `input_tokens`, those written to the provider's prompt cache."""
     cost_usd: float | None = None
     """What the episode's tokens cost at the model's published price; None when unknown."""
     steps: int = 1

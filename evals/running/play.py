@@ -48,9 +48,10 @@ class EpisodeOutcome:
         if result.usage is None:
             return
         self.usage = Usage(
-            input_tokens=_plus(self.usage.input_tokens, result.usage.input_tokens),
-            output_tokens=_plus(self.usage.output_tokens, result.usage.output_tokens),
-            total_tokens=_plus(self.usage.total_tokens, result.usage.total_tokens),
+            **{
+                name: _plus(getattr(self.usage, name), getattr(result.usage, name))
+                for name in Usage.model_fields
+            }
         )
 
 

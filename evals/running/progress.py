@@ -48,7 +48,7 @@ class RichProgress:
 
     def advance(self, row: ResultRow) -> None:
         self.done += 1
-        self.correct += row.correct
+        self.correct += bool(row.correct)
         self._progress.update(
             self._task,
             advance=1,

@@ -13,12 +13,13 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import httpx2
 from aiolimiter import AsyncLimiter
 
-from xpeval.adapters.contract import ProviderError, TurnRequest, TurnResult
+from xpeval.adapters.contract import ProviderError, ToolCall, TurnRequest, TurnResult, Usage
+from xpeval.evals.cases import Case
 from xpeval.evals.cases.model import is_multi_step
 from xpeval.evals.cassettes.binding import recording_fault
 from xpeval.evals.results.file import ResultsFile
@@ -30,6 +31,7 @@ from xpeval.evals.running.play import EpisodeOutcome, play_case
 from xpeval.evals.running.retry import backoff_delay
 from xpeval.evals.runtime.loop import TurnTaker
 from xpeval.evals.scrub import current_scrubber, scrub_value
+from xpeval.evals.verdict.argument_validity import with_schema_validity
 from xpeval.evals.verdict.scoring import score
 
 
@@ -111,26 +113,31 @@ class Attempt:
 
 
 def _usage(episode: OpenEpisode, outcome: EpisodeOutcome | None) -> dict[str, object]:
-    inputs = outcome.usage.input_tokens if outcome else None
-    outputs = outcome.usage.output_tokens if outcome else None
+    usage = outcome.usage if outcome else Usage()
     cost = episode_cost(
         adapter_id=episode.adapter_id,
         model=episode.model,
         source=episode.source,
-        input_tokens=inputs,
-        output_tokens=outputs,
+        usage=usage,
         at=episode.recorded_at,
     )
-    return {"input_tokens": inputs, "output_tokens": outputs, "cost_usd": cost}
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
+        "cost_usd": cost,
+    }
 
 
 def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attempt) -> ResultRow:
     case = planned.case
     outcome = attempt.outcome
     calls = outcome.calls_per_turn if outcome else []
-    verdict = score(case, calls if is_multi_step(case.category) else (calls[0] if calls else []))
     kind, etype, status, message = attempt.failure()
     failed = kind is not None
+    verdict = _verdict(case, calls, failed)
+    verdict_reason = verdict.pop("reason")
     row = ResultRow(
         run=run,
         case_id=case.id,
@@ -144,12 +151,8 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
         source=episode.source,
         recorded_at=episode.recorded_at,
         recorded_model=episode.recorded_model,
-        correct=verdict.correct and not failed,
-        tool_selection_correct=verdict.tool_selection_correct and not failed,
-        arguments_correct=None if failed else verdict.arguments_correct,
-        irrelevance=verdict.irrelevance,
-        malformed=verdict.malformed,
-        reason=message if failed else verdict.reason,
+        **verdict,
+        reason=message if failed else verdict_reason,
         calls=[
             CallRecord(turn=t, id=c.id, name=c.name, arguments=c.arguments, parse_error=c.parse_error)
             for t, turn_calls in enumerate(calls)
@@ -170,7 +173,31 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
     scrubber = current_scrubber()
     if scrubber.has_secrets:
         row = ResultRow.model_validate(scrub_value(row.model_dump(), scrubber))
-    return bounded(row)
+    return with_schema_validity(bounded(row), case, judged=not failed)
+
+
+def _verdict(case: Case, calls: list[list[ToolCall]], failed: bool) -> dict[str, Any]:
+    """The row's verdict fields: scored against the case's expected calls, or, for an unlabelled
+    case, none but whether a call was malformed (it is judged against a reference row)."""
+    if not case.labelled:
+        malformed = any(c.parse_error is not None for turn in calls for c in turn)
+        return {
+            "correct": None,
+            "tool_selection_correct": None,
+            "arguments_correct": None,
+            "irrelevance": False,
+            "malformed": malformed,
+            "reason": None,
+        }
+    verdict = score(case, calls if is_multi_step(case.category) else (calls[0] if calls else []))
+    return {
+        "correct": verdict.correct and not failed,
+        "tool_selection_correct": verdict.tool_selection_correct and not failed,
+        "arguments_correct": None if failed else verdict.arguments_correct,
+        "irrelevance": verdict.irrelevance,
+        "malformed": verdict.malformed,
+        "reason": verdict.reason,
+    }
 
 
 class Runner:

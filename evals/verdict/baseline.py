@@ -5,10 +5,12 @@ verdict of each rate in `RATES` order, so the gate can compare the same cases on
 (a paired test) and name the cases that flipped. One line per case keeps the file small and
 its diffs readable:
 
-    "weather_simple_1": "yyy-nn"
+    "weather_simple_1": "yyy-nny"
 
 `y` true, `n` false, `-` not applicable, for accuracy, tool selection, arguments, irrelevance
-(irrelevance cases only), malformed, errors. For the last two `y` is the bad outcome.
+(irrelevance cases only), malformed, errors, schema_valid (episodes that returned a call). For
+malformed and errors `y` is the bad outcome. A version 2 baseline (before `schema_valid`) is
+read with `-` for it: that rate is not compared until the baseline is written again.
 
 A baseline is written only from a good run (`update`): complete, with no conformance failure,
 error and malformed rates under stated thresholds, and emulated rows at their exact values.
@@ -28,8 +30,12 @@ from xpeval.evals.errors import UserError
 from xpeval.evals.results.run_plan import TRIAL_MARK
 from xpeval.evals.verdict.scorecard import RATES
 
-BASELINE_VERSION = 2
-CODE_LEGEND = "accuracy,tool_selection,arguments,irrelevance,malformed,errors; y=true n=false -=n/a"
+BASELINE_VERSION = 3
+READABLE_VERSIONS = {2: 6, 3: 7}
+"""Versions read, each with its code length: a version 2 code lacks `schema_valid` (read as `-`)."""
+CODE_LEGEND = (
+    "accuracy,tool_selection,arguments,irrelevance,malformed,errors,schema_valid; y=true n=false -=n/a"
+)
 LOWER_IS_BETTER = frozenset({"malformed", "errors"})
 CONFORMANCE_KINDS = frozenset({"cassette", "runner"})
 """Error kinds that are the suite's own failures (a replay problem, a runner bug), never the model's."""
@@ -94,6 +100,7 @@ def codes_by_row(frame: pd.DataFrame) -> dict[str, dict[str, str]]:
         + _flags(frame["correct"]).where(irrelevant, "-")
         + _flags(frame["malformed"])
         + _flags(frame["error"])
+        + _flags(frame["schema_valid"])
     )
     keys = frame["source"].astype(str) + "|" + frame["adapter"].astype(str) + "|" + frame["model"].astype(str)
     rows: dict[str, dict[str, str]] = {}
@@ -120,6 +127,8 @@ class Baseline:
     rows: dict[str, dict[str, str]] = field(default_factory=dict)
     run: str | None = None
     """The run the rows were last updated from."""
+    version: int = BASELINE_VERSION
+    """The file's version: an older one lacks the later rates' verdicts (`READABLE_VERSIONS`)."""
 
     def counts(self, key: str, rate: str) -> tuple[int, int]:
         """(k, n) of a rate of a row, as the scorecard counts them: cases whose flag is true, of
@@ -149,20 +158,25 @@ def read_baseline(path: Path) -> Baseline:
         raise UserError(f"baseline {path} is not valid JSON: {exc}") from exc
     if not isinstance(document, dict) or "rows" not in document:
         raise UserError(f"baseline {path} is not an xpeval baseline")
-    if document.get("version") != BASELINE_VERSION:
+    version = document.get("version")
+    length = READABLE_VERSIONS.get(version) if isinstance(version, int) else None
+    if length is None or not isinstance(version, int):
         raise UserError(
-            f"baseline {path} is version {document.get('version')!r}, not {BASELINE_VERSION} (per-case "
+            f"baseline {path} is version {version!r}, not {BASELINE_VERSION} (per-case "
             "verdicts): write it again with `xpeval gate --update-baseline` from a good run"
         )
     rows: dict[str, dict[str, str]] = {}
     for key, row in (document.get("rows") or {}).items():
         cases = row.get("cases") if isinstance(row, dict) else None
         if not isinstance(cases, dict) or not all(
-            isinstance(c, str) and len(c) == len(RATES) and set(c) <= set("yn-") for c in cases.values()
+            isinstance(c, str) and len(c) == length and set(c) <= set("yn-") for c in cases.values()
         ):
             raise UserError(f"baseline {path}: row {key!r} has no valid per-case verdicts")
-        rows[str(key)] = {str(case): code for case, code in cases.items()}
-    return Baseline(case_set=str(document.get("case_set") or ""), rows=rows, run=document.get("run"))
+        pad = "-" * (len(RATES) - length)  # rates the version did not have yet: not applicable
+        rows[str(key)] = {str(case): code + pad for case, code in cases.items()}
+    return Baseline(
+        case_set=str(document.get("case_set") or ""), rows=rows, run=document.get("run"), version=version
+    )
 
 
 @dataclass(frozen=True)
@@ -202,7 +216,7 @@ def refusals(frame: pd.DataFrame, thresholds: Thresholds) -> list[str]:
             )
         if source in DETERMINISTIC_SOURCES:
             # A perfect model's answers score correct unless the adapter itself refused the tools.
-            wrong = group[~group["correct"] & (group["error_kind"] != "refused")]
+            wrong = group[group["correct"].eq(False) & (group["error_kind"] != "refused")]
             if len(wrong):
                 shown = ", ".join(wrong["case_id"].astype(str).head(5))
                 reasons.append(

@@ -22,6 +22,7 @@ from xml.etree import ElementTree
 import pandas as pd
 
 from xpeval.evals.verdict.baseline import (
+    BASELINE_VERSION,
     CONFORMANCE_KINDS,
     DETERMINISTIC_SOURCES,
     Baseline,
@@ -94,7 +95,7 @@ def baseline_for_run(baseline: Baseline | None, scope: RunScope) -> tuple[Baseli
             "on conformance only (write that case set's own baseline with `xpeval gate --update-baseline`)"
         )
     rows = {key: cases for key, cases in baseline.rows.items() if scope.covers(*split_key(key)[1:])}
-    return Baseline(case_set=baseline.case_set, rows=rows, run=baseline.run), None
+    return Baseline(case_set=baseline.case_set, rows=rows, run=baseline.run, version=baseline.version), None
 
 
 @dataclass
@@ -131,6 +132,11 @@ def evaluate(
     report.findings.extend(_nothing_measured(frame))
     if baseline is None:
         return report
+    if baseline.version != BASELINE_VERSION:
+        report.notes.append(
+            f"the baseline is version {baseline.version}: rates it lacks (schema_valid) are not compared "
+            "until it is written again (`xpeval gate --update-baseline`)"
+        )
     current = codes_by_row(frame)
     by_class = {comparable(key): key for key in current}
     pairings: list[_Pairing] = []

@@ -25,7 +25,9 @@ SOURCE_NOTES = {
     "local-model": "a real local model via llama.cpp (named in the row), not a hosted provider",
     "emulated": "EMULATED: checks the adapter pipeline only; says nothing about any provider's quality",
 }
-RATES = ["accuracy", "tool_selection", "arguments", "irrelevance", "malformed", "errors"]
+RATES = ["accuracy", "tool_selection", "arguments", "irrelevance", "malformed", "errors", "schema_valid"]
+"""Every rate, in the order the baseline's per-case codes store them (`xpeval.evals.verdict.baseline`):
+a new rate goes at the end."""
 
 
 def wilson(successes: int, n: int) -> tuple[float, float]:
@@ -60,6 +62,7 @@ def results_frame(rows: Iterable[ResultRow]) -> pd.DataFrame:
                 "arguments_correct": row.arguments_correct,
                 "irrelevance": row.irrelevance,
                 "malformed": row.malformed,
+                "schema_valid": row.schema_valid,
                 "error": row.error_kind is not None,
                 "error_kind": row.error_kind,
                 "error_type": row.error_type,
@@ -87,6 +90,7 @@ def results_frame(rows: Iterable[ResultRow]) -> pd.DataFrame:
         "arguments_correct",
         "irrelevance",
         "malformed",
+        "schema_valid",
         "error",
         "error_kind",
         "error_type",
@@ -102,15 +106,19 @@ def results_frame(rows: Iterable[ResultRow]) -> pd.DataFrame:
 
 def _counts(group: pd.DataFrame) -> dict[str, tuple[int, int]]:
     """(successes, trials) per rate."""
+    labelled = group["correct"].dropna()  # an unlabelled case is judged against a reference only
+    selection = group["tool_selection_correct"].dropna()
     judged = group["arguments_correct"].dropna()
-    irrelevance = group[group["irrelevance"]]
+    valid = group["schema_valid"].dropna()
+    irrelevance = group.loc[group["irrelevance"].astype(bool), "correct"].dropna()
     return {
-        "accuracy": (int(group["correct"].sum()), len(group)),
-        "tool_selection": (int(group["tool_selection_correct"].sum()), len(group)),
+        "accuracy": (int(labelled.astype(bool).sum()), len(labelled)),
+        "tool_selection": (int(selection.astype(bool).sum()), len(selection)),
         "arguments": (int(judged.astype(bool).sum()), len(judged)),
-        "irrelevance": (int(irrelevance["correct"].sum()), len(irrelevance)),
+        "irrelevance": (int(irrelevance.astype(bool).sum()), len(irrelevance)),
         "malformed": (int(group["malformed"].sum()), len(group)),
         "errors": (int(group["error"].sum()), len(group)),
+        "schema_valid": (int(valid.astype(bool).sum()), len(valid)),
     }
 
 
@@ -146,7 +154,8 @@ def _trials(group: pd.DataFrame) -> dict[str, object]:
     """Repeated trials (`--repeat N`): pass@1 (the mean per-case pass rate) with a 95 % interval
     over cases, not over trials (a case's trials are not independent); pass^N (every trial
     passed) with its Wilson interval over cases; how many cases are flaky (some trials pass)."""
-    per_case = group.groupby("case_id")["correct"].agg(["mean", "size", "sum"])
+    labelled = group[group["correct"].notna()].astype({"correct": bool})
+    per_case = labelled.groupby("case_id")["correct"].agg(["mean", "size", "sum"])
     trials = int(per_case["size"].max()) if len(per_case) else 0
     out: dict[str, object] = {"trials": trials}
     if trials < 2:
@@ -173,7 +182,8 @@ def flaky_cases(frame: pd.DataFrame) -> pd.DataFrame:
     columns = [*KEY, "case_id", "passed", "trials"]
     if frame.empty or "trial" not in frame or frame["trial"].max() < 1:
         return pd.DataFrame(columns=columns)
-    counts = frame.groupby([*KEY, "case_id"], observed=True)["correct"].agg(passed="sum", trials="size")
+    labelled = frame[frame["correct"].notna()].astype({"correct": bool})
+    counts = labelled.groupby([*KEY, "case_id"], observed=True)["correct"].agg(passed="sum", trials="size")
     counts = counts.reset_index()
     return counts[(counts["passed"] > 0) & (counts["passed"] < counts["trials"])][columns].reset_index(
         drop=True
@@ -238,8 +248,8 @@ def to_markdown(card: pd.DataFrame, categories: pd.DataFrame) -> str:
             f"> {SOURCE_NOTES[source]}",
             "",
             "| source | adapter | model | n | accuracy | tool selection | arguments | irrelevance | "
-            "malformed | errors | p50 s | p95 s | tokens in/out | cost $ | recorded |",
-            "|---|---|---|---:|---|---|---|---|---|---|---:|---:|---|---:|---|",
+            "malformed | errors | schema valid | p50 s | p95 s | tokens in/out | cost $ | recorded |",
+            "|---|---|---|---:|---|---|---|---|---|---|---|---:|---:|---|---:|---|",
         ]
         for _, r in part.iterrows():
             label = "EMULATED (pipeline only)" if source == "emulated" else source

@@ -88,10 +88,15 @@ def score(case: Case, tool_calls: Sequence[CallLike] | Sequence[Sequence[CallLik
     order) for any case; a multi-turn case given a flat non-empty list is a programming error.
     Missing trailing turns count as turns without calls.
     """
+    if not case.labelled:
+        raise ValueError(f"case {case.id} is unlabelled: it is judged against a reference row, not scored")
     per_turn = _split_turns(case, tool_calls)
     turn_scores = tuple(
         score_turn(
-            case, turn.expected, per_turn[turn.index] if turn.index < len(per_turn) else [], index=turn.index
+            case,
+            turn.expected,  # type: ignore[arg-type]  # a labelled case expects something in every turn
+            per_turn[turn.index] if turn.index < len(per_turn) else [],
+            index=turn.index,
         )
         for turn in case.turns
     )
@@ -108,7 +113,7 @@ def score(case: Case, tool_calls: Sequence[CallLike] | Sequence[Sequence[CallLik
         reason=reason,
         tool_selection_correct=all(t.tool_selection_correct for t in turn_scores),
         arguments_correct=all(judged) if judged else None,
-        irrelevance=all(t.expected.no_call for t in case.turns),
+        irrelevance=all(t.expected is not None and t.expected.no_call for t in case.turns),
         malformed=any(t.malformed for t in turn_scores),
         turns=turn_scores,
     )

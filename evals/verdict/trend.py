@@ -22,18 +22,26 @@ def _counts(history: pd.DataFrame, metric: str) -> tuple[pd.Series, pd.Series]:
     (its `_counts`; tests/history/test_trend.py holds the two equal)."""
     ones = pd.Series(True, index=history.index)
     if metric == "accuracy":
-        return history["correct"].astype(bool), ones
+        return _judged(history["correct"])
     if metric == "tool_selection":
-        return history["tool_selection_correct"].astype(bool), ones
+        return _judged(history["tool_selection_correct"])
     if metric == "arguments":
-        judged = history["arguments_correct"].notna()
-        return history["arguments_correct"].where(judged, False).astype(bool), judged
+        return _judged(history["arguments_correct"])
+    if metric == "schema_valid":
+        return _judged(history["schema_valid"])
     if metric == "irrelevance":
-        applies = history["irrelevance"].astype(bool)
-        return history["correct"].astype(bool) & applies, applies
+        success, judged = _judged(history["correct"])
+        applies = history["irrelevance"].astype(bool) & judged
+        return success & applies, applies
     if metric == "malformed":
         return history["malformed"].astype(bool), ones
     return history["error"].astype(bool), ones
+
+
+def _judged(column: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """(true, judged) of a verdict column that may hold None (not judged)."""
+    judged = column.notna()
+    return column.where(judged, False).astype(bool), judged
 
 
 def trend(history: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:

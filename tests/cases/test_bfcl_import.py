@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests._corpus import corpus_files, corpus_path
+from tests._labelled import labelled
 from xpeval.evals.cases import load_cases
 from xpeval.evals.cases.bfcl import (
     CATEGORY_MAP,
@@ -138,12 +139,12 @@ def test_parallel_entries_keep_every_expected_call() -> None:
         ],
     }
     case = convert_entry(entry("live_parallel_3", [ROUTE]), answer, "live_parallel")
-    assert case.category == "parallel" and len(case.expected.calls) == 2
+    assert case.category == "parallel" and len(labelled(case).calls) == 2
 
 
 def test_irrelevance_entries_expect_no_call() -> None:
     case = convert_entry(entry("irrelevance_4", [ROUTE], "Sing me a song"), None, "irrelevance")
-    assert case.category == "irrelevance" and case.expected.no_call
+    assert case.category == "irrelevance" and labelled(case).no_call
 
 
 def test_an_optional_answer_argument_outside_the_schema_is_dropped() -> None:
@@ -152,7 +153,7 @@ def test_an_optional_answer_argument_outside_the_schema_is_dropped() -> None:
         "ground_truth": [{"maps.route": {"start": ["Ghent"], "end": ["Bruges"], "avoid_tolls": ["", True]}}],
     }
     case = convert_entry(entry("multiple_9", [ROUTE]), answer, "multiple")
-    assert set(case.expected.calls[0].arguments) == {"start", "end"}
+    assert set(labelled(case).calls[0].arguments) == {"start", "end"}
 
 
 @pytest.mark.parametrize(
@@ -287,5 +288,5 @@ def test_installed_bfcl_data_converts_and_its_answers_score_correct(bfcl_categor
     assert cases, f"no case converted from {bfcl_category}"
     assert len(outcomes) - len(cases) <= max(2, len(outcomes) // 50)  # BFCL's own inconsistencies only
     for case in cases:
-        answer = [{"name": c.name, "arguments": c.canonical_arguments()} for c in case.expected.calls]
+        answer = [{"name": c.name, "arguments": c.canonical_arguments()} for c in labelled(case).calls]
         assert score(case, answer).correct, case.id

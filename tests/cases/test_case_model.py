@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from tests._labelled import labelled
 from xpeval.adapters.contract import ToolSpec, TurnRequest, UserMessage
 from xpeval.evals.cases import Case, load_case_file, load_cases
 from xpeval.evals.cases.scripted import ScriptedToolError, UnscriptedCallError, scripted_handler
@@ -66,7 +67,7 @@ def test_the_issue_example_loads_from_yaml(tmp_path: Path) -> None:
     (loaded,) = load_case_file(write(tmp_path, "example.yaml", ISSUE_EXAMPLE), root=tmp_path)
     assert loaded.file == "example.yaml"
     assert loaded.case.category == "simple"
-    assert loaded.case.expected.calls[0].arguments["unit"] == ["celsius", ""]
+    assert labelled(loaded.case).calls[0].arguments["unit"] == ["celsius", ""]
 
 
 def test_a_case_builds_a_contract_turn_request() -> None:
@@ -176,7 +177,7 @@ def test_dates_and_yes_no_words_stay_strings_in_case_files(tmp_path: Path) -> No
         """,
     )
     (loaded,) = load_cases(tmp_path)
-    arguments = loaded.case.expected.calls[0].arguments
+    arguments = labelled(loaded.case).calls[0].arguments
     assert arguments["day"] == ["2025-03-14"]
     assert arguments["answer"] == ["no", "on", "yes", "off", ""]
 
@@ -325,7 +326,7 @@ def test_a_multi_turn_case_lists_its_turns_in_order() -> None:
             tool_outputs=[{"tool": "get_weather", "output": {"sky": "clear"}}],
         )
     )
-    assert [(t.index, t.expected.no_call) for t in case.turns] == [(0, False), (1, True)]
+    assert [(t.index, labelled(t).no_call) for t in case.turns] == [(0, False), (1, True)]
     assert case.turns[1].messages == [UserMessage(content="and tomorrow?")]
 
 

@@ -20,6 +20,7 @@ def row(
     category: str = "simple",
     error_kind: str | None = None,
     malformed: bool = False,
+    schema_valid: bool | None = None,
 ) -> ResultRow:
     failed = error_kind is not None
     return ResultRow(
@@ -37,6 +38,7 @@ def row(
         arguments_correct=None if failed else correct,
         irrelevance=category == "irrelevance",
         malformed=malformed,
+        schema_valid=None if failed else schema_valid,
         latency_s=0.1,
         started_at="2026-12-01T00:00:00+00:00",
         error_kind=error_kind,

@@ -60,6 +60,7 @@ def bulk(run: str, rows: int, *, started: str = "2026-12-01T03:00:00+00:00") -> 
             "arguments_correct": correct,
             "irrelevance": False,
             "malformed": False,
+            "schema_valid": correct,
             "error": False,
             "error_kind": None,
             "error_type": None,

@@ -45,7 +45,8 @@ def test_the_trend_counts_every_rate_as_the_scorecard_does(tmp_path: Path) -> No
         row("case_irr_1", True, category="irrelevance"),
         row("case_irr_2", False, category="irrelevance"),
         row("case_err", False, error_kind="http"),
-        row("case_bad", False, malformed=True),
+        row("case_bad", False, malformed=True, schema_valid=False),
+        row("case_valid", True, schema_valid=True),
     ]
     run = loaded("r", [True])
     run.frame = frame(rows)

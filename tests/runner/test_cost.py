@@ -7,13 +7,17 @@ from __future__ import annotations
 import math
 
 from tests.gate._rows import frame, row
+from xpeval.adapters.contract import Usage
 from xpeval.evals.running.cost import episode_cost
 from xpeval.evals.verdict.scorecard import scorecard
 
 
 def test_a_live_openai_episode_has_its_published_price() -> None:
     cost = episode_cost(
-        adapter_id="openai-chat", model="gpt-4.1-mini", source="live", input_tokens=1000, output_tokens=100
+        adapter_id="openai-chat",
+        model="gpt-4.1-mini",
+        source="live",
+        usage=Usage(input_tokens=1000, output_tokens=100),
     )
     assert cost is not None and abs(cost - (1000 * 0.4 + 100 * 1.6) / 1e6) < 1e-12
 
@@ -23,8 +27,7 @@ def test_a_replayed_recording_is_priced_at_its_date() -> None:
         adapter_id="anthropic-messages",
         model="claude-haiku-4-5",
         source="cassette",
-        input_tokens=1000,
-        output_tokens=100,
+        usage=Usage(input_tokens=1000, output_tokens=100),
         at="2026-11-29T16:25:56+00:00",
     )
     assert cost is not None and cost > 0
@@ -33,25 +36,37 @@ def test_a_replayed_recording_is_priced_at_its_date() -> None:
 def test_unknown_prices_and_unpriced_sources_stay_blank() -> None:
     assert (
         episode_cost(
-            adapter_id="openai-compatible", model="qwen", source="live", input_tokens=5, output_tokens=5
+            adapter_id="openai-compatible",
+            model="qwen",
+            source="live",
+            usage=Usage(input_tokens=5, output_tokens=5),
         )
         is None
     ), "a self-hosted server has no price"
     assert (
         episode_cost(
-            adapter_id="openai-chat", model="no-such-model-9", source="live", input_tokens=5, output_tokens=5
+            adapter_id="openai-chat",
+            model="no-such-model-9",
+            source="live",
+            usage=Usage(input_tokens=5, output_tokens=5),
         )
         is None
     )
     assert (
         episode_cost(
-            adapter_id="openai-chat", model="gpt-4.1-mini", source="emulated", input_tokens=5, output_tokens=5
+            adapter_id="openai-chat",
+            model="gpt-4.1-mini",
+            source="emulated",
+            usage=Usage(input_tokens=5, output_tokens=5),
         )
         is None
     ), "emulated tokens are not a provider's"
     assert (
         episode_cost(
-            adapter_id="openai-chat", model="gpt-4.1-mini", source="live", input_tokens=None, output_tokens=5
+            adapter_id="openai-chat",
+            model="gpt-4.1-mini",
+            source="live",
+            usage=Usage(input_tokens=None, output_tokens=5),
         )
         is None
     )

@@ -44,7 +44,7 @@ def xpeval(tmp: Path, name: str) -> list[str]:
     ]
 
 
-def verdicts(path: Path) -> dict[tuple[str, str, str], tuple[bool, str]]:
+def verdicts(path: Path) -> dict[tuple[str, str, str], tuple[bool | None, str]]:
     rows = list(final_results(ResultsFile.read(path).rows))
     return {row.key: (row.correct, repr([(c.turn, c.name, c.arguments) for c in row.calls])) for row in rows}
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests._labelled import labelled
 from xpeval.adapters.contract import ToolCall
 from xpeval.evals.cases import Case
 from xpeval.evals.verdict.scoring import score
@@ -301,8 +302,8 @@ PARALLEL_178_ANSWER = [
 def first_fit_verdict(case: Case, calls: list[dict[str, Any]]) -> bool:
     """BFCL's `parallel_function_checker_no_order`: each expected call takes the first unused fit."""
     used: set[int] = set()
-    for expected in case.expected.calls:
-        single = case.model_copy(update={"expected": case.expected.model_copy(update={"calls": [expected]})})
+    for expected in labelled(case).calls:
+        single = case.model_copy(update={"expected": labelled(case).model_copy(update={"calls": [expected]})})
         fit = next((i for i, c in enumerate(calls) if i not in used and score(single, [c]).correct), None)
         if fit is None:
             return False

@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests._labelled import labelled
 from xpeval.evals.cases import Case, load_cases
 from xpeval.evals.verdict.scoring import Score, score
 
@@ -57,7 +58,7 @@ def perfect_turns(draw: st.DrawFn, case: Case) -> list[list[dict[str, Any]]]:
     turns = []
     for turn in case.turns:
         calls = []
-        for expected in turn.expected.calls:
+        for expected in labelled(turn).calls:
             arguments = {
                 key: draw(_realized(alternatives)) for key, alternatives in expected.arguments.items()
             }
@@ -156,16 +157,16 @@ def overlapping_case(draw: st.DrawFn) -> Case:
 
 
 def fits(case: Case, call: dict[str, Any], index: int) -> bool:
-    expected = case.expected.calls[index]
+    expected = labelled(case).calls[index]
     one = case.model_copy(
-        update={"category": "simple", "expected": case.expected.model_copy(update={"calls": [expected]})}
+        update={"category": "simple", "expected": labelled(case).model_copy(update={"calls": [expected]})}
     )
     return score(one, [call]).correct
 
 
 def oracle(case: Case, calls: list[dict[str, Any]]) -> bool:
     """Correct iff some one-to-one pairing fits every call: checked over all pairings."""
-    n = len(case.expected.calls)
+    n = len(labelled(case).calls)
     if len(calls) != n:
         return False
     table = [[fits(case, c, j) for j in range(n)] for c in calls]
@@ -198,7 +199,7 @@ def test_a_verdict_is_correct_exactly_when_some_pairing_fits_every_call(
                 for key, alts in expected.arguments.items()
             },
         }
-        for expected in case.expected.calls
+        for expected in labelled(case).calls
     ]
     calls = data.draw(st.permutations(calls))
     if data.draw(st.booleans()):

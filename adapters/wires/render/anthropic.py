@@ -57,14 +57,26 @@ def _message(result: TurnResult, model: str) -> JsonObject:
         "stop_sequence": None,
         "stop_details": None,
         "usage": {
-            "input_tokens": usage.input_tokens or 0,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+            **_input_counts(usage),
+            "cache_creation": {
+                "ephemeral_5m_input_tokens": usage.cache_write_tokens or 0,
+                "ephemeral_1h_input_tokens": 0,
+            },
             "output_tokens": usage.output_tokens or 0,
             "service_tier": "standard",
             "inference_geo": "not_available",
         },
+    }
+
+
+def _input_counts(usage: Usage) -> JsonObject:
+    """Anthropic's input counts: `input_tokens` are only those neither read from nor written to
+    the prompt cache (the canonical count includes both)."""
+    read, written = usage.cache_read_tokens or 0, usage.cache_write_tokens or 0
+    return {
+        "input_tokens": max(0, (usage.input_tokens or 0) - read - written),
+        "cache_creation_input_tokens": written,
+        "cache_read_input_tokens": read,
     }
 
 
@@ -82,12 +94,7 @@ def _stream(message: JsonObject, usage: Usage) -> list[bytes]:
     frames = [_event({"type": "message_start", "message": opening}), _event({"type": "ping"})]
     for index, block in enumerate(message["content"]):
         frames.extend(_block_events(index, block))
-    final_usage = {
-        "input_tokens": usage.input_tokens or 0,
-        "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0,
-        "output_tokens": usage.output_tokens or 0,
-    }
+    final_usage = {**_input_counts(usage), "output_tokens": usage.output_tokens or 0}
     stop = {"stop_reason": message["stop_reason"], "stop_sequence": None, "stop_details": None}
     frames.append(_event({"type": "message_delta", "delta": stop, "usage": final_usage}))
     frames.append(_event({"type": "message_stop"}))

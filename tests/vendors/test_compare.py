@@ -1,0 +1,216 @@
+"""`xpeval compare` and `xpeval gate --reference`: rows judged against a reference row on the
+same episodes; a vendor that drops the model's tool calls fails, one that serves it alike passes."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests._corpus import REPO_ROOT
+from tests.vendors._vendors import dropping_calls, perfect, run_vendors
+from xpeval.adapters.contract import ToolCall, TurnResult
+from xpeval.evals.cases import Case, load_cases
+from xpeval.evals.report.vendors import vendor_verdicts
+from xpeval.evals.verdict.reference import Answer, compare_rows, f1_bootstrap, judge
+
+SINGLE_TURN = [
+    c.case for c in load_cases() if c.case.category in ("simple", "multiple", "parallel", "irrelevance")
+]
+REFERENCE = "openai-compatible=qwen2.5-coder-1.5b-instruct"
+
+
+def xpeval(*args: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "xpeval", *args], cwd=cwd, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def vendors(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return run_vendors(
+        tmp_path_factory.mktemp("vendors") / "results.jsonl",
+        SINGLE_TURN,
+        {"openai-compatible": perfect, "moonshot": perfect, "anthropic-messages": dropping_calls},
+    )
+
+
+def test_a_vendor_that_drops_tool_calls_fails_against_the_reference(vendors: Path, tmp_path: Path) -> None:
+    done = xpeval("compare", str(vendors), "--reference", REFERENCE, "--out", str(tmp_path))
+    assert done.returncode == 1, done.stderr
+    table = pd.read_csv(tmp_path / "compare.csv").set_index("adapter")
+    calling = sum(1 for c in SINGLE_TURN if c.expected is not None and not c.expected.no_call)
+    dropped = table.loc["anthropic-messages"]
+    assert (dropped["tp"], dropped["fn"], dropped["fp"]) == (0, calling, 0)
+    assert dropped["recall"] == 0 and not dropped["passed"]
+    assert dropped["p_trigger"] < 0.05
+    assert "calls a tool less often" in dropped["failures"]
+    same = table.loc["moonshot"]
+    assert (same["f1"], same["agreement"], same["passed"]) == (1.0, 1.0, True)
+    assert math.isnan(same["p_trigger"]), "no discordant episode: no test made"
+    printed = done.stdout
+    assert (
+        "| local-model | anthropic-messages | qwen2.5-coder-1.5b-instruct |" in printed and "FAIL" in printed
+    )
+    assert (tmp_path / "compare.md").read_text() == printed
+
+
+def test_gate_with_a_reference_fails_the_vendor_that_drops_calls_and_names_it(vendors: Path) -> None:
+    done = xpeval("gate", "--results", str(vendors), "--reference", REFERENCE)
+    assert done.returncode == 1, done.stderr
+    dropped = "local-model|anthropic-messages|qwen2.5-coder-1.5b-instruct"
+    assert f"FAIL {dropped} against local-model|openai-compatible|" in done.stdout
+    calling = sum(1 for c in SINGLE_TURN if c.expected is not None and not c.expected.no_call)
+    assert f"calls a tool less often ({calling} missed, 0 extra) than the reference" in done.stdout
+    assert not [line for line in done.stdout.splitlines() if line.startswith("FAIL") and "moonshot" in line]
+
+
+def test_a_reference_from_another_results_file_judges_every_row_of_this_one(
+    vendors: Path, tmp_path: Path
+) -> None:
+    official = run_vendors(tmp_path / "official.jsonl", SINGLE_TURN, {"moonshot": perfect}, model="kimi-k2")
+    verdicts = vendor_verdicts(vendors, "moonshot=kimi-k2", SINGLE_TURN, against=official)
+    assert {v.comparison.key.split("|")[1]: v.passed for v in verdicts} == {
+        "openai-compatible": True,
+        "moonshot": True,
+        "anthropic-messages": False,
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--reference", "nobody=none"], "no row nobody=none"),
+        (["--reference", "no-equals-sign"], "expected ADAPTER=MODEL"),
+        (["--reference", REFERENCE, "--min-f1", "2"], "--min-f1 must be between 0 and 1"),
+    ],
+)
+def test_a_bad_reference_is_one_line_and_exit_2(
+    vendors: Path, tmp_path: Path, args: list[str], words: str
+) -> None:
+    done = xpeval("compare", str(vendors), *args, "--out", str(tmp_path))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and words in done.stderr, done.stderr
+
+
+def test_a_reference_of_another_case_set_is_refused(vendors: Path, tmp_path: Path) -> None:
+    other = run_vendors(tmp_path / "other.jsonl", SINGLE_TURN[:3], {"moonshot": perfect}, case_set="my-cases")
+    done = xpeval(
+        "compare",
+        str(vendors),
+        "--reference",
+        "moonshot=qwen2.5-coder-1.5b-instruct",
+        "--against",
+        str(other),
+    )
+    assert done.returncode == 2 and "must answer the same cases" in done.stderr
+
+
+def _answer(*calls: tuple[str, dict[str, object]], error: bool = False) -> Answer:
+    return Answer(calls=(tuple({"name": n, "arguments": a} for n, a in calls),), error=error)
+
+
+def test_agreement_uses_the_scorers_matching_and_trigger_counts_follow_the_definitions() -> None:
+    case = next(c for c in SINGLE_TURN if c.category == "parallel")
+    assert case.expected is not None
+    calls = [(c.name, c.canonical_arguments()) for c in case.expected.calls]
+    reference = {"a": _answer(*calls), "b": _answer(), "c": _answer(*calls), "d": _answer(*calls)}
+    row = {
+        "a": _answer(*reversed(calls)),  # same calls, other order: agrees
+        "b": _answer(calls[0]),  # called where the reference did not: FP
+        "c": _answer(error=True),  # an error returned nothing: FN, disagrees
+        "d": _answer(calls[0]),  # called, but not the same calls: TP, disagrees
+    }
+    cases: dict[str, Case] = {e: case for e in "abcd"}
+    c = compare_rows("row", row, "ref", reference, cases)
+    assert (c.tp, c.fp, c.fn, c.tn) == (2, 1, 1, 0)
+    assert (c.agreed, c.judged, c.disagreed) == (1, 4, ("b", "c", "d"))
+    assert c.precision == pytest.approx(2 / 3) and c.recall == pytest.approx(2 / 3)
+    assert c.f1 == pytest.approx(2 / 3)
+    assert c.missed == ("c",) and c.extra == ("b",)
+
+
+def test_the_paired_trigger_test_needs_enough_discordant_episodes_to_fail() -> None:
+    reference = {f"e{i}": _answer(("t", {})) for i in range(20)}
+    few = {f"e{i}": _answer() if i < 2 else _answer(("t", {})) for i in range(20)}
+    many = {f"e{i}": _answer() if i < 9 else _answer(("t", {})) for i in range(20)}
+    verdicts = judge(
+        [compare_rows("few", few, "ref", reference, {}), compare_rows("many", many, "ref", reference, {})]
+    )
+    assert [v.passed for v in verdicts] == [True, False]
+    assert verdicts[1].p_values["trigger"] < 0.05
+
+
+def test_the_f1_interval_holds_the_observed_f1_and_is_reproducible() -> None:
+    mine = [True, True, False, True, False, False, True, False] * 4
+    theirs = [True, False, False, True, True, False, True, False] * 4
+    low, high = f1_bootstrap(mine, theirs)
+    assert 0 <= low <= 0.75 <= high <= 1
+    assert f1_bootstrap(mine, theirs) == (low, high)
+    assert all(math.isnan(x) for x in f1_bootstrap([False] * 5, [False] * 5)), "no call anywhere: no F1"
+
+
+def test_the_committed_replay_compares_every_row_against_a_reference_row(tmp_path: Path) -> None:
+    results = tmp_path / "results.jsonl"
+    run = xpeval(
+        "run", "--adapters", "openai-compatible,moonshot,anthropic-messages",
+        "--models", "qwen2.5-coder-1.5b-instruct", "--results", str(results), "--reports", str(tmp_path),
+        "--no-progress",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    done = xpeval("compare", str(results), "--reference", REFERENCE, "--out", str(tmp_path))
+    assert done.returncode in (0, 1), done.stderr
+    table = pd.read_csv(tmp_path / "compare.csv")
+    assert sorted(table["adapter"]) == ["anthropic-messages", "moonshot"]
+    assert (table["shared"] > 0).all()
+    assert table[["f1", "agreement"]].notna().all().all()
+    for column in ("TP/FP/FN/TN", "trigger F1", "agreement", "paired p (trigger)"):
+        assert column in done.stdout
+
+
+def test_unlabelled_cases_are_never_scored_wrong_and_are_judged_against_the_reference(tmp_path: Path) -> None:
+    from xpeval.evals.results.load import load_run
+    from xpeval.evals.verdict.scorecard import scorecard
+
+    traffic = [
+        Case.model_validate(
+            {
+                "id": f"traffic_{i:05d}",
+                "category": "unlabelled",
+                "tools": [
+                    {
+                        "name": "get_weather",
+                        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+                    }
+                ],
+                "messages": [{"role": "user", "content": f"Weather in city {i}?"}],
+            }
+        )
+        for i in range(12)
+    ]
+
+    def official(case: Case) -> TurnResult:
+        return TurnResult(tool_calls=[ToolCall(id="c", name="get_weather", arguments={"city": case.id})])
+
+    def vendor(case: Case) -> TurnResult:
+        wrong = case.id in ("traffic_00001", "traffic_00002", "traffic_00003")
+        return TurnResult(
+            tool_calls=[ToolCall(id="c", name="get_weather", arguments={"city": 7 if wrong else case.id})]
+        )
+
+    path = run_vendors(
+        tmp_path / "r.jsonl", traffic, {"moonshot": official, "openai-compatible": vendor}, case_set="traffic"
+    )
+    card = scorecard(load_run(path).frame).set_index("adapter")
+    assert (card["accuracy_n"] == 0).all() and (card["tool_selection_n"] == 0).all(), "no label: no accuracy"
+    assert (
+        card.loc["openai-compatible", "schema_valid_k"] == 9
+        and card.loc["openai-compatible", "schema_valid_n"] == 12
+    )
+    (verdict,) = vendor_verdicts(path, "moonshot=qwen2.5-coder-1.5b-instruct", traffic)
+    c = verdict.comparison
+    assert (c.tp, c.fp, c.fn, c.tn, c.agreed, c.judged) == (12, 0, 0, 0, 9, 12)
+    assert c.schema_valid == (9, 12) and c.reference_schema_valid == (12, 12)
+    assert c.tests["schema_valid"] == (3, 0)
