@@ -45,6 +45,7 @@ from xpeval.evals.errors import UserError
 from xpeval.evals.results.load import FRAME_COLUMNS, LoadedRun, load_run
 from xpeval.evals.running.suite import Log, SuiteConfig, SuiteOutcome, run_suite, scope_of
 from xpeval.evals.running.targets import TargetKind, default_model, describe_target, provider_ready
+from xpeval.evals.scrub import scrub_line
 from xpeval.evals.verdict.baseline import Baseline, codes_by_row, comparable, flag_counts, split_key, update
 from xpeval.evals.verdict.gate import Finding, GateReport, RunScope, baseline_for_run, evaluate
 from xpeval.evals.verdict.paired_test import ALPHA
@@ -405,11 +406,7 @@ ProbeUpstream = Callable[[str, str], httpx2.AsyncBaseTransport]
 def _scrubbed(text: str | None) -> str | None:
     if text is None:
         return None
-    from xpeval.evals.scrub import current_scrubber
-
-    scrubber = current_scrubber()
-    cleaned = scrubber.text(text) if scrubber.has_secrets else text
-    return cleaned[:MESSAGE_CHARS]
+    return scrub_line(text)[:MESSAGE_CHARS]
 
 
 def _answer_of(error: ProviderError | None, status: int | None) -> tuple[Answer, int | None, str | None]:
@@ -750,7 +747,8 @@ class NightlyOutcome:
         return out
 
     def summary(self) -> str:
-        return "\n".join(self.lines())
+        """What the nightly printed and wrote to nightly.txt (scrubbed: base URLs carry keys)."""
+        return scrub_line("\n".join(self.lines()))
 
     def markdown(self) -> str:
         """The summary as GitHub step-summary Markdown."""
@@ -776,7 +774,7 @@ class NightlyOutcome:
                 lines.append("| " + " | ".join(cells) + " |")
         if self.notes:
             lines += ["", *[f"> {note}" for note in self.notes]]
-        return "\n".join(lines) + "\n"
+        return scrub_line("\n".join(lines) + "\n")
 
 
 # --- the run ----------------------------------------------------------------------------------
