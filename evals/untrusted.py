@@ -72,7 +72,11 @@ class InputLimits:
 
 
 def _mb(size: int) -> str:
-    return f"{size / MB:.1f}".removesuffix(".0") + " MB"
+    """A size as a person reads it: `200 MB`, `2.5 MB`, `340 KB`, `12 bytes`."""
+    for unit, scale in (("MB", MB), ("KB", 1024)):
+        if size >= scale:
+            return f"{size / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{size} bytes"
 
 
 def input_limits() -> InputLimits:
