@@ -41,17 +41,20 @@ class StreamBody:
 
     @classmethod
     def parse(cls, body: bytes) -> StreamBody | None:
-        """The frames of a streamed body; None when it is not two or more JSON frames."""
+        """The frames of a streamed body: server-sent events with a JSON `data:` line (one is a
+        stream, cut after its first frame), a JSON array of chunks, or two or more lines of
+        JSON; None for anything else (a plain response is one document, not frames)."""
         if body.lstrip()[:1] == b"[":
             return _array(body)
-        spans = list(_sse_payloads(body)) if _is_sse(body) else list(_lines(body))
+        sse = _is_sse(body)
+        spans = list(_sse_payloads(body)) if sse else list(_lines(body))
         documents, kept = [], []
         for start, end in spans:
             document = _json(body[start:end])
             if isinstance(document, (dict, list)):
                 documents.append(document)
                 kept.append((start, end))
-        return cls(body, documents, kept) if len(documents) > 1 else None
+        return cls(body, documents, kept) if len(documents) > (0 if sse else 1) else None
 
     def channels(self) -> dict[JsonPath, list[Fragment]]:
         """For each JSON path, the strings found at it, frame after frame."""
@@ -96,7 +99,7 @@ def _json(raw: bytes) -> Any:
 
 def _array(body: bytes) -> StreamBody | None:
     document = _json(body)
-    if not isinstance(document, list) or len(document) < 2:
+    if not isinstance(document, list) or not document:
         return None
     return StreamBody(body, document, [(0, len(body))] * len(document), array=True)
 
