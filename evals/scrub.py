@@ -268,9 +268,7 @@ def _decoded(response: dict[str, Any]) -> dict[str, Any]:
     is, as vcrpy's own `decode_response` does."""
     response = copy.deepcopy(response)
     headers = response.get("headers") or {}
-    name = next((k for k in headers if k.lower() == "content-encoding"), None)
-    values = headers.get(name) if name else None
-    encoding = (values[0] if isinstance(values, list) and values else str(values or "")).lower()
+    name, encoding = _content_encoding(headers)
     body = response.get("body") or {}
     raw = body.get("string") if isinstance(body, dict) else None
     if name is None or encoding not in ("gzip", "deflate") or not isinstance(raw, (bytes, bytearray)):
@@ -286,6 +284,14 @@ def _decoded(response: dict[str, Any]) -> dict[str, Any]:
     for key in [k for k in headers if k.lower() == "content-length"]:
         headers[key] = [str(len(body["string"]))]
     return response
+
+
+def _content_encoding(headers: dict[str, Any]) -> tuple[str | None, str]:
+    """(the header's name as recorded, its first value in lower case)."""
+    name = next((k for k in headers if k.lower() == "content-encoding"), None)
+    values = headers.get(name) if name else None
+    first = values[0] if isinstance(values, list) and values else values
+    return name, str(first or "").lower()
 
 
 _LIVE: weakref.WeakSet[Scrubber] = weakref.WeakSet()

@@ -30,7 +30,15 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, NodeEvent
+from yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
 
 MB = 1024 * 1024
 DEFAULT_MAX_INPUT_MB = 32
@@ -144,50 +152,54 @@ def _may_exceed(text: str | bytes, budget: int) -> bool:
     return anchors or node_bound(text) > budget
 
 
-@dataclass
-class _Open:
-    anchor: str | None
-    nodes: int = 1
+_STARTS = (SequenceStartEvent, MappingStartEvent)
+_ENDS = (SequenceEndEvent, MappingEndEvent)
 
 
 def count_nodes(text: str | bytes, loader: Any, budget: int) -> int:
     """The nodes `text` stands for (aliases expanded), from libyaml's events; InputRefused as
-    soon as they exceed `budget`, or at an alias to a node that holds it (endless)."""
+    soon as they exceed `budget`, or at an alias to a node that holds it (endless).
+
+    One pass, no node built: each open collection keeps its anchor and the nodes it holds so
+    far, and an anchor's size is known when its node ends; an alias adds its anchor's size."""
     parser = loader(text)
     sizes: dict[str, int] = {}
-    opened: list[_Open] = []
+    opened: list[list[Any]] = []  # [anchor, nodes so far] of each open collection
     total = 0
+    get_event = parser.get_event
     try:
-        while parser.check_event():
-            event = parser.get_event()
-            if not isinstance(event, (NodeEvent, CollectionEndEvent)):
-                continue
-            if isinstance(event, CollectionEndEvent):
-                done = opened.pop()
+        while True:
+            event = get_event()
+            kind = type(event)
+            if kind is ScalarEvent or kind in _STARTS:
+                added = 1
+            elif kind in _ENDS:
+                anchor, nodes = opened.pop()
                 if opened:
-                    opened[-1].nodes += done.nodes
-                if done.anchor is not None:
-                    sizes[done.anchor] = done.nodes
+                    opened[-1][1] += nodes
+                if anchor is not None:
+                    sizes[anchor] = nodes
                 continue
-            if isinstance(event, AliasEvent):
-                if any(frame.anchor == event.anchor for frame in opened):
+            elif kind is AliasEvent:
+                if any(frame[0] == event.anchor for frame in opened):
                     raise InputRefused(f"the YAML alias *{event.anchor} refers to a node that holds it")
                 added = sizes.get(str(event.anchor), 1)  # an unknown anchor: the loader says so
+            elif kind is StreamEndEvent:
+                return total
             else:
-                added = 1
+                continue
             total += added
             if total > budget:
                 raise InputRefused(_too_many(event, budget))
-            if isinstance(event, CollectionStartEvent):
-                opened.append(_Open(event.anchor))
+            if kind in _STARTS:
+                opened.append([event.anchor, 1])
                 continue
             if opened:
-                opened[-1].nodes += added
-            if event.anchor is not None and not isinstance(event, AliasEvent):
+                opened[-1][1] += added
+            if kind is ScalarEvent and event.anchor is not None:
                 sizes[event.anchor] = 1
     finally:
         parser.dispose()
-    return total
 
 
 def _too_many(event: Any, budget: int) -> str:

@@ -212,3 +212,20 @@ def test_every_committed_cassette_reads_on_the_fast_path() -> None:
         if node_bound(data) > InputLimits().max_yaml_nodes:
             slow.append(path)
     assert len(slow) <= 2, slow
+
+
+def test_a_response_being_recorded_is_decoded_within_the_cap_too() -> None:
+    """Recording decodes a gzip body to scrub inside it: a bomb from a provider is refused, not
+    inflated; a gzip body within the cap is kept decoded, its header dropped."""
+    from xpeval.evals.scrub import Scrubber
+    from xpeval.evals.untrusted import InputRefused
+
+    def response(body: bytes) -> dict[str, object]:
+        headers = {"Content-Encoding": ["gzip"], "content-length": [str(len(body))]}
+        return {"status": {"code": 200}, "headers": headers, "body": {"string": body}}
+
+    kept = Scrubber().response(response(gzip.compress(CHAT_ANSWER.encode())))
+    assert kept["body"] == {"string": CHAT_ANSWER.encode()}
+    assert kept["headers"] == {"content-length": [str(len(CHAT_ANSWER))]}
+    with pytest.raises(InputRefused, match="a response too large to record"):
+        Scrubber().response(response(gzip_of_zeros(64)))
