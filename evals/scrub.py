@@ -134,7 +134,11 @@ class Scrubber:
             )
         self._text = [variant for value in values for variant in _variants(value)]
         self._bytes = [(v.encode("utf-8"), PLACEHOLDER.encode()) for v in self._text]
-        self._pieces = {v[i : i + PIECE] for v in self._text for i in range(len(v) - PIECE + 1)}
+        pieces = sorted({v[i : i + PIECE] for v in self._text for i in range(len(v) - PIECE + 1)})
+        # Where a piece starts, overlapping ones too: one C-level scan of a stream's text.
+        self._piece_starts = (
+            re.compile("(?=(?:" + "|".join(map(re.escape, pieces)) + "))") if pieces else None
+        )
         _LIVE.add(self)
 
     @property
@@ -175,7 +179,7 @@ class Scrubber:
         kept — is replaced in that text by one placeholder, and the frames get back what is
         left of it: the placeholder in the frame where the piece began, nothing of it in the
         others. A whole secret inside one fragment is left to `data`, which follows."""
-        frames = StreamBody.parse(body) if self._pieces else None
+        frames = StreamBody.parse(body) if self._piece_starts is not None else None
         if frames is None:
             return body
         for fragments in frames.channels().values():
@@ -211,13 +215,13 @@ class Scrubber:
         """[start, end) of every maximal run of `text` in which each `PIECE` characters in a row
         are `PIECE` characters in a row of a secret."""
         runs: list[tuple[int, int]] = []
-        pieces = self._pieces
-        for index in range(len(text) - PIECE + 1):
-            if text[index : index + PIECE] in pieces:
-                if runs and runs[-1][1] >= index + PIECE - 1:
-                    runs[-1] = (runs[-1][0], index + PIECE)
-                else:
-                    runs.append((index, index + PIECE))
+        assert self._piece_starts is not None
+        for hit in self._piece_starts.finditer(text):
+            index = hit.start()
+            if runs and runs[-1][1] >= index + PIECE - 1:
+                runs[-1] = (runs[-1][0], index + PIECE)
+            else:
+                runs.append((index, index + PIECE))
         return runs
 
     def request(self, request: VcrRequest) -> VcrRequest:
