@@ -17,6 +17,7 @@ root is the current folder. Command-line flags win over the table.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,3 +129,16 @@ def project_settings(start: Path | None = None) -> ProjectSettings:
         pyproject=pyproject,
         limits=_limits(table, pyproject),
     )
+
+
+def input_limits() -> InputLimits:
+    """The input limits of the project around the current folder (`[tool.xpeval]`
+    `max_input_mb`, `max_yaml_nodes`), else the defaults; read once per folder."""
+    where = os.getcwd()
+    cached = _LIMITS.get(where)
+    if cached is None:
+        cached = _LIMITS[where] = project_settings(Path(where)).limits
+    return cached
+
+
+_LIMITS: dict[str, InputLimits] = {}

@@ -40,8 +40,9 @@ from vcr.request import Request as VcrRequest
 
 from xpeval.adapters import secrets
 from xpeval.adapters.secrets import MIN_SECRET_LENGTH, is_credential_param
+from xpeval.evals.project import input_limits
 from xpeval.evals.stream_frames import StreamBody
-from xpeval.evals.untrusted import DecodeBudget, InputRefused, decompress, input_limits
+from xpeval.evals.untrusted import DecodeBudget, InputRefused, decompress
 
 PLACEHOLDER = "<scrubbed>"
 GENERIC_REQUEST_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})

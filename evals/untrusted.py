@@ -11,8 +11,9 @@ Case files and cassettes arrive in pull requests, so every read of one is bounde
   file, and refused beyond (a 6 MB cassette can hold a body that inflates to 4 GiB).
 
 The defaults are stated here (`InputLimits`) and a project raises them in `[tool.xpeval]`
-(`max_input_mb`, `max_yaml_nodes`; README, "Your own suite"). A refusal is `InputRefused` with
-one line that says the cap and how to raise it; the reader names the file.
+(`max_input_mb`, `max_yaml_nodes`; README, "Your own suite"), which
+`xpeval.evals.project.input_limits` reads. A refusal is `InputRefused` with one line that says
+the cap and how to raise it; the reader names the file.
 
 Counting costs nothing for the common file. Counting nodes walks libyaml's event stream in
 Python, so it runs only when it could matter: when the text has an `&` (no anchor, no alias:
@@ -23,7 +24,6 @@ keeps libyaml's speed.
 
 from __future__ import annotations
 
-import os
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,20 +85,6 @@ def _mb(size: int) -> str:
         if size >= scale:
             return f"{size / scale:.1f}".removesuffix(".0") + f" {unit}"
     return f"{size} bytes"
-
-
-def input_limits() -> InputLimits:
-    """The limits of the project around the current folder (`[tool.xpeval]`), else the defaults."""
-    from xpeval.evals.project import project_settings
-
-    where = os.getcwd()
-    cached = _PROJECT_LIMITS.get(where)
-    if cached is None:
-        cached = _PROJECT_LIMITS[where] = project_settings(Path(where)).limits
-    return cached
-
-
-_PROJECT_LIMITS: dict[str, InputLimits] = {}
 
 
 # --- files ------------------------------------------------------------------------------------

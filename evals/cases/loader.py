@@ -29,7 +29,8 @@ from pydantic import ValidationError
 
 from xpeval.evals.cases.model import Case, Category
 from xpeval.evals.errors import UserError
-from xpeval.evals.untrusted import InputLimits, InputRefused, input_limits, load_yaml, read_bounded
+from xpeval.evals.project import input_limits
+from xpeval.evals.untrusted import InputLimits, InputRefused, load_yaml, read_bounded
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 """The case set written for this project."""

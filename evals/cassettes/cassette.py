@@ -30,8 +30,9 @@ from vcr.serializers import yamlserializer
 
 from xpeval.evals.cassettes.format import CassetteError, Interaction, load_interactions, read_document
 from xpeval.evals.cassettes.matching import VCR_MATCH_ON, RequestKey, request_key
+from xpeval.evals.project import input_limits
 from xpeval.evals.scrub import Scrubber
-from xpeval.evals.untrusted import InputLimits, input_limits
+from xpeval.evals.untrusted import InputLimits
 
 _KEY_ATTRIBUTE = "_xpeval_request_key"
 

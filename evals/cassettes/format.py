@@ -21,12 +21,12 @@ from urllib.parse import urlsplit
 import yaml
 
 from xpeval.evals.errors import UserError
+from xpeval.evals.project import input_limits
 from xpeval.evals.untrusted import (
     DecodeBudget,
     InputLimits,
     InputRefused,
     decompress,
-    input_limits,
     load_yaml,
     read_bounded,
 )
