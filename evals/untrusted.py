@@ -96,7 +96,9 @@ def read_bounded(path: Path, limits: InputLimits) -> bytes:
     if size > limits.max_bytes:
         raise InputRefused(_too_large(f"{_mb(size)}", limits))
     with path.open("rb") as handle:
-        data = handle.read(limits.max_bytes + 1)  # a file that grew, or one stat cannot size
+        data = handle.read(size + 1)
+        if len(data) > size:  # it grew since, or stat cannot size it: read on, to the cap
+            data += handle.read(limits.max_bytes + 1 - len(data))
     if len(data) > limits.max_bytes:
         raise InputRefused(_too_large("more", limits))
     return data
@@ -135,7 +137,8 @@ def node_bound(text: str | bytes) -> int:
 
 def _may_exceed(text: str | bytes, budget: int) -> bool:
     anchors = "&" in text if isinstance(text, str) else b"&" in text
-    return anchors or node_bound(text) > budget
+    # Three nodes per character at most: a text that short needs no counting of its characters.
+    return anchors or (1 + 3 * len(text) > budget and node_bound(text) > budget)
 
 
 _STARTS = (SequenceStartEvent, MappingStartEvent)
