@@ -169,7 +169,7 @@ def main() -> int:
                     and above <= ABOVE_BASELINE_MB
                     and seconds <= REFUSE_TARGET_S
                 )
-                line += f"  (+{above:.0f} MB over its baseline){'' if met else '  TARGET MISSED'}"
+                line += f"  ({above:+.0f} MB over its baseline){'' if met else '  TARGET MISSED'}"
                 ok = ok and met
             elif not outcome.startswith("accepted"):
                 line += "  EXPECTED ACCEPTED"
