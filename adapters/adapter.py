@@ -179,6 +179,8 @@ class Adapter:
                 result = await wire.send(self.client, kwargs)
             except Exception as exc:  # a wire bug must still not escape as a crash
                 result = TurnResult(error=wire.error_from_exception(exc))
+            finally:
+                await exchange.release()
         if result.error is not None and result.error.kind == "decode":
             # Say what the server sent: `200 text/html` is a proxy's page, not the model.
             result.error = result.error.model_copy(

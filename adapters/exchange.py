@@ -5,14 +5,24 @@ name what the server actually sent (`200 text/html` is a proxy's error page, not
 answering nothing), so every SDK client sends through `ObservingTransport`, which notes the
 last response of the turn in progress. `Adapter.turn` opens the note with `observe()`; asyncio
 copies context into each task, so concurrent turns never share one.
+
+The note also holds every response the turn opened, and the turn closes them before it ends
+(`Exchange.release`): an SDK that stops reading a stream without closing it leaves the
+connection open and its byte iterators suspended. google-genai does this when it raises an
+error frame inside a 200 stream: its response's segment iterator stays suspended inside
+httpx2's `aiter_bytes`, and when the loop finalizes those generators, all at once, one whose
+close awaits the still-open connection is closed again by its parent ("aclose(): asynchronous
+generator is already running", one traceback per generator on stderr). A response closed when
+its turn ends leaves them nothing to wait for.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx2
 
@@ -28,6 +38,8 @@ class Exchange:
     content_type: str | None = None
     head: bytes = b""
     tail: bytes = b""
+    opened: list[httpx2.Response] = field(default_factory=list)
+    """Every response of the turn, closed by `release` when it ends."""
 
     def describe(self) -> str:
         """`200 text/html, body starts '<html>...'` (what the server sent, in one phrase)."""
@@ -37,6 +49,14 @@ class Exchange:
         head = self.head.decode("utf-8", "replace").strip()
         shown = f"body starts {head[:60]!r}" if head else "empty body"
         return f"{self.status} {kind}, {shown}"
+
+    async def release(self) -> None:
+        """Close every response the turn opened that its SDK left open."""
+        opened, self.opened = self.opened, []
+        for response in opened:
+            if not response.is_closed:
+                with contextlib.suppress(Exception):  # a close that fails changes no result
+                    await response.aclose()
 
 
 _CURRENT: ContextVar[Exchange | None] = ContextVar("xpeval_exchange", default=None)
@@ -84,6 +104,7 @@ class ObservingTransport(httpx2.AsyncBaseTransport):
         response = await self.inner.handle_async_request(request)
         exchange = _CURRENT.get()
         if exchange is not None:
+            exchange.opened.append(response)
             exchange.status = response.status_code
             exchange.content_type = response.headers.get("content-type")
             exchange.head = exchange.tail = b""

@@ -10,9 +10,18 @@ from __future__ import annotations
 import threading
 
 CREDENTIAL_PARAMS = frozenset(
-    {"key", "api_key", "api-key", "apikey", "token", "access_token", "sig", "signature", "secret", "password"}
-)
-"""Query parameter names whose values are credentials (compared case-insensitively)."""
+    {
+        "key", "apikey", "api_key", "api-key", "token", "access_token", "refresh_token",
+        "id_token", "auth", "sig", "signature", "secret", "client_secret", "password", "passwd",
+        "pwd", "code", "session", "sessionid", "credential", "credentials", "assertion",
+    }
+)  # fmt: skip
+"""Query parameter names whose values are credentials (compared case-insensitively): API keys
+and tokens, signed-URL signatures, OAuth's `code` and `client_secret`, passwords."""
+
+CREDENTIAL_WORDS = ("key", "token", "secret", "password", "signature", "credential")
+"""A name ending in one of these words (`subscription-key`, `X-Amz-Security-Token`,
+`private_token`, `app_secret`) is a credential too."""
 
 MIN_SECRET_LENGTH = 8
 """Shorter values are not registered: replacing a 3-letter "secret" everywhere would corrupt text."""
@@ -22,7 +31,12 @@ _values: set[str] = set()
 
 
 def is_credential_param(name: str) -> bool:
-    return name.lower() in CREDENTIAL_PARAMS
+    """Whether a query parameter of this name carries a credential."""
+    lowered = name.lower()
+    if lowered in CREDENTIAL_PARAMS:
+        return True
+    last = lowered.replace("-", "_").replace(".", "_").rsplit("_", 1)[-1]
+    return lowered != last and last in CREDENTIAL_WORDS
 
 
 def register(value: str) -> None:

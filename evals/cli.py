@@ -62,7 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.handler(args) or 0)
     except (UnknownAdapterError, RegistryError, UserError) as exc:
-        print(f"xpeval: {exc}", file=sys.stderr)
+        from xpeval.evals.scrub import scrub_line
+
+        print(f"xpeval: {scrub_line(str(exc))}", file=sys.stderr)
         return getattr(exc, "exit_code", 2)
     except KeyboardInterrupt:
         print("xpeval: interrupted", file=sys.stderr)

@@ -7,6 +7,8 @@
     baseline = "reports/baseline.json"   # default: the case folder's baseline.json, or reports/baseline.json
     adapters = ["openai-chat", "deepseek"]   # default: every registered adapter
     models = ["deepseek=deepseek-chat"]      # as --models
+    max_input_mb = 32              # the largest case file or cassette read (and its decoded bodies)
+    max_yaml_nodes = 100000        # the most nodes a YAML file may stand for, aliases expanded
 
 Paths are relative to the project root (the folder of that pyproject.toml), so `xpeval run`
 and `pytest` find the same files from anywhere inside the project. Without such a table the
@@ -15,14 +17,19 @@ root is the current folder. Command-line flags win over the table.
 
 from __future__ import annotations
 
+import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from xpeval.evals.errors import UserError
+from xpeval.evals.untrusted import InputLimits
 
-KEYS = frozenset({"cases", "cassettes", "reports", "results", "baseline", "adapters", "models"})
+KEYS = frozenset(
+    {"cases", "cassettes", "reports", "results", "baseline", "adapters", "models"}
+    | {"max_input_mb", "max_yaml_nodes"}
+)
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,8 @@ class ProjectSettings:
     models: tuple[str, ...] = ()
     pyproject: Path | None = None
     """The file the settings came from (None: no `[tool.xpeval]` table was found)."""
+    limits: InputLimits = field(default_factory=InputLimits)
+    """The caps on case files and cassettes (`xpeval.evals.untrusted`)."""
 
 
 def find_pyproject(start: Path) -> tuple[Path, dict[str, Any]] | None:
@@ -69,6 +78,17 @@ def _names(table: dict[str, Any], name: str, where: Path) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise UserError(f"{where}: [tool.xpeval] {name} must be a list of strings")
     return tuple(value)
+
+
+def _limits(table: dict[str, Any], where: Path) -> InputLimits:
+    size, nodes = table.get("max_input_mb"), table.get("max_yaml_nodes")
+    if size is not None and (
+        isinstance(size, bool) or not isinstance(size, (int, float)) or not 0 < size < 1e6
+    ):
+        raise UserError(f"{where}: [tool.xpeval] max_input_mb must be a positive number of megabytes")
+    if nodes is not None and (isinstance(nodes, bool) or not isinstance(nodes, int) or nodes <= 0):
+        raise UserError(f"{where}: [tool.xpeval] max_yaml_nodes must be a positive whole number")
+    return InputLimits.of(size, nodes)
 
 
 def project_settings(start: Path | None = None) -> ProjectSettings:
@@ -107,4 +127,18 @@ def project_settings(start: Path | None = None) -> ProjectSettings:
         adapters=_names(table, "adapters", pyproject),
         models=_names(table, "models", pyproject),
         pyproject=pyproject,
+        limits=_limits(table, pyproject),
     )
+
+
+def input_limits() -> InputLimits:
+    """The input limits of the project around the current folder (`[tool.xpeval]`
+    `max_input_mb`, `max_yaml_nodes`), else the defaults; read once per folder."""
+    where = os.getcwd()
+    cached = _LIMITS.get(where)
+    if cached is None:
+        cached = _LIMITS[where] = project_settings(Path(where)).limits
+    return cached
+
+
+_LIMITS: dict[str, InputLimits] = {}

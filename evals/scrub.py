@@ -1,25 +1,32 @@
 """What never reaches a file or a log: credentials, account identifiers and configured secrets.
 
-Applied to every interaction before it is kept in a cassette (vcrpy's `before_record_request`
-and `before_record_response` hooks) and to every incoming request before it is matched, so a
-request still matches its scrubbed recording; to every result row before it is written
-(`scrub_row`); and, through a log filter, to every log line of the libraries that see raw
-requests. What is replaced:
+One scrubber, applied at every boundary that writes or prints: to every interaction before it
+is kept in a cassette (vcrpy's `before_record_request` and `before_record_response` hooks) and
+to every incoming request before it is matched, so a request still matches its scrubbed
+recording; to every result row before it is written (`scrub_value`); to every line printed or
+written into a report (`scrub_line`: the run's announcement of its targets, the nightly's
+summaries, the CLI's errors); and, through a log filter, to every log line of the libraries that
+see raw requests. What is replaced:
 - the request headers that carry a registered provider's credentials (each provider states
   them as data: `Provider.secret_headers`), plus `cookie` and `proxy-authorization`;
 - the response headers that identify an account (`Provider.secret_response_headers`), plus
   `set-cookie`;
-- every credential-like query parameter (`xpeval.adapters.secrets.CREDENTIAL_PARAMS`: key, token,
-  sig, ... in any case);
+- in every URL and line, the user info (`http://user:password@host`) and every credential-like
+  query parameter's value (`xpeval.adapters.secrets.is_credential_param`: key, token, sig,
+  code, client_secret, ... in any case);
 - every secret value, anywhere: each key xpeval handed to an SDK (`xpeval.adapters.secrets`), each
   credential-looking environment variable and each configured secret, in URLs, any header,
-  request and response bodies (compressed bodies are decompressed first, so nothing hides
-  inside gzip), as written, as JSON-escaped and as URL-encoded text — also when a provider
-  echoes one back.
+  request and response bodies (compressed bodies are decompressed first, within the input
+  limits, so nothing hides inside gzip), as written, as JSON-escaped and as URL-encoded text —
+  also when a provider echoes one back, and also when its echo is split across the frames of a
+  stream: the text the frames spell together is scrubbed, and what is left of it goes back
+  into the frames (`Scrubber.stream`), so no frame keeps a piece of it.
 """
 
 from __future__ import annotations
 
+import copy
+import itertools
 import json
 import logging
 import os
@@ -27,13 +34,15 @@ import re
 import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit
 
-from vcr.filters import decode_response
 from vcr.request import Request as VcrRequest
 
 from xpeval.adapters import secrets
-from xpeval.adapters.secrets import CREDENTIAL_PARAMS, MIN_SECRET_LENGTH
+from xpeval.adapters.secrets import MIN_SECRET_LENGTH, is_credential_param
+from xpeval.evals.project import input_limits
+from xpeval.evals.stream_frames import StreamBody
+from xpeval.evals.untrusted import DecodeBudget, InputRefused, decompress
 
 PLACEHOLDER = "<scrubbed>"
 GENERIC_REQUEST_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
@@ -42,9 +51,12 @@ GENERIC_RESPONSE_HEADERS = frozenset({"set-cookie"})
 SECRET_ENV_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 """Environment variables treated as secrets by `environment_secrets` (e.g. OPENAI_API_KEY)."""
 
-_CREDENTIAL_PARAM = re.compile(
-    r"(?i)(?<=[?&])(" + "|".join(re.escape(name) for name in sorted(CREDENTIAL_PARAMS)) + r")=[^&#\s'\"]*"
-)
+_QUERY_PARAM = re.compile(r"(?<=[?&;])([^=&#\s'\"?;]+)=([^&#\s'\";]*)")
+_USER_INFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/?#@\s'\"]+)@")
+
+PIECE = MIN_SECRET_LENGTH
+"""A piece of a secret: a run of at least this many characters of which every `PIECE` in a row
+are `PIECE` characters in a row of a known secret (see `Scrubber.stream`)."""
 
 
 def _provider_headers() -> tuple[frozenset[str], frozenset[str]]:
@@ -60,19 +72,41 @@ def _provider_headers() -> tuple[frozenset[str], frozenset[str]]:
 
 def scrub_query(text: str) -> str:
     """Every credential-like query parameter's value replaced (in a URL or a log line)."""
-    return _CREDENTIAL_PARAM.sub(lambda m: f"{m.group(1)}={PLACEHOLDER}", text)
+
+    def replaced(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return f"{name}={PLACEHOLDER}" if is_credential_param(unquote(name)) else match.group(0)
+
+    return _QUERY_PARAM.sub(replaced, text) if "=" in text else text
+
+
+def scrub_url_credentials(text: str) -> str:
+    """The user info of every URL (`http://user:password@host`) and every credential-like query
+    parameter's value replaced, in a URL or in any line holding URLs."""
+    if "@" in text:
+        text = _USER_INFO.sub(lambda m: f"{m.group(1)}{PLACEHOLDER}@", text)
+    return scrub_query(text)
 
 
 def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Values of credential-looking environment variables, and credential-like query values in
-    URL-valued ones (a base URL `...?token=...`), long enough to scrub safely."""
+    """Values of credential-looking environment variables, and the credentials inside URL-valued
+    ones (a base URL's `?token=...` value, its `user:password@`), long enough to scrub safely."""
     env = os.environ if environ is None else environ
     found = {v for k, v in env.items() if k.upper().endswith(SECRET_ENV_SUFFIXES)}
     for value in env.values():
-        if "?" in value and "://" in value:
-            query = urlsplit(value).query
-            found.update(v for k, v in parse_qsl(query) if secrets.is_credential_param(k))
+        if "://" in value:
+            found.update(_url_secrets(value))
     return sorted(v for v in found if len(v) >= MIN_SECRET_LENGTH)
+
+
+def _url_secrets(url: str) -> list[str]:
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # not a URL after all
+        return []
+    found = [v for k, v in parse_qsl(parts.query) if is_credential_param(k)]
+    return [*found, unquote(password)] if password else found
 
 
 def known_secrets() -> list[str]:
@@ -101,6 +135,11 @@ class Scrubber:
             )
         self._text = [variant for value in values for variant in _variants(value)]
         self._bytes = [(v.encode("utf-8"), PLACEHOLDER.encode()) for v in self._text]
+        pieces = sorted({v[i : i + PIECE] for v in self._text for i in range(len(v) - PIECE + 1)})
+        # Where a piece starts, overlapping ones too: one C-level scan of a stream's text.
+        self._piece_starts = (
+            re.compile("(?=(?:" + "|".join(map(re.escape, pieces)) + "))") if pieces else None
+        )
         _LIVE.add(self)
 
     @property
@@ -108,6 +147,7 @@ class Scrubber:
         return bool(self._text)
 
     def text(self, value: str) -> str:
+        """Every secret value replaced (bodies, header values)."""
         for variant in self._text:
             if variant in value:
                 value = value.replace(variant, PLACEHOLDER)
@@ -119,8 +159,10 @@ class Scrubber:
                 value = value.replace(variant, placeholder)
         return value
 
-    def uri(self, uri: str) -> str:
-        return self.text(scrub_query(uri))
+    def line(self, value: str) -> str:
+        """Every secret value and every URL's credentials replaced: a URL, a printed or logged
+        line, a report."""
+        return self.text(scrub_url_credentials(value))
 
     def body(self, body: Any) -> Any:
         if isinstance(body, (bytes, bytearray)):
@@ -129,18 +171,72 @@ class Scrubber:
             return self.text(body)
         return body
 
+    def stream(self, body: bytes) -> bytes:
+        """A streamed body whose frames keep no piece of a secret split across them.
+
+        For each JSON path of the frames (`xpeval.evals.stream_frames`), the fragments are joined
+        into the text they spell; every piece of a secret (see `PIECE`) that touches the start or
+        the end of a fragment — an echo split across frames, or the part of one a cut stream
+        kept — is replaced in that text by one placeholder, and the frames get back what is
+        left of it: the placeholder in the frame where the piece began, nothing of it in the
+        others. A whole secret inside one fragment is left to `data`, which follows."""
+        frames = StreamBody.parse(body) if self._piece_starts is not None else None
+        if frames is None:
+            return body
+        for fragments in frames.channels().values():
+            texts = [fragment.text for fragment in fragments]
+            for fragment, text in zip(fragments, self._without_pieces(texts), strict=True):
+                if text != fragment.text:
+                    frames.replace(fragment, text)
+        return frames.render()
+
+    def _without_pieces(self, texts: list[str]) -> list[str]:
+        joined = "".join(texts)
+        bounds = [0]
+        for text in texts:
+            bounds.append(bounds[-1] + len(text))
+        runs = [run for run in self._piece_runs(joined) if any(run[0] <= b <= run[1] for b in bounds)]
+        if not runs:
+            return texts
+        out = []
+        for start, end in itertools.pairwise(bounds):
+            kept, position = [], start
+            for run_start, run_end in runs:
+                if run_end <= start or run_start >= end:
+                    continue
+                kept.append(joined[position : max(run_start, start)])
+                if run_start >= start:
+                    kept.append(PLACEHOLDER)
+                position = min(run_end, end)
+            kept.append(joined[position:end])
+            out.append("".join(kept))
+        return out
+
+    def _piece_runs(self, text: str) -> list[tuple[int, int]]:
+        """[start, end) of every maximal run of `text` in which each `PIECE` characters in a row
+        are `PIECE` characters in a row of a secret."""
+        runs: list[tuple[int, int]] = []
+        assert self._piece_starts is not None
+        for hit in self._piece_starts.finditer(text):
+            index = hit.start()
+            if runs and runs[-1][1] >= index + PIECE - 1:
+                runs[-1] = (runs[-1][0], index + PIECE)
+            else:
+                runs.append((index, index + PIECE))
+        return runs
+
     def request(self, request: VcrRequest) -> VcrRequest:
         """A scrubbed copy of a vcrpy request (vcrpy's `before_record_request`)."""
         secret_headers, _ = _provider_headers()
         headers = {
-            name: PLACEHOLDER if name.lower() in secret_headers else self.text(str(value))
+            name: PLACEHOLDER if name.lower() in secret_headers else self.line(str(value))
             for name, value in request.headers.items()
         }
-        return VcrRequest(request.method, self.uri(request.uri), self.body(request.body), headers)
+        return VcrRequest(request.method, self.line(request.uri), self.body(request.body), headers)
 
     def response(self, response: dict[str, Any]) -> dict[str, Any]:
         """A scrubbed, decompressed copy of a vcrpy response dict (vcrpy's `before_record_response`)."""
-        response = decode_response(response)  # deep-copies; gzip/deflate/br bodies become plain
+        response = _decoded(response)
         _, secret_headers = _provider_headers()
         headers: dict[str, list[str]] = {}
         for name, values in (response.get("headers") or {}).items():
@@ -148,17 +244,59 @@ class Scrubber:
             if name.lower() in secret_headers:
                 headers[name] = [PLACEHOLDER for _ in listed]
             else:
-                headers[name] = [self.text(str(v)) for v in listed]
+                headers[name] = [self.line(str(v)) for v in listed]
         body = response.get("body") or {}
         if isinstance(body, dict) and "string" in body:
             before = body["string"]
-            body["string"] = self.body(before)
+            body["string"] = self._body_of_response(before)
             if body["string"] != before:
                 for name in headers:
                     if name.lower() == "content-length":
                         headers[name] = [str(len(body["string"]))]
         response["headers"] = headers
         return response
+
+    def _body_of_response(self, body: Any) -> Any:
+        """A response body scrubbed, frames of a stream first (see `stream`)."""
+        if not self.has_secrets:
+            return body
+        if isinstance(body, (bytes, bytearray)):
+            return self.data(self.stream(bytes(body)))
+        if isinstance(body, str):
+            return self.text(self.stream(body.encode()).decode("utf-8", "replace"))
+        return body
+
+
+def _decoded(response: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of a vcrpy response with a gzip or deflate body decoded (within the input
+    limits) and its content-encoding header dropped; a body that does not decode is kept as it
+    is, as vcrpy's own `decode_response` does."""
+    response = copy.deepcopy(response)
+    headers = response.get("headers") or {}
+    name, encoding = _content_encoding(headers)
+    body = response.get("body") or {}
+    raw = body.get("string") if isinstance(body, dict) else None
+    if name is None or encoding not in ("gzip", "deflate") or not isinstance(raw, (bytes, bytearray)):
+        return response
+    limits = input_limits()
+    try:
+        body["string"] = decompress(bytes(raw), encoding, DecodeBudget.of(limits), limits)
+    except ValueError:
+        return response
+    except InputRefused as exc:
+        raise InputRefused(f"a response too large to record: {exc}") from exc
+    del headers[name]
+    for key in [k for k in headers if k.lower() == "content-length"]:
+        headers[key] = [str(len(body["string"]))]
+    return response
+
+
+def _content_encoding(headers: dict[str, Any]) -> tuple[str | None, str]:
+    """(the header's name as recorded, its first value in lower case)."""
+    name = next((k for k in headers if k.lower() == "content-encoding"), None)
+    values = headers.get(name) if name else None
+    first = values[0] if isinstance(values, list) and values else values
+    return name, str(first or "").lower()
 
 
 _LIVE: weakref.WeakSet[Scrubber] = weakref.WeakSet()
@@ -171,7 +309,7 @@ def _header_in_log(names: frozenset[str]) -> re.Pattern[str]:
 
 
 class SecretLogFilter(logging.Filter):
-    """Redacts `key=` parameters, scrubbed headers' values and every live Scrubber's secrets.
+    """Redacts URLs' credentials, scrubbed headers' values and every live Scrubber's secrets.
 
     vcrpy logs the raw request URL before it is scrubbed (a Gemini `key=` parameter with it),
     httpx2 logs every request URL at INFO, httpcore2's DEBUG trace prints response headers
@@ -187,7 +325,7 @@ class SecretLogFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        cleaned = scrub_query(message)
+        cleaned = scrub_url_credentials(message)
         cleaned = self._headers.sub(lambda m: m.group(1) + PLACEHOLDER, cleaned)
         for scrubber in [*list(_LIVE), current_scrubber()]:
             cleaned = scrubber.text(cleaned)
@@ -244,6 +382,12 @@ def current_scrubber() -> Scrubber:
     return _current[1]
 
 
+def scrub_line(text: str) -> str:
+    """A line about to be printed or written (an announcement, a report, an error) with every
+    URL's credentials and every secret known right now replaced."""
+    return current_scrubber().line(text)
+
+
 def scrub_value(value: Any, scrubber: Scrubber | None = None) -> Any:
     """`value` with every secret replaced in every string it holds (dict keys included)."""
     scrubber = scrubber or current_scrubber()
@@ -254,7 +398,7 @@ def scrub_value(value: Any, scrubber: Scrubber | None = None) -> Any:
 
 def _scrubbed(value: Any, scrubber: Scrubber) -> Any:
     if isinstance(value, str):
-        return scrubber.text(value)
+        return scrubber.line(value)
     if isinstance(value, dict):
         return {_scrubbed(k, scrubber): _scrubbed(v, scrubber) for k, v in value.items()}
     if isinstance(value, list):

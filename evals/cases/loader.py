@@ -8,6 +8,10 @@ only hold YAML anchors (tool definitions shared by several cases of the file).
 YAML is read with the YAML 1.2 core rules for scalars: `2025-03-14` stays a string (not a
 date) and only true/false are booleans (`no`, `on`, `off` stay strings), so an acceptable
 value means what it says.
+
+A case file comes from a pull request: it is read within the project's input limits
+(`xpeval.evals.untrusted`: its size, and the YAML nodes it stands for, aliases expanded), so an
+alias bomb or a 200 MB file is one line naming the file, never a hang.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from pydantic import ValidationError
 
 from xpeval.evals.cases.model import Case, Category
 from xpeval.evals.errors import UserError
+from xpeval.evals.project import input_limits
+from xpeval.evals.untrusted import InputLimits, InputRefused, load_yaml, read_bounded
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 """The case set written for this project."""
@@ -60,11 +66,15 @@ class LoadedCase:
 
 
 def load_cases(
-    source: Path = BUILTIN_DIR, *, categories: Iterable[Category] | None = None
+    source: Path = BUILTIN_DIR,
+    *,
+    categories: Iterable[Category] | None = None,
+    limits: InputLimits | None = None,
 ) -> list[LoadedCase]:
     """Every case in a folder (recursively, in path order) or in one file.
 
     Case ids are unique across the whole set: a repeated id is an error naming both files.
+    `limits` default to the project's (`[tool.xpeval]`).
     """
     if not source.exists():
         raise UserError(f"{source}: no such case file or folder")
@@ -74,10 +84,11 @@ def load_cases(
         files = sorted(p for p in source.rglob("*") if p.is_file() and p.suffix in CASE_FILE_SUFFIXES)
         root = source
     wanted = set(categories) if categories is not None else None
+    limits = limits or input_limits()
     loaded: list[LoadedCase] = []
     seen: dict[str, str] = {}
     for path in files:
-        for item in load_case_file(path, root=root):
+        for item in load_case_file(path, root=root, limits=limits):
             if item.case.id in seen:
                 raise UserError(f"{item.file}: case id {item.case.id!r} already used in {seen[item.case.id]}")
             seen[item.case.id] = item.file
@@ -86,18 +97,24 @@ def load_cases(
     return loaded
 
 
-def load_case_file(path: Path, *, root: Path | None = None) -> list[LoadedCase]:
+def load_case_file(
+    path: Path, *, root: Path | None = None, limits: InputLimits | None = None
+) -> list[LoadedCase]:
     """The cases of one file, validated; `root` makes the reported file name relative."""
     shown = path.relative_to(root).as_posix() if root is not None and path.is_relative_to(root) else str(path)
+    limits = limits or input_limits()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, limits).decode("utf-8")
+    except InputRefused as exc:
+        raise UserError(f"{shown}: case file refused: {exc}") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{shown}: cannot read case file: {exc}") from exc
-    cases = [_validate(raw, shown, where) for where, raw in _raw_cases(text, path.suffix, shown)]
+    raw_cases = _raw_cases(text, path.suffix, shown, limits)
+    cases = [_validate(raw, shown, where) for where, raw in raw_cases]
     return [LoadedCase(case=case, file=shown) for case in cases]
 
 
-def _raw_cases(text: str, suffix: str, shown: str) -> Iterator[tuple[str, Any]]:
+def _raw_cases(text: str, suffix: str, shown: str, limits: InputLimits) -> Iterator[tuple[str, Any]]:
     if suffix == ".jsonl":
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
@@ -106,9 +123,13 @@ def _raw_cases(text: str, suffix: str, shown: str) -> Iterator[tuple[str, Any]]:
                 yield f"line {number}", json.loads(line)
             except json.JSONDecodeError as exc:
                 raise UserError(f"{shown}: line {number}: invalid JSON: {exc.msg}") from exc
+            except RecursionError as exc:
+                raise UserError(f"{shown}: line {number}: JSON nested too deeply to read") from exc
         return
     try:
-        document = yaml.load(text, Loader=_CaseYamlLoader)  # a SafeLoader subclass: no arbitrary objects
+        document = load_yaml(text, _CaseYamlLoader, limits)  # a SafeLoader subclass: no arbitrary objects
+    except InputRefused as exc:
+        raise UserError(f"{shown}: case file refused: {exc}") from exc
     except yaml.YAMLError as exc:
         raise UserError(f"{shown}: invalid YAML: {_one_line(str(exc))}") from exc
     if isinstance(document, dict) and "id" in document:
@@ -132,6 +153,8 @@ def _validate(raw: Any, shown: str, where: str) -> Case:
         return Case.model_validate(copy.deepcopy(raw))
     except ValidationError as exc:
         raise UserError(f"{shown}: {label}: {describe_validation_error(exc)}") from exc
+    except RecursionError as exc:
+        raise UserError(f"{shown}: {label}: nested too deeply to read") from exc
 
 
 def describe_validation_error(exc: ValidationError, limit: int = 3) -> str:

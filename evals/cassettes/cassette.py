@@ -30,7 +30,9 @@ from vcr.serializers import yamlserializer
 
 from xpeval.evals.cassettes.format import CassetteError, Interaction, load_interactions, read_document
 from xpeval.evals.cassettes.matching import VCR_MATCH_ON, RequestKey, request_key
+from xpeval.evals.project import input_limits
 from xpeval.evals.scrub import Scrubber
+from xpeval.evals.untrusted import InputLimits
 
 _KEY_ATTRIBUTE = "_xpeval_request_key"
 
@@ -60,9 +62,10 @@ def _vcr_pair(interaction: Interaction) -> tuple[VcrRequest, dict[str, Any]]:
     return request, response
 
 
-def recording_from_document(document: Any, source: str) -> Recording:
-    """Any of the three body forms (text, gzip `!!binary`, `parsed_body`), bodies decompressed."""
-    interactions = load_interactions(document, source)
+def recording_from_document(document: Any, source: str, limits: InputLimits | None = None) -> Recording:
+    """Any of the three body forms (text, gzip `!!binary`, `parsed_body`), bodies decompressed
+    within `limits` (default: the project's)."""
+    interactions = load_interactions(document, source, limits)
     pairs = tuple(_vcr_pair(i) for i in interactions)
     keys = tuple(request_key(i.method, i.uri, i.request_body) for i in interactions)
     index: dict[RequestKey, list[int]] = {}
@@ -78,15 +81,16 @@ def recording_from_document(document: Any, source: str) -> Recording:
 
 
 @lru_cache(maxsize=4096)
-def _parse(path: str, mtime_ns: int, size: int) -> Recording:
+def _parse(path: str, mtime_ns: int, size: int, limits: InputLimits) -> Recording:
     file = Path(path)
-    return recording_from_document(read_document(file), str(file))
+    return recording_from_document(read_document(file, limits), str(file), limits)
 
 
-def load_recording(path: Path) -> Recording | None:
+def load_recording(path: Path, limits: InputLimits | None = None) -> Recording | None:
     """The parsed cassette at `path` (cached while the file is unchanged), None when absent.
 
-    A file that exists but cannot be read or parsed raises CassetteError naming it.
+    A file that exists but cannot be read or parsed, or is beyond `limits` (default: the
+    project's), raises CassetteError naming it.
     """
     try:
         stat = path.stat()
@@ -94,7 +98,7 @@ def load_recording(path: Path) -> Recording | None:
         return None
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read cassette: {exc.strerror or exc}") from exc
-    return _parse(str(path), stat.st_mtime_ns, stat.st_size)
+    return _parse(str(path), stat.st_mtime_ns, stat.st_size, limits or input_limits())
 
 
 class AtomicPersister:
@@ -184,7 +188,7 @@ class IndexedCassette(Cassette):
             body = request.body
             if self._scrubber.has_secrets:
                 body = self._scrubber.body(body)
-            key = request_key(request.method, self._scrubber.uri(request.uri), body)
+            key = request_key(request.method, self._scrubber.line(request.uri), body)
             setattr(request, _KEY_ATTRIBUTE, key)
         return key
 

@@ -3,13 +3,16 @@
 vcrpy writes `body.string` as text or as `!!binary` bytes (often gzip); pydantic-ai's
 serializer writes JSON bodies as a YAML mapping under `parsed_body`. All three become one
 `Interaction` with the body bytes as they went over the wire, decompressed.
+
+A cassette comes from a pull request: it is read within the project's input limits
+(`xpeval.evals.untrusted`): its size, the YAML nodes it stands for (aliases expanded) and what
+its gzip and deflate bodies decode to, all of them together. Beyond one, it is a
+`CassetteError` naming the file, and in a run the cassette's failure.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,15 @@ from urllib.parse import urlsplit
 import yaml
 
 from xpeval.evals.errors import UserError
+from xpeval.evals.project import input_limits
+from xpeval.evals.untrusted import (
+    DecodeBudget,
+    InputLimits,
+    InputRefused,
+    decompress,
+    load_yaml,
+    read_bounded,
+)
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader; the pure-Python one (same result, slower) where libyaml is missing."""
@@ -88,12 +100,14 @@ def _body(part: dict[str, Any]) -> bytes | None:
     raise ValueError(f"body has an unexpected type: {type(body).__name__}")
 
 
-def _decompress(body: bytes, headers: dict[str, list[str]]) -> tuple[bytes, dict[str, list[str]]]:
+def _decompress(
+    body: bytes, headers: dict[str, list[str]], budget: DecodeBudget, limits: InputLimits
+) -> tuple[bytes, dict[str, list[str]]]:
     encoding = next((v[0] for k, v in headers.items() if k.lower() == "content-encoding" and v), "")
     if body[:2] == b"\x1f\x8b":
-        body = gzip.decompress(body)
+        body = decompress(body, "gzip", budget, limits)
     elif encoding.lower() == "deflate":
-        body = zlib.decompress(body)
+        body = decompress(body, "deflate", budget, limits)
     elif encoding.lower() not in ("", "identity", "gzip"):
         raise ValueError(f"unsupported content-encoding {encoding!r}")
     # What we hand on is decoded: the header would make a client decode it twice.
@@ -101,7 +115,7 @@ def _decompress(body: bytes, headers: dict[str, list[str]]) -> tuple[bytes, dict
     return body, kept
 
 
-def _interaction(index: int, raw: Any) -> Interaction:
+def _interaction(index: int, raw: Any, budget: DecodeBudget, limits: InputLimits) -> Interaction:
     if not isinstance(raw, dict) or "request" not in raw or "response" not in raw:
         raise ValueError("not a {request, response} mapping")
     request, response = raw["request"], raw["response"]
@@ -118,11 +132,11 @@ def _interaction(index: int, raw: Any) -> Interaction:
         raise ValueError("response has no integer status code")
     response_headers = _headers(response.get("headers"))
     body = _body(response) or b""
-    body, response_headers = _decompress(body, response_headers)
+    body, response_headers = _decompress(body, response_headers, budget, limits)
     request_headers = _headers(request.get("headers"))
     request_body = _body(request)
     if request_body:
-        request_body, request_headers = _decompress(request_body, request_headers)
+        request_body, request_headers = _decompress(request_body, request_headers, budget, limits)
     return Interaction(
         index=index,
         method=str(request.get("method", "POST")).upper(),
@@ -136,32 +150,46 @@ def _interaction(index: int, raw: Any) -> Interaction:
     )
 
 
-def load_interactions(data: Any, source: str = "<cassette>") -> list[Interaction]:
-    """Interactions from an already-parsed cassette document."""
+def load_interactions(
+    data: Any, source: str = "<cassette>", limits: InputLimits | None = None
+) -> list[Interaction]:
+    """Interactions from an already-parsed cassette document; its encoded bodies decode to at
+    most the limits' `max_bytes` in all (default: the project's limits)."""
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise CassetteError(f"{source}: not a vcrpy cassette (no 'interactions' list)")
+    limits = limits or input_limits()
+    budget = DecodeBudget.of(limits)
     out = []
     for index, raw in enumerate(data["interactions"]):
         try:
-            out.append(_interaction(index, raw))
-        except (ValueError, TypeError, OSError, EOFError, zlib.error) as exc:
+            out.append(_interaction(index, raw, budget, limits))
+        except InputRefused as exc:
+            raise CassetteError(f"{source}: cassette refused: interaction {index}: {exc}") from exc
+        except (ValueError, TypeError, OSError, EOFError, RecursionError) as exc:
             raise CassetteError(f"{source}: interaction {index} is malformed: {exc}") from exc
     return out
 
 
-def read_document(path: Path) -> Any:
-    """The parsed YAML of a cassette file, or a CassetteError naming it."""
+def read_document(path: Path, limits: InputLimits | None = None) -> Any:
+    """The parsed YAML of a cassette file, or a CassetteError naming it (default: the project's
+    limits)."""
+    limits = limits or input_limits()
     try:
-        text = path.read_bytes()
+        text = read_bounded(path, limits)
+    except InputRefused as exc:
+        raise CassetteError(f"{path}: cassette refused: {exc}") from exc
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read cassette: {exc.strerror or exc}") from exc
     try:
-        return yaml.load(text, Loader=_Loader)
+        return load_yaml(text, _Loader, limits)
+    except InputRefused as exc:
+        raise CassetteError(f"{path}: cassette refused: {exc}") from exc
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         raise CassetteError(f"{path}: not valid YAML: {str(exc).splitlines()[0]}") from exc
 
 
-def load_cassette(path: str | Path) -> list[Interaction]:
+def load_cassette(path: str | Path, limits: InputLimits | None = None) -> list[Interaction]:
     """Every interaction in the cassette at `path`."""
     p = Path(path)
-    return load_interactions(read_document(p), str(p))
+    limits = limits or input_limits()
+    return load_interactions(read_document(p, limits), str(p), limits)

@@ -141,4 +141,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _log(line: str) -> None:
-    print(f"xpeval: {line}", file=sys.stderr, flush=True)
+    from xpeval.evals.scrub import scrub_line
+
+    print(f"xpeval: {scrub_line(line)}", file=sys.stderr, flush=True)

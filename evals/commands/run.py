@@ -148,7 +148,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _log(line: str) -> None:
-    print(f"xpeval: {line}", file=sys.stderr, flush=True)
+    from xpeval.evals.scrub import scrub_line
+
+    print(f"xpeval: {scrub_line(line)}", file=sys.stderr, flush=True)
 
 
 def _write_schema_report(reports: Path) -> None:

@@ -12,6 +12,7 @@ from xpeval.evals.nightly.alerts import Alert, flipped_names
 from xpeval.evals.nightly.plan import NightlyPlan
 from xpeval.evals.nightly.schema_probes import SchemaProbe, probes_frame
 from xpeval.evals.running.suite import SuiteOutcome
+from xpeval.evals.scrub import scrub_line
 
 EXIT_PASSED = 0
 EXIT_ALERTS = 1
@@ -85,7 +86,8 @@ class NightlyOutcome:
         return out
 
     def summary(self) -> str:
-        return "\n".join(self.lines())
+        """What the nightly printed and wrote to nightly.txt (scrubbed: base URLs carry keys)."""
+        return scrub_line("\n".join(self.lines()))
 
     def markdown(self) -> str:
         """The summary as GitHub step-summary Markdown."""
@@ -111,7 +113,7 @@ class NightlyOutcome:
                 lines.append("| " + " | ".join(cells) + " |")
         if self.notes:
             lines += ["", *[f"> {note}" for note in self.notes]]
-        return "\n".join(lines) + "\n"
+        return scrub_line("\n".join(lines) + "\n")
 
 
 def write_reports(reports: Path, outcome: NightlyOutcome) -> None:

@@ -18,6 +18,7 @@ from xpeval.evals.acceptance.sources.tool_files import FoundTool
 from xpeval.evals.nightly.plan import AdapterTarget
 from xpeval.evals.running.retry import backoff_delay
 from xpeval.evals.running.suite import SuiteConfig
+from xpeval.evals.scrub import scrub_line
 
 PROBE_PROMPT = "Reply with the word OK."
 MIN_OUTPUT_TOKENS: Mapping[WireName, int] = {"openai-responses": 16}
@@ -94,11 +95,7 @@ ProbeUpstream = Callable[[str, str], httpx2.AsyncBaseTransport]
 def _scrubbed(text: str | None) -> str | None:
     if text is None:
         return None
-    from xpeval.evals.scrub import current_scrubber
-
-    scrubber = current_scrubber()
-    cleaned = scrubber.text(text) if scrubber.has_secrets else text
-    return cleaned[:MESSAGE_CHARS]
+    return scrub_line(text)[:MESSAGE_CHARS]
 
 
 def _answer_of(error: ProviderError | None, status: int | None) -> tuple[Answer, int | None, str | None]:

@@ -241,11 +241,12 @@ def _replay_line(
             continue
         sources: dict[str, int] = {}
         for case in cases:
+            label: str
             try:
                 meta = store.meta(store.path(adapter_id, case.id, model))
-            except UserError:
-                meta = None
-            label = meta.source if meta is not None else "missing"
+                label = meta.source if meta is not None else "missing"
+            except UserError:  # the episode fails naming the file and why
+                label = "unreadable"
             sources[label] = sources.get(label, 0) + 1
         counted = ", ".join(f"{n} {source}" for source, n in sorted(sources.items()))
         parts.append(f"{model}: {counted}")

@@ -28,6 +28,7 @@ from xpeval.evals.results.rows import RowSource
 from xpeval.evals.running.episode_transport import EpisodeRouter, upstream_pool
 from xpeval.evals.running.plan import PlannedEpisode
 from xpeval.evals.running.runner import OpenEpisode
+from xpeval.evals.scrub import scrub_line
 
 TargetKind = Literal["provider", "local-model", "emulator"]
 TargetChoice = Literal["auto", "provider", "local-model", "emulator"]
@@ -160,7 +161,12 @@ def _key_hint(adapter_ids: list[str]) -> str:
 
 
 def describe_target(adapter_id: str, kind: TargetKind, model: str) -> str:
-    """One line saying where an adapter's answers will come from."""
+    """One line saying where an adapter's answers will come from (printed, and written into
+    reports: a base URL's credentials never show)."""
+    return scrub_line(_target_line(adapter_id, kind, model))
+
+
+def _target_line(adapter_id: str, kind: TargetKind, model: str) -> str:
     if kind == "provider":
         provider = provider_of(adapter_id)
         where = provider.base_url() or f"{provider.name}'s API"

@@ -3,21 +3,33 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 from pathlib import Path
 
 import httpx2
 import pytest
 import vcr
 
-from tests._corpus import corpus_files
+from tests._cli import xpeval
+from tests._corpus import REPO_ROOT, corpus_files
+from tests._hostile import (
+    CHAT_ANSWER,
+    cassette_alias_bomb,
+    cassette_with_gzip_body,
+    gzip_of_4_gib_of_zeros,
+    gzip_of_zeros,
+    sparse_file,
+)
 from tests.cassettes._episodes import MODEL, SIMPLE, answer, builtin_case, record, request_for
 from xpeval.adapters.adapter import AdapterSettings
 from xpeval.adapters.registry import create_adapter
 from xpeval.evals.cassettes import CassetteError, CassetteStore, Mode, load_cassette, open_episode
 from xpeval.evals.cassettes.matching import request_key
+from xpeval.evals.untrusted import MB, InputLimits, node_bound
 
 CASE = builtin_case(SIMPLE)
 CORPUS = corpus_files("cassettes/*/*.yaml")
+COMMITTED = CassetteStore(REPO_ROOT / "cassettes")
 
 
 def test_plain_vcrpy_replays_our_cassette_with_its_standard_matchers(tmp_path: Path) -> None:
@@ -109,3 +121,111 @@ def test_matching_ignores_host_port_key_and_json_layout_but_not_the_rest() -> No
     assert request_key("POST", "https://a.example/v2/x?alt=sse", b'{"a":[1,2],"b":1}') != key
     assert request_key("POST", "https://a.example/v1/x?alt=sse", b'{"a":[1,2]}') != key
     assert request_key("POST", "https://a.example/v1/x?alt=sse", b'{"a":[2,1],"b":1}') != key
+
+
+# --- hostile cassettes: any pull request can add one ------------------------------------------
+
+HANG = 120.0
+"""Seconds after which a command counts as hung (before the fix: 3.4-5.5 GB, or a MemoryError)."""
+BOMBS = {
+    "alias": cassette_alias_bomb,
+    "gzip-4gib": lambda: cassette_with_gzip_body(gzip_of_4_gib_of_zeros()),
+    "gzip-64mib-one-member": lambda: cassette_with_gzip_body(gzip_of_zeros(64)),
+}
+REFUSED = {
+    "alias": "cassette refused: its aliases expand it past 100,000 YAML nodes "
+    "(raise max_yaml_nodes in [tool.xpeval] if it is genuine)",
+    "gzip-4gib": "cassette refused: interaction 0: its gzip bodies decode to more than 32 MB "
+    "(raise max_input_mb in [tool.xpeval] if it is genuine)",
+    "gzip-64mib-one-member": "cassette refused: interaction 0: its gzip bodies decode to more than 32 MB",
+    "200mb": "cassette refused: 200 MB, above the 32 MB cap on an input file "
+    "(raise max_input_mb in [tool.xpeval] if it is genuine)",
+}
+
+
+def hostile_cassette(path: Path, kind: str) -> Path:
+    if kind == "200mb":
+        return sparse_file(path, 200 * MB)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(BOMBS[kind](), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("kind", [*BOMBS, "200mb"])
+def test_a_hostile_cassette_is_one_line_from_decode(tmp_path: Path, kind: str) -> None:
+    path = hostile_cassette(tmp_path / "hostile.yaml", kind)
+    assert path.stat().st_size < 8 * MB or kind == "200mb"
+    run = xpeval("decode", str(path), timeout=HANG)
+    assert run.returncode == 2
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert lines[0].startswith(f"xpeval: {path}: ") and REFUSED[kind] in lines[0]
+
+
+@pytest.mark.parametrize("kind", ["alias", "gzip-4gib", "200mb"])
+def test_a_hostile_cassette_in_a_replay_is_that_episodes_failure_naming_it(tmp_path: Path, kind: str) -> None:
+    model = COMMITTED.models("openai-chat")[0]
+    cassettes = CassetteStore(tmp_path / "cassettes")
+    hostile = hostile_cassette(cassettes.path("openai-chat", SIMPLE, model), kind)
+    run = xpeval(
+        "run",
+        "--no-progress",
+        "--adapters",
+        "openai-chat",
+        "--cases",
+        SIMPLE,
+        "--cassettes",
+        str(cassettes.root),
+        "--results",
+        str(tmp_path / "results.jsonl"),
+        "--reports",
+        str(tmp_path / "reports"),
+        timeout=HANG,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert f"FAIL openai-chat / {SIMPLE}: CassetteError: {hostile}: {REFUSED[kind]}" in run.stdout
+    assert "gate: FAILED" in run.stdout
+    assert f"openai-chat: replay cassettes ({model}: 1 unreadable)" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_a_gzip_body_within_the_cap_decodes_as_recorded_and_one_past_it_is_refused(tmp_path: Path) -> None:
+    answer_bytes = CHAT_ANSWER.replace('"hi"', '"' + "hi " * 100_000 + '"').encode()
+    path = tmp_path / "gzipped.yaml"
+    path.write_text(cassette_with_gzip_body(gzip.compress(answer_bytes)), encoding="utf-8")
+    [interaction] = load_cassette(path)
+    assert interaction.response_body == answer_bytes
+    assert "content-encoding" not in {k.lower() for k in interaction.response_headers}
+    assert path.stat().st_size < len(answer_bytes) // 10
+    load_cassette(path, InputLimits(max_bytes=len(answer_bytes)))
+    with pytest.raises(CassetteError, match=r"its gzip bodies decode to more than 293\.1 KB"):
+        load_cassette(path, InputLimits(max_bytes=len(answer_bytes) - 1))
+
+
+def test_every_committed_cassette_reads_on_the_fast_path() -> None:
+    """No committed cassette has an anchor, so none pays for counting its YAML nodes but the
+    one whose JSON bodies hold enough structure characters to reach the budget's bound."""
+    slow = []
+    for _, _, _, path in COMMITTED.iter_cassettes():
+        data = path.read_bytes()
+        assert b"&" not in data, path
+        if node_bound(data) > InputLimits().max_yaml_nodes:
+            slow.append(path)
+    assert len(slow) <= 2, slow
+
+
+def test_a_response_being_recorded_is_decoded_within_the_cap_too() -> None:
+    """Recording decodes a gzip body to scrub inside it: a bomb from a provider is refused, not
+    inflated; a gzip body within the cap is kept decoded, its header dropped."""
+    from xpeval.evals.scrub import Scrubber
+    from xpeval.evals.untrusted import InputRefused
+
+    def response(body: bytes) -> dict[str, object]:
+        headers = {"Content-Encoding": ["gzip"], "content-length": [str(len(body))]}
+        return {"status": {"code": 200}, "headers": headers, "body": {"string": body}}
+
+    kept = Scrubber().response(response(gzip.compress(CHAT_ANSWER.encode())))
+    assert kept["body"] == {"string": CHAT_ANSWER.encode()}
+    assert kept["headers"] == {"content-length": [str(len(CHAT_ANSWER))]}
+    with pytest.raises(InputRefused, match="a response too large to record"):
+        Scrubber().response(response(gzip_of_zeros(64)))

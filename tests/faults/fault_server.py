@@ -2,19 +2,22 @@
 
 Built on the emulator's HTTP server (real sockets, chunked streams flushed frame by frame),
 it serves for each fault the bytes a broken provider, proxy or network would send: a stream
-that ends cleanly without its wire's terminal event, an HTML page or an empty body with status
-200, invalid JSON, a body cut in half, a connection cut mid-stream, a 5xx.
+that ends cleanly without its wire's terminal event, an error frame inside a 200 stream, an
+HTML page or an empty body with status 200, invalid JSON, a body cut in half, a connection cut
+mid-stream, a 5xx. `FaultReply` serves one fault in the framing of whichever wire asks, so one
+server can stand in for every provider of a CLI run.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import httpx2
 
 from xpeval.adapters.contract import ProviderError, ToolCall, TurnResult, Usage, WireName
-from xpeval.adapters.wires import RenderedResponse, get_wire
+from xpeval.adapters.wires import RenderedResponse, Wire, get_wire
 from xpeval.evals.cases import Case
 from xpeval.evals.emulator import EmulatorServer, Reply
 
@@ -91,6 +94,10 @@ def _server_error(wire: WireName, stream: bool) -> Reply:
     return Reply(result=TurnResult(error=ProviderError(status=503, message="overloaded", kind="http")))
 
 
+def _error_frame(wire: WireName, stream: bool) -> Reply:
+    return Reply.stream_error("the model is overloaded, try again later")
+
+
 FAULTS: dict[str, FaultMaker] = {
     "no-terminal-event": _no_terminal,
     "html-200": _html,
@@ -99,8 +106,19 @@ FAULTS: dict[str, FaultMaker] = {
     "half-body": _half_body,
     "connection-cut": _cut_connection,
     "503": _server_error,
+    "error-frame-200": _error_frame,
 }
-STREAM_ONLY = frozenset({"no-terminal-event", "connection-cut"})
+STREAM_ONLY = frozenset({"no-terminal-event", "connection-cut", "error-frame-200"})
+
+
+@dataclass(frozen=True)
+class FaultReply(Reply):
+    """One fault, in the framing of the wire that asks (`EmulatorServer` picks it from the path)."""
+
+    fault: str = "no-terminal-event"
+
+    def rendered(self, wire: Wire, *, stream: bool) -> RenderedResponse:
+        return FAULTS[self.fault](wire.name, stream).rendered(wire, stream=stream)
 
 
 class FaultEmulator:

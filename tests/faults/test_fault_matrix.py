@@ -32,6 +32,7 @@ EXPECTED_KIND = {
     "half-body": {"decode", "truncated"},
     "connection-cut": {"connection", "truncated"},
     "503": {"http"},
+    "error-frame-200": {"stream"},
 }
 MATRIX = [
     (fault, stream) for fault in FAULTS for stream in (False, True) if stream or fault not in STREAM_ONLY

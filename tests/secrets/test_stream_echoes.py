@@ -1,0 +1,90 @@
+"""An echo of a secret split across a stream's frames: scrubbed in the text the frames spell,
+and what is left mapped back so that no frame keeps a piece of it — on each wire's own framing
+(its renderer's bytes), on a stream cut in the middle of the echo, and at any split points."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xpeval.adapters.contract import ToolCall, TurnResult
+from xpeval.adapters.wires import get_wire
+from xpeval.evals.scrub import PIECE, PLACEHOLDER, Scrubber
+from xpeval.evals.stream_frames import StreamBody
+
+SECRET = "sk-proj-Zq81mW4tXbN0cR7yLp2Vd9eKfH3uJs6A"
+DIRECT = ("openai-chat", "openai-responses", "anthropic-messages", "google-genai")
+
+
+def pieces(secret: str = SECRET) -> set[str]:
+    return {secret[i : i + PIECE] for i in range(len(secret) - PIECE + 1)}
+
+
+def scrubbed(body: bytes) -> bytes:
+    scrubber = Scrubber([SECRET])
+    return scrubber.data(scrubber.stream(body))
+
+
+def echo() -> TurnResult:
+    call = ToolCall(id="call_1", name="note", arguments={"text": f"keep {SECRET} safe"})
+    return TurnResult(text=f"Your key is {SECRET}, isn't it?", tool_calls=[call])
+
+
+@pytest.mark.parametrize("wire", DIRECT)
+def test_an_echo_split_by_the_wires_own_framing_leaves_no_piece(wire: str) -> None:
+    chunks = get_wire(wire).render(echo(), model="m", stream=True).chunks  # type: ignore[arg-type]
+    split = [c for c in chunks if SECRET.encode() not in c and any(p.encode() in c for p in pieces())]
+    assert split, "the wire's framing really splits the echo across frames"
+    body = b"".join(chunks)
+    out = scrubbed(body).decode()
+    assert [piece for piece in pieces() if piece in out] == []
+    frames = StreamBody.parse(out.encode())
+    assert frames is not None and len(frames.documents) == len(StreamBody.parse(body).documents)  # type: ignore[union-attr]
+    spelled = {path: "".join(f.text for f in fragments) for path, fragments in frames.channels().items()}
+    assert any(f"Your key is {PLACEHOLDER}, isn't it?" in text for text in spelled.values())
+
+
+@pytest.mark.parametrize("wire", DIRECT)
+def test_a_stream_cut_in_the_middle_of_an_echo_keeps_no_piece_of_it(wire: str) -> None:
+    rendered = get_wire(wire).render(TurnResult(text=f"Key: {SECRET} end"), model="m", stream=True)  # type: ignore[arg-type]
+    frames = rendered.chunks
+    cut = next(i for i, frame in enumerate(frames) if any(p.encode() in frame for p in pieces())) + 1
+    body = b"".join(frames[:cut])
+    assert SECRET.encode() not in body
+    out = scrubbed(body).decode()
+    assert [piece for piece in pieces() if piece in out] == []
+
+
+def frames_of(text: str, cuts: list[int]) -> bytes:
+    bounds = [0, *sorted(set(cuts)), len(text)]
+    pieces_of_text = [text[a:b] for a, b in itertools.pairwise(bounds)]
+    return b"".join(
+        b"data: " + json.dumps({"id": "x", "delta": {"content": piece}}).encode() + b"\n\n"
+        for piece in pieces_of_text
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    before=st.text(alphabet="abc XYZ.,", max_size=30),
+    after=st.text(alphabet="abc XYZ.,", max_size=30),
+    cuts=st.lists(st.integers(0, 120), max_size=8),
+)
+def test_at_any_split_points_the_frames_spell_the_text_with_one_placeholder(
+    before: str, after: str, cuts: list[int]
+) -> None:
+    text = f"{before}{SECRET}{after}"
+    body = frames_of(text, [c for c in cuts if c <= len(text)])
+    out = scrubbed(body)
+    frames = [json.loads(frame.removeprefix(b"data: ")) for frame in out.split(b"\n\n") if frame]
+    assert "".join(frame["delta"]["content"] for frame in frames) == f"{before}{PLACEHOLDER}{after}"
+    assert [piece for piece in pieces() if piece in out.decode()] == []
+
+
+def test_text_that_shares_no_piece_with_a_secret_keeps_its_frames_byte_for_byte() -> None:
+    body = frames_of("Converting 26.2 miles to kilometres for you now.", [5, 17, 30])
+    assert Scrubber([SECRET]).stream(body) == body
