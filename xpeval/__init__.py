@@ -37,14 +37,22 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-if TYPE_CHECKING:
-    from xpeval.evals.cases import Case, load_cases
-    from xpeval.evals.cassettes import Mode
-    from xpeval.evals.errors import UserError
-    from xpeval.evals.results.load import LoadedRun, load_frame, load_run
-    from xpeval.evals.running.suite import SuiteConfig, SuiteOutcome, run_suite
-    from xpeval.evals.verdict.baseline import Baseline, read_baseline
-    from xpeval.evals.verdict.gate import GateReport, RunScope, evaluate
+if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
+    from xpeval.evals.cases import Case as Case
+    from xpeval.evals.cases import load_cases as load_cases
+    from xpeval.evals.cassettes import Mode as Mode
+    from xpeval.evals.errors import UserError as UserError
+    from xpeval.evals.results.load import LoadedRun as LoadedRun
+    from xpeval.evals.results.load import load_frame as load_frame
+    from xpeval.evals.results.load import load_run as load_run
+    from xpeval.evals.running.suite import SuiteConfig as SuiteConfig
+    from xpeval.evals.running.suite import SuiteOutcome as SuiteOutcome
+    from xpeval.evals.running.suite import run_suite as run_suite
+    from xpeval.evals.verdict.baseline import Baseline as Baseline
+    from xpeval.evals.verdict.baseline import read_baseline as read_baseline
+    from xpeval.evals.verdict.gate import GateReport as GateReport
+    from xpeval.evals.verdict.gate import RunScope as RunScope
+    from xpeval.evals.verdict.gate import evaluate as evaluate
 
 
 def __getattr__(name: str) -> Any:
