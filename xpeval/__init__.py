@@ -14,8 +14,9 @@ scorecard tables are `xpeval.evals.verdict.scorecard`. Names are imported when f
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from xpeval._lazy import lazy_exports
 
 _EXPORTS = {
     "SuiteConfig": "xpeval.evals.running.suite",
@@ -37,6 +38,8 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+
 if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
     from xpeval.evals.cases import Case as Case
     from xpeval.evals.cases import load_cases as load_cases
@@ -53,10 +56,3 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.evals.verdict.gate import GateReport as GateReport
     from xpeval.evals.verdict.gate import RunScope as RunScope
     from xpeval.evals.verdict.gate import evaluate as evaluate
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'xpeval' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)

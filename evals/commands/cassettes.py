@@ -12,16 +12,17 @@ refresh, not a reason to fail someone's pull request).
 from __future__ import annotations
 
 import argparse
-import asyncio
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from xpeval.evals.errors import UserError
 
+SUMMARY = "check recorded cassettes against today's adapters"
+"""What `xpeval --help` says of this command."""
+
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("cassettes", help="check recorded cassettes against today's adapters")
+    parser = subparsers.add_parser("cassettes", help=SUMMARY)
     actions = parser.add_subparsers(dest="cassettes_command", metavar="ACTION", required=True)
     check = actions.add_parser("check", help="replay every cassette and diff what the adapters send today")
     check.add_argument(
@@ -55,6 +56,9 @@ def _adapters(spec: str | None) -> list[str]:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    import asyncio
+    from datetime import UTC, datetime
+
     from xpeval.evals.cases import BUILTIN_DIR, load_cases
     from xpeval.evals.cassettes.store import CassetteStore
     from xpeval.evals.running.drift import check_cassettes

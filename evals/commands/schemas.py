@@ -23,9 +23,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from xpeval.adapters.registry import adapter_ids, get_entry
-from xpeval.evals.acceptance.fidelity import DEFAULT_EXAMPLES, DEFAULT_SECONDS
-from xpeval.evals.acceptance.sources.mcp_server import DEFAULT_TIMEOUT
 from xpeval.evals.errors import UserError
 
 
@@ -41,11 +38,15 @@ def _outcomes(text: str) -> list[str]:
     return named
 
 
+SUMMARY = "schema acceptance: every adapter x every tool of files, MCP servers or a corpus (offline)"
+"""What `xpeval --help` says of this command."""
+
+
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "schemas",
-        help="schema acceptance: every adapter x every tool of files, MCP servers or a corpus (offline)",
-    )
+    from xpeval.evals.acceptance.fidelity import DEFAULT_EXAMPLES, DEFAULT_SECONDS
+    from xpeval.evals.acceptance.sources.mcp_server import DEFAULT_TIMEOUT
+
+    parser = subparsers.add_parser("schemas", help=SUMMARY)
     parser.add_argument(
         "--tools",
         type=Path,
@@ -103,6 +104,8 @@ def register(subparsers: Any) -> None:
 
 def selected_adapters(requested: list[str] | None) -> list[str]:
     """The adapters to measure, from the registry; an unknown id fails with `Unknown adapter`."""
+    from xpeval.adapters.registry import adapter_ids, get_entry
+
     if not requested:
         return adapter_ids()
     ids = [part.strip() for item in requested for part in item.split(",") if part.strip()]

@@ -24,8 +24,8 @@ from xpeval.adapters.adapter import AdapterSettings
 from xpeval.adapters.registry import create_adapter
 from xpeval.adapters.wires import get_wire
 from xpeval.evals.cassettes import CassetteStore, Mode, open_episode
-from xpeval.evals.cassettes.meta import xpeval_version
 from xpeval.evals.emulator import Reply, ScriptedTransport
+from xpeval.evals.version import xpeval_version
 
 CASE = builtin_case(SIMPLE)
 
