@@ -29,7 +29,9 @@ def _modules_after(*argv: str) -> tuple[str, list[str]]:
         "        pass\n"
         "print(json.dumps([out.getvalue(), sorted(sys.modules)]))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
     printed, modules = json.loads(done.stdout)
     return printed, modules
 
