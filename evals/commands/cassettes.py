@@ -62,6 +62,7 @@ def run_check(args: argparse.Namespace) -> int:
     from xpeval.evals.cases import BUILTIN_DIR, load_cases
     from xpeval.evals.cassettes.store import CassetteStore
     from xpeval.evals.running.drift import check_cassettes
+    from xpeval.evals.running.progress import ItemProgress
 
     if args.max_age is not None and args.max_age < 0:
         raise UserError("--max-age must be a number of days >= 0")
@@ -69,15 +70,17 @@ def run_check(args: argparse.Namespace) -> int:
         raise UserError(f"{args.cassettes}: no such cassette folder")
     adapters = _adapters(args.adapters)
     cases = {item.case.id: item.case for item in load_cases(args.cases or BUILTIN_DIR)}
-    report = asyncio.run(
-        check_cassettes(
-            CassetteStore(args.cassettes),
-            cases,
-            adapters=adapters,
-            max_age_days=args.max_age,
-            now=datetime.now(UTC),
+    with ItemProgress("cassettes checked") as progress:
+        report = asyncio.run(
+            check_cassettes(
+                CassetteStore(args.cassettes),
+                cases,
+                adapters=adapters,
+                max_age_days=args.max_age,
+                now=datetime.now(UTC),
+                on_cassette=progress,
+            )
         )
-    )
     for finding in report.findings:
         print(f"{finding.kind.upper()} {finding.adapter}/{finding.model}/{finding.case}")
         for problem in finding.problems:

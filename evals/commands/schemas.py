@@ -154,31 +154,28 @@ def _read_sources(args: argparse.Namespace) -> tuple[list[Any], str]:
 def run(args: argparse.Namespace) -> int:
     from xpeval.evals.acceptance.measure import default_workers, measure_tools
     from xpeval.evals.acceptance.table import pairs_frame
+    from xpeval.evals.running.progress import ItemProgress
 
     adapters = selected_adapters(args.adapters)
     if args.examples < 1 or args.seconds <= 0:
         raise UserError("--examples must be at least 1 and --seconds positive")
     fail_on = list(dict.fromkeys(outcome for group in args.fail_on or [] for outcome in group))
     tools, label = _read_sources(args)
-
-    def progress(done: int, total: int) -> None:
-        if done == total or done % max(1, total // 20) == 0:
-            print(f"schemas: {done}/{total} tools x {len(adapters)} adapters", file=sys.stderr)
-
-    rows = measure_tools(
-        tools,
-        adapters,
-        examples=args.examples,
-        seconds=args.seconds,
-        fidelity=not args.no_fidelity,
-        workers=args.workers or default_workers(),
-        on_schema=progress,
-    )
     measured = []
-    for row in rows:
-        measured.append(row)
-        if args.json:
-            print(json.dumps(row.line(), ensure_ascii=False), flush=True)
+    with ItemProgress(f"schemas: tools x {len(adapters)} adapters") as progress:
+        rows = measure_tools(
+            tools,
+            adapters,
+            examples=args.examples,
+            seconds=args.seconds,
+            fidelity=not args.no_fidelity,
+            workers=args.workers or default_workers(),
+            on_schema=progress,
+        )
+        for row in rows:
+            measured.append(row)
+            if args.json:
+                print(json.dumps(row.line(), ensure_ascii=False), flush=True)
     pairs = pairs_frame(measured)
     if not args.json:
         _report(pairs, label, args.reports)
