@@ -38,6 +38,7 @@ def test_every_adapter_has_a_cassette_for_every_built_in_case(adapter_id: str) -
             assert (meta.adapter, meta.case, meta.model) == (adapter_id, case.id, model)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(REPLAY_TIMEOUT)
 def test_the_main_job_passes_its_gate_offline(committed_replay: CommittedReplay) -> None:
     ran = committed_replay.ran
@@ -45,6 +46,7 @@ def test_the_main_job_passes_its_gate_offline(committed_replay: CommittedReplay)
     assert "gate: passed" in ran.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(REPLAY_TIMEOUT)
 def test_replay_is_conformant_for(adapter_id: str, committed_replay: CommittedReplay) -> None:
     rows = [row for row in committed_replay.rows if row.adapter == adapter_id]
@@ -60,6 +62,7 @@ def test_replay_is_conformant_for(adapter_id: str, committed_replay: CommittedRe
     assert not emulated_wrong, "\n".join(emulated_wrong[:5])
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(REPLAY_TIMEOUT)
 def test_the_scorecard_has_a_row_naming_its_source_for(
     adapter_id: str, committed_replay: CommittedReplay
@@ -72,6 +75,7 @@ def test_the_scorecard_has_a_row_naming_its_source_for(
     assert (committed_replay.reports / "schema_acceptance.md").exists()
 
 
+@pytest.mark.slow
 def test_a_run_of_one_adapter_or_some_cases_passes_its_gate(tmp_path: Path, cli: Cli) -> None:
     def run(*selection: str) -> tuple[int, str]:
         results, reports = str(tmp_path / f"{len(selection)}.jsonl"), str(tmp_path / "reports")
@@ -88,6 +92,7 @@ def test_a_run_of_one_adapter_or_some_cases_passes_its_gate(tmp_path: Path, cli:
         assert gate.returncode == 0, gate.stdout[-2000:]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(REPLAY_TIMEOUT)
 def test_the_columnar_reader_gives_the_same_scorecard_and_verdicts_as_the_row_reader(
     committed_replay: CommittedReplay,
@@ -120,6 +125,7 @@ def test_the_columnar_reader_gives_the_same_scorecard_and_verdicts_as_the_row_re
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(REPLAY_TIMEOUT)
 def test_the_committed_run_reproduces_its_baseline_case_by_case(committed_replay: CommittedReplay) -> None:
     """Replay is deterministic: the scorecard of the committed run is exactly the committed
