@@ -44,7 +44,7 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
     from xpeval.adapters.adapter import Adapter as Adapter

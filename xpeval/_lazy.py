@@ -7,7 +7,7 @@ A package uses it as
 
     _EXPORTS = {"Case": "xpeval.evals.cases.model", ...}
     __all__ = [...]                                   # the same names
-    __getattr__ = lazy_exports(__name__, _EXPORTS)
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
     if TYPE_CHECKING:                                 # the names as mypy and IDEs see them
         from xpeval.evals.cases.model import Case as Case
 """
@@ -20,8 +20,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 
-def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], Any]:
-    """The module `__getattr__` of `package`: a public name from its module, cached on the package."""
+def lazy_exports(
+    package: str, exports: Mapping[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """The module `__getattr__` and `__dir__` of `package`: a public name comes from its module
+    (and is kept on the package), and `dir(package)` lists the public names, imported or not."""
 
     def __getattr__(name: str) -> Any:
         module = exports.get(name)
@@ -31,4 +34,7 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> Callable[[str], An
         setattr(sys.modules[package], name, value)  # the next lookup is a plain attribute
         return value
 
-    return __getattr__
+    def __dir__() -> list[str]:
+        return sorted(exports)
+
+    return __getattr__, __dir__

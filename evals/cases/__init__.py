@@ -50,7 +50,7 @@ __all__ = [
     "value_acceptable",
 ]
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
     from xpeval.evals.cases.acceptable import OPTIONAL as OPTIONAL

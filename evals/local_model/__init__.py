@@ -74,7 +74,7 @@ __all__ = [
     "served_model_for",
 ]
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
     from xpeval.evals.local_model.artifacts import Artifacts as Artifacts

@@ -62,7 +62,7 @@ __all__ = [
     "write_report",
 ]
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
     from xpeval.evals.report.episodes import EpisodeDetail as EpisodeDetail

@@ -42,7 +42,7 @@ __all__ = [
     "sent_schema",
 ]
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
     from xpeval.evals.acceptance.checker._types import PROVIDER_MODES as PROVIDER_MODES
