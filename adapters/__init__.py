@@ -9,8 +9,9 @@ Names are imported when first used, so `import adapters` stays cheap (no SDK is 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from xpeval._lazy import lazy_exports
 
 _EXPORTS = {
     "Adapter": "xpeval.adapters.adapter",
@@ -44,39 +45,33 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-if TYPE_CHECKING:
-    from xpeval.adapters.adapter import Adapter, AdapterSettings, Capabilities, EffectiveContract
-    from xpeval.adapters.contract import (
-        AssistantMessage,
-        ForceTool,
-        Message,
-        ProviderError,
-        SystemMessage,
-        ToolCall,
-        ToolResultMessage,
-        ToolSpec,
-        TurnRequest,
-        TurnResult,
-        UserMessage,
-    )
-    from xpeval.adapters.providers._http import connection_pool
-    from xpeval.adapters.providers._spec import Provider
-    from xpeval.adapters.registry import (
-        ADAPTER_REGISTRY,
-        DirectEntry,
-        RegistryError,
-        UnknownAdapterError,
-        WrapperEntry,
-        adapter_ids,
-        create_adapter,
-        effective_contract,
-        get_entry,
-        register_adapter,
-    )
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'xpeval.adapters' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
+    from xpeval.adapters.adapter import Adapter as Adapter
+    from xpeval.adapters.adapter import AdapterSettings as AdapterSettings
+    from xpeval.adapters.adapter import Capabilities as Capabilities
+    from xpeval.adapters.adapter import EffectiveContract as EffectiveContract
+    from xpeval.adapters.contract import AssistantMessage as AssistantMessage
+    from xpeval.adapters.contract import ForceTool as ForceTool
+    from xpeval.adapters.contract import Message as Message
+    from xpeval.adapters.contract import ProviderError as ProviderError
+    from xpeval.adapters.contract import SystemMessage as SystemMessage
+    from xpeval.adapters.contract import ToolCall as ToolCall
+    from xpeval.adapters.contract import ToolResultMessage as ToolResultMessage
+    from xpeval.adapters.contract import ToolSpec as ToolSpec
+    from xpeval.adapters.contract import TurnRequest as TurnRequest
+    from xpeval.adapters.contract import TurnResult as TurnResult
+    from xpeval.adapters.contract import UserMessage as UserMessage
+    from xpeval.adapters.providers._http import connection_pool as connection_pool
+    from xpeval.adapters.providers._spec import Provider as Provider
+    from xpeval.adapters.registry import ADAPTER_REGISTRY as ADAPTER_REGISTRY
+    from xpeval.adapters.registry import DirectEntry as DirectEntry
+    from xpeval.adapters.registry import RegistryError as RegistryError
+    from xpeval.adapters.registry import UnknownAdapterError as UnknownAdapterError
+    from xpeval.adapters.registry import WrapperEntry as WrapperEntry
+    from xpeval.adapters.registry import adapter_ids as adapter_ids
+    from xpeval.adapters.registry import create_adapter as create_adapter
+    from xpeval.adapters.registry import effective_contract as effective_contract
+    from xpeval.adapters.registry import get_entry as get_entry
+    from xpeval.adapters.registry import register_adapter as register_adapter

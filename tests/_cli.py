@@ -1,4 +1,6 @@
-"""Running the `xpeval` command as a user does: a fresh interpreter, its output captured."""
+"""Running the `xpeval` command: in this process (`Cli`, the `cli` fixture) or, where the process
+boundary is what a test is about (exit codes of the real console script, signals, a fresh
+interpreter's imports), as a user does (`xpeval`)."""
 
 from __future__ import annotations
 
@@ -6,9 +8,44 @@ import os
 import subprocess
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tests._corpus import REPO_ROOT
+from xpeval.evals.cli import main
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What a command did: its exit status and what it printed (the fields of a CompletedProcess)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+class Cli:
+    """`xpeval ARGS` through `xpeval.evals.cli.main`, in this process: its exit status and its
+    output, in `cwd` with `env` added to the environment for the call only."""
+
+    def __init__(self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+        self._capsys = capsys
+        self._monkeypatch = monkeypatch
+
+    def __call__(self, *args: str, cwd: Path = REPO_ROOT, env: Mapping[str, str] | None = None) -> Ran:
+        self._capsys.readouterr()  # what the test printed before is not the command's
+        with self._monkeypatch.context() as patch:
+            patch.chdir(cwd)
+            for name, value in (env or {}).items():
+                patch.setenv(name, value)
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
+                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        printed = self._capsys.readouterr()
+        return Ran(code, printed.out, printed.err)
 
 
 def xpeval(
@@ -17,7 +54,8 @@ def xpeval(
     env: Mapping[str, str] | None = None,
     timeout: float = 300,
 ) -> subprocess.CompletedProcess[str]:
-    """`xpeval ARGS` in `cwd`, with `env` added to this environment; fails the test on a hang."""
+    """`xpeval ARGS` in a fresh interpreter in `cwd`, with `env` added to this environment; fails
+    the test on a hang."""
     return subprocess.run(
         [sys.executable, "-m", "xpeval", *args],
         cwd=cwd,

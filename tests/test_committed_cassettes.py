@@ -1,63 +1,28 @@
 """The main job on this checkout: `xpeval run` replays every committed cassette, offline.
 
-Run once for the module, then checked per registered adapter: the requests each adapter builds
-today match what was recorded (method, path, canonical body), every recorded interaction is
-used, every built-in case has a cassette, the scorecard has a row per adapter naming its
-source, and the gate passes against the committed baseline. Emulated recordings hold a perfect
-model's answers, so an emulated episode that does not score as correct is a pipeline bug
-(unless the adapter itself refused the case's tools, which replays as the same refusal).
-"""
+Run once per session (`committed_replay`, tests/conftest.py), then checked per registered
+adapter: the requests each adapter builds today match what was recorded (method, path,
+canonical body), every recorded interaction is used, every built-in case has a cassette, the
+scorecard has a row per adapter naming its source, and the gate passes against the committed
+baseline. Emulated recordings hold a perfect model's answers, so an emulated episode that does
+not score as correct is a pipeline bug (unless the adapter itself refused the case's tools,
+which replays as the same refusal)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests._cli import Cli
 from tests._corpus import REPO_ROOT
+from tests._replay import REPLAY_TIMEOUT, CommittedReplay
 from xpeval.evals.cases import load_cases
 from xpeval.evals.cassettes import CassetteStore
-from xpeval.evals.results.file import ResultsFile, final_results
-from xpeval.evals.results.rows import ResultRow
+from xpeval.evals.results.file import ResultsFile
 
 CASES = [loaded.case for loaded in load_cases()]
-
-
-@dataclass
-class MainJob:
-    done: subprocess.CompletedProcess[str]
-    rows: list[ResultRow]
-    reports: Path
-
-
-@pytest.fixture(scope="module")
-def main_job(tmp_path_factory: pytest.TempPathFactory) -> MainJob:
-    out = tmp_path_factory.mktemp("main-job")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "xpeval",
-            "run",
-            "--no-progress",
-            "--schema-report",
-            "--results",
-            str(out / "results.jsonl"),
-            "--reports",
-            str(out / "reports"),
-        ],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    results = out / "results.jsonl"
-    rows = list(final_results(ResultsFile.read(results).rows)) if results.exists() else []
-    return MainJob(done=done, rows=rows, reports=out / "reports")
 
 
 def test_every_adapter_has_a_cassette_for_every_built_in_case(adapter_id: str) -> None:
@@ -73,13 +38,18 @@ def test_every_adapter_has_a_cassette_for_every_built_in_case(adapter_id: str) -
             assert (meta.adapter, meta.case, meta.model) == (adapter_id, case.id, model)
 
 
-def test_the_main_job_passes_its_gate_offline(main_job: MainJob) -> None:
-    assert main_job.done.returncode == 0, main_job.done.stdout[-3000:] + main_job.done.stderr[-2000:]
-    assert "gate: passed" in main_job.done.stdout
+@pytest.mark.slow
+@pytest.mark.timeout(REPLAY_TIMEOUT)
+def test_the_main_job_passes_its_gate_offline(committed_replay: CommittedReplay) -> None:
+    ran = committed_replay.ran
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
+    assert "gate: passed" in ran.stdout
 
 
-def test_replay_is_conformant_for(adapter_id: str, main_job: MainJob) -> None:
-    rows = [row for row in main_job.rows if row.adapter == adapter_id]
+@pytest.mark.slow
+@pytest.mark.timeout(REPLAY_TIMEOUT)
+def test_replay_is_conformant_for(adapter_id: str, committed_replay: CommittedReplay) -> None:
+    rows = [row for row in committed_replay.rows if row.adapter == adapter_id]
     models = CassetteStore(REPO_ROOT / "cassettes").models(adapter_id)
     assert len(rows) == len(CASES) * len(models)
     broken = [f"{row.case_id}: {row.reason}" for row in rows if row.error_kind in ("cassette", "runner")]
@@ -92,62 +62,47 @@ def test_replay_is_conformant_for(adapter_id: str, main_job: MainJob) -> None:
     assert not emulated_wrong, "\n".join(emulated_wrong[:5])
 
 
-def test_the_scorecard_has_a_row_naming_its_source_for(adapter_id: str, main_job: MainJob) -> None:
-    card = pd.read_csv(main_job.reports / "scorecard.csv")
+@pytest.mark.slow
+@pytest.mark.timeout(REPLAY_TIMEOUT)
+def test_the_scorecard_has_a_row_naming_its_source_for(
+    adapter_id: str, committed_replay: CommittedReplay
+) -> None:
+    card = pd.read_csv(committed_replay.reports / "scorecard.csv")
     sources = set(card.loc[card["adapter"] == adapter_id, "source"])
     assert sources and sources <= {"cassette", "local-model", "emulated"}
-    markdown = (main_job.reports / "scorecard.md").read_text()
+    markdown = (committed_replay.reports / "scorecard.md").read_text()
     assert any(adapter_id in line and line.startswith("| ") for line in markdown.splitlines())
-    assert (main_job.reports / "schema_acceptance.md").exists()
+    assert (committed_replay.reports / "schema_acceptance.md").exists()
 
 
-def test_a_run_of_one_adapter_or_some_cases_passes_its_gate(tmp_path: Path) -> None:
-    def run(*selection: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "xpeval",
-                "run",
-                "--no-progress",
-                *selection,
-                "--results",
-                str(tmp_path / f"{len(selection)}.jsonl"),
-                "--reports",
-                str(tmp_path / "reports"),
-            ],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+@pytest.mark.slow
+def test_a_run_of_one_adapter_or_some_cases_passes_its_gate(tmp_path: Path, cli: Cli) -> None:
+    def run(*selection: str) -> tuple[int, str]:
+        results, reports = str(tmp_path / f"{len(selection)}.jsonl"), str(tmp_path / "reports")
+        ran = cli("run", "--no-progress", *selection, "--results", results, "--reports", reports)
+        return ran.returncode, ran.stdout
 
-    one_adapter = run("--adapters", "moonshot")
-    assert one_adapter.returncode == 0, one_adapter.stdout[-2000:]
-    assert "gate: passed" in one_adapter.stdout
-    some_cases = run("--adapters", "moonshot", "--categories", "parallel")
-    assert some_cases.returncode == 0, some_cases.stdout[-2000:]
-    assert "conformance only" not in some_cases.stdout, "a run of some cases is compared on those cases"
+    code, printed = run("--adapters", "moonshot")
+    assert code == 0 and "gate: passed" in printed, printed[-2000:]
+    code, printed = run("--adapters", "moonshot", "--categories", "parallel")
+    assert code == 0, printed[-2000:]
+    assert "conformance only" not in printed, "a run of some cases is compared on those cases"
     for results in ("2.jsonl", "4.jsonl"):  # `xpeval gate` on the same results gives the same verdict
-        gate = subprocess.run(
-            [sys.executable, "-m", "xpeval", "gate", "--results", str(tmp_path / results)],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        gate = cli("gate", "--results", str(tmp_path / results))
         assert gate.returncode == 0, gate.stdout[-2000:]
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(REPLAY_TIMEOUT)
 def test_the_columnar_reader_gives_the_same_scorecard_and_verdicts_as_the_row_reader(
-    main_job: MainJob,
+    committed_replay: CommittedReplay,
 ) -> None:
     from xpeval.evals.results.load import load_run
     from xpeval.evals.verdict.baseline import codes_by_row, read_baseline
     from xpeval.evals.verdict.gate import RunScope, evaluate
     from xpeval.evals.verdict.scorecard import results_frame, scorecard
 
-    path = main_job.reports.parent / "results.jsonl"
+    path = committed_replay.results
     by_rows = results_frame(ResultsFile.read(path).rows)
     columnar = load_run(path).frame
     assert (
@@ -155,7 +110,8 @@ def test_the_columnar_reader_gives_the_same_scorecard_and_verdicts_as_the_row_re
         == len(by_rows)
         == len(CASES)
         * sum(
-            len(CassetteStore(REPO_ROOT / "cassettes").models(a)) for a in {r.adapter for r in main_job.rows}
+            len(CassetteStore(REPO_ROOT / "cassettes").models(a))
+            for a in {r.adapter for r in committed_replay.rows}
         )
     )
     old, new = scorecard(by_rows), scorecard(columnar)
@@ -169,7 +125,9 @@ def test_the_columnar_reader_gives_the_same_scorecard_and_verdicts_as_the_row_re
     ]
 
 
-def test_the_committed_run_reproduces_its_baseline_case_by_case(main_job: MainJob) -> None:
+@pytest.mark.slow
+@pytest.mark.timeout(REPLAY_TIMEOUT)
+def test_the_committed_run_reproduces_its_baseline_case_by_case(committed_replay: CommittedReplay) -> None:
     """Replay is deterministic: the scorecard of the committed run is exactly the committed
     baseline's, every row and every case (a refactoring that changes one verdict shows here)."""
     from xpeval.evals.results.load import load_run
@@ -178,7 +136,7 @@ def test_the_committed_run_reproduces_its_baseline_case_by_case(main_job: MainJo
     committed = read_baseline(REPO_ROOT / "reports" / "baseline.json")
     replayed, _ = update(
         None,
-        load_run(main_job.reports.parent / "results.jsonl").frame,
+        load_run(committed_replay.results).frame,
         case_set="builtin",
         run="replay",
         all_cases=True,

@@ -14,8 +14,9 @@ scorecard tables are `xpeval.evals.verdict.scorecard`. Names are imported when f
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from xpeval._lazy import lazy_exports
 
 _EXPORTS = {
     "SuiteConfig": "xpeval.evals.running.suite",
@@ -37,18 +38,21 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-if TYPE_CHECKING:
-    from xpeval.evals.cases import Case, load_cases
-    from xpeval.evals.cassettes import Mode
-    from xpeval.evals.errors import UserError
-    from xpeval.evals.results.load import LoadedRun, load_frame, load_run
-    from xpeval.evals.running.suite import SuiteConfig, SuiteOutcome, run_suite
-    from xpeval.evals.verdict.baseline import Baseline, read_baseline
-    from xpeval.evals.verdict.gate import GateReport, RunScope, evaluate
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'xpeval' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
+    from xpeval.evals.cases import Case as Case
+    from xpeval.evals.cases import load_cases as load_cases
+    from xpeval.evals.cassettes import Mode as Mode
+    from xpeval.evals.errors import UserError as UserError
+    from xpeval.evals.results.load import LoadedRun as LoadedRun
+    from xpeval.evals.results.load import load_frame as load_frame
+    from xpeval.evals.results.load import load_run as load_run
+    from xpeval.evals.running.suite import SuiteConfig as SuiteConfig
+    from xpeval.evals.running.suite import SuiteOutcome as SuiteOutcome
+    from xpeval.evals.running.suite import run_suite as run_suite
+    from xpeval.evals.verdict.baseline import Baseline as Baseline
+    from xpeval.evals.verdict.baseline import read_baseline as read_baseline
+    from xpeval.evals.verdict.gate import GateReport as GateReport
+    from xpeval.evals.verdict.gate import RunScope as RunScope
+    from xpeval.evals.verdict.gate import evaluate as evaluate

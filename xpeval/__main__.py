@@ -1,5 +1,5 @@
 """`python -m xpeval ...` is `xpeval ...`."""
 
-from xpeval.evals.cli import main
+from xpeval.evals.cli import console_main
 
-raise SystemExit(main())
+raise SystemExit(console_main())

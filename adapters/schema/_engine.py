@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from xpeval.adapters.schema import _pointer as P
-from xpeval.adapters.schema._types import ArgumentMap, Loss, LossAction, PassResult
+from xpeval.adapters.schema._types import Loss, LossAction, PassResult
 from xpeval.adapters.schema._view import ViewBuilder, sibling_keywords
 from xpeval.adapters.schema._walk import (
     NO_SKIP,
@@ -33,6 +33,7 @@ from xpeval.adapters.schema._walk import (
     Task,
     View,
 )
+from xpeval.adapters.schema.argument_map import ArgumentMap
 
 
 class DialectRules(Protocol):

@@ -13,7 +13,8 @@ unchanged value comes back as the same object.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -95,7 +96,11 @@ def _node_at(schema: dict[str, Any], pointer: str) -> Any:
     return node if found else None
 
 
-def _walk(schema: dict[str, Any], arguments: Any, rewrite: Any) -> Any:
+_Value = TypeVar("_Value")
+_Rewrite = Callable[[dict[str, Any], str], "dict[str, Any] | None"]
+
+
+def _walk(schema: dict[str, Any], arguments: _Value, rewrite: _Rewrite) -> _Value:
     """Copy-on-write walk of `arguments` beside `schema`; `rewrite(obj, pointer)` may return a
     replacement for an object found at the schema node `pointer` (None: unchanged). A changed
     value is written into copies of its containers, up to a new root; the input is untouched."""
@@ -143,7 +148,8 @@ def _walk(schema: dict[str, Any], arguments: Any, rewrite: Any) -> Any:
                 if isinstance(child, (dict, list)):
                     entries.append([child, index, position, False])
                     stack.append((len(entries) - 1, P.join(settled, "items")))
-    return entries[0][0]
+    # A rewrite replaces an object by an object: the root keeps the type it came in with.
+    return cast(_Value, entries[0][0])
 
 
 def _settle(schema: dict[str, Any], pointer: str, value: Any) -> str | None:

@@ -11,7 +11,7 @@ naming where, so no line's meaning is silently changed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from xpeval.adapters.contract import (
     AssistantMessage,
@@ -83,9 +83,13 @@ def _tool(tool: Any, where: str) -> ToolSpec:
     )
 
 
+_CHOICE_MODES: tuple[Literal["auto", "none", "required"], ...] = ("auto", "none", "required")
+
+
 def _tool_choice(value: Any, names: set[str]) -> ToolChoice:
-    if value in ("auto", "none", "required"):
-        return value
+    for mode in _CHOICE_MODES:
+        if value == mode:
+            return mode
     function = value.get("function") if isinstance(value, Mapping) else None
     name = function.get("name") if isinstance(function, Mapping) else None
     if not isinstance(name, str) or name not in names:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 from xpeval.adapters.contract import (
     AssistantMessage,
@@ -44,7 +44,7 @@ from xpeval.adapters.wires.render import openai_responses as rendering
 WIRE_NAME: WireName = OPENAI_RESPONSES
 
 
-def _dump(item: Any) -> JsonObject:
+def _dump(item: JsonObject | BaseModel) -> JsonObject:
     if isinstance(item, dict):
         return item
     return item.model_dump(mode="json", exclude_none=True, by_alias=True)
@@ -255,7 +255,7 @@ class ResponsesStreamAccumulator:
             if index in self.arguments:
                 item = item.model_copy(update={"arguments": "".join(self.arguments[index])})
             pieces.calls.append(_call_from_item(item))
-        elif kind == "reasoning":
+        elif kind == "reasoning" and item is not None:
             pieces.reasoning_items.append(_dump(item))
         elif index in self.text:
             pieces.text.append("".join(self.text[index]))

@@ -15,16 +15,24 @@ are imported from their modules.
 
 from __future__ import annotations
 
-from xpeval.evals.acceptance.fidelity import FidelityResult, measure_fidelity
-from xpeval.evals.acceptance.measure import (
-    CorpusSchema,
-    PairResult,
-    measure_corpus,
-    measure_pair,
-    measure_tools,
-)
-from xpeval.evals.acceptance.sources.mcp_server import read_mcp_tools
-from xpeval.evals.acceptance.sources.tool_files import FORMS, FoundTool, ToolsInputError, read_tools
+from typing import TYPE_CHECKING
+
+from xpeval._lazy import lazy_exports
+
+_EXPORTS = {
+    "FORMS": "xpeval.evals.acceptance.sources.tool_files",
+    "CorpusSchema": "xpeval.evals.acceptance.measure",
+    "FidelityResult": "xpeval.evals.acceptance.fidelity",
+    "FoundTool": "xpeval.evals.acceptance.sources.tool_files",
+    "PairResult": "xpeval.evals.acceptance.measure",
+    "ToolsInputError": "xpeval.evals.acceptance.sources.tool_files",
+    "measure_corpus": "xpeval.evals.acceptance.measure",
+    "measure_fidelity": "xpeval.evals.acceptance.fidelity",
+    "measure_pair": "xpeval.evals.acceptance.measure",
+    "measure_tools": "xpeval.evals.acceptance.measure",
+    "read_mcp_tools": "xpeval.evals.acceptance.sources.mcp_server",
+    "read_tools": "xpeval.evals.acceptance.sources.tool_files",
+}
 
 __all__ = [
     "FORMS",
@@ -40,3 +48,19 @@ __all__ = [
     "read_mcp_tools",
     "read_tools",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
+    from xpeval.evals.acceptance.fidelity import FidelityResult as FidelityResult
+    from xpeval.evals.acceptance.fidelity import measure_fidelity as measure_fidelity
+    from xpeval.evals.acceptance.measure import CorpusSchema as CorpusSchema
+    from xpeval.evals.acceptance.measure import PairResult as PairResult
+    from xpeval.evals.acceptance.measure import measure_corpus as measure_corpus
+    from xpeval.evals.acceptance.measure import measure_pair as measure_pair
+    from xpeval.evals.acceptance.measure import measure_tools as measure_tools
+    from xpeval.evals.acceptance.sources.mcp_server import read_mcp_tools as read_mcp_tools
+    from xpeval.evals.acceptance.sources.tool_files import FORMS as FORMS
+    from xpeval.evals.acceptance.sources.tool_files import FoundTool as FoundTool
+    from xpeval.evals.acceptance.sources.tool_files import ToolsInputError as ToolsInputError
+    from xpeval.evals.acceptance.sources.tool_files import read_tools as read_tools

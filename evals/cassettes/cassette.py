@@ -139,7 +139,7 @@ class AtomicPersister:
             raise
 
 
-class IndexedCassette(Cassette):
+class IndexedCassette(Cassette):  # type: ignore[misc]  # vcrpy ships no type information
     """A vcrpy Cassette whose lookups go through a dict of canonical request keys.
 
     Loaded interactions come from a shared `Recording` (never mutated); interactions recorded

@@ -7,10 +7,8 @@ our cassettes and keeps the metadata when it rewrites them.
 
 from __future__ import annotations
 
-import importlib.metadata
 from datetime import datetime
 from enum import StrEnum
-from functools import cache
 from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
@@ -51,11 +49,3 @@ class CassetteMeta(BaseModel):
 
     def age_days(self, now: datetime) -> float:
         return (now - self.recorded_at).total_seconds() / 86400.0
-
-
-@cache
-def xpeval_version() -> str:
-    try:
-        return importlib.metadata.version("xpeval")
-    except importlib.metadata.PackageNotFoundError:  # running from a bare checkout
-        return "0+unknown"

@@ -7,11 +7,12 @@ import argparse
 import json
 from typing import Any
 
-from xpeval.adapters.registry import ADAPTER_REGISTRY, PLUGIN_PROBLEMS, WrapperEntry, effective_contract
+SUMMARY = "list the registered adapters"
+"""What `xpeval --help` says of this command."""
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("adapters", help="list the registered adapters")
+    parser = subparsers.add_parser("adapters", help=SUMMARY)
     parser.add_argument("--json", action="store_true", help="print a JSON list")
     parser.add_argument(
         "--capabilities",
@@ -24,6 +25,8 @@ def register(subparsers: Any) -> None:
 
 def capability_rows() -> list[dict[str, Any]]:
     """One row per adapter: what its registry entry (or the nearest parent's) declares."""
+    from xpeval.adapters.registry import ADAPTER_REGISTRY, effective_contract
+
     rows = []
     for adapter_id in ADAPTER_REGISTRY:
         contract = effective_contract(adapter_id)
@@ -71,6 +74,8 @@ def _show_capabilities(as_json: bool) -> int:
 
 
 def adapter_rows() -> list[dict[str, Any]]:
+    from xpeval.adapters.registry import ADAPTER_REGISTRY, WrapperEntry, effective_contract
+
     rows = []
     for adapter_id, entry in ADAPTER_REGISTRY.items():
         contract = effective_contract(adapter_id)
@@ -87,6 +92,8 @@ def adapter_rows() -> list[dict[str, Any]]:
 
 def run(args: argparse.Namespace) -> int:
     import sys
+
+    from xpeval.adapters.registry import ADAPTER_REGISTRY, PLUGIN_PROBLEMS, effective_contract
 
     for adapter_id, problem in sorted(PLUGIN_PROBLEMS.items()):
         print(f"xpeval: adapter {adapter_id} of an installed package was refused: {problem}", file=sys.stderr)

@@ -11,27 +11,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from xpeval.evals.cases import BUILTIN_DIR, CATEGORIES, load_cases
-from xpeval.evals.cases.bfcl import CATEGORY_MAP, NOT_IMPORTED
-from xpeval.evals.cases.bfcl_data import (
-    BfclDataError,
-    Converted,
-    bfcl_data_dir,
-    category_files,
-    convert_category,
-)
-from xpeval.evals.cases.model import Case
 from xpeval.evals.errors import UserError
+
+if TYPE_CHECKING:
+    from xpeval.evals.cases.bfcl_data import Converted
+    from xpeval.evals.cases.model import Case
+
+
+SUMMARY = "list eval cases; import BFCL cases"
+"""What `xpeval --help` says of this command."""
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("cases", help="list eval cases; import BFCL cases")
+    from xpeval.evals.cases.loader import BUILTIN_DIR
+
+    parser = subparsers.add_parser("cases", help=SUMMARY)
     actions = parser.add_subparsers(dest="cases_command", metavar="ACTION", required=True)
 
     listing = actions.add_parser("list", help="list the cases of a folder (the built-in set by default)")
@@ -91,6 +90,8 @@ def _split(values: Iterable[str]) -> list[str]:
 
 def case_rows(source: Path, categories: list[str] | None = None) -> list[dict[str, Any]]:
     """One row per case: id, category, tool names and the file (relative to the folder)."""
+    from xpeval.evals.cases import CATEGORIES, load_cases
+
     if categories:
         unknown = [c for c in categories if c not in CATEGORIES]
         if unknown:
@@ -124,6 +125,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 def case_file_schema() -> dict[str, Any]:
     """The JSON Schema of a case file: one case, or a `cases:` list (plus `x-` anchor keys)."""
+    from xpeval.evals.cases.model import Case
+
     case = Case.model_json_schema(ref_template="#/$defs/{model}")
     defs = case.pop("$defs", {})
     defs["Case"] = case
@@ -190,6 +193,9 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def bfcl_categories(requested: list[str]) -> list[str]:
     """BFCL category names to import: ours expand to theirs; refused ones say why."""
+    from xpeval.evals.cases.bfcl import CATEGORY_MAP, NOT_IMPORTED
+    from xpeval.evals.cases.model import CATEGORIES
+
     if not requested:
         return list(CATEGORY_MAP)
     chosen: list[str] = []
@@ -212,6 +218,10 @@ def bfcl_categories(requested: list[str]) -> list[str]:
 
 
 def run_bfcl(args: argparse.Namespace) -> int:
+    import random
+
+    from xpeval.evals.cases.bfcl_data import BfclDataError, bfcl_data_dir, category_files, convert_category
+
     categories = bfcl_categories(_split(args.categories or []))
     if args.limit is not None and args.limit < 1:
         raise UserError("--limit must be a positive number")
@@ -290,6 +300,8 @@ def _write_cases(cases: list[Case], handle: TextIO) -> None:
 
 
 def _report(category: str, cases: list[Case], outcomes: list[Converted]) -> None:
+    from xpeval.evals.cases.bfcl import CATEGORY_MAP
+
     skipped = [o for o in outcomes if o.skipped is not None]
     print(
         f"bfcl: {category} -> {CATEGORY_MAP[category]}: {len(cases)} cases, {len(skipped)} skipped",

@@ -12,16 +12,17 @@ refresh, not a reason to fail someone's pull request).
 from __future__ import annotations
 
 import argparse
-import asyncio
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from xpeval.evals.errors import UserError
 
+SUMMARY = "check recorded cassettes against today's adapters"
+"""What `xpeval --help` says of this command."""
+
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("cassettes", help="check recorded cassettes against today's adapters")
+    parser = subparsers.add_parser("cassettes", help=SUMMARY)
     actions = parser.add_subparsers(dest="cassettes_command", metavar="ACTION", required=True)
     check = actions.add_parser("check", help="replay every cassette and diff what the adapters send today")
     check.add_argument(
@@ -55,9 +56,13 @@ def _adapters(spec: str | None) -> list[str]:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    import asyncio
+    from datetime import UTC, datetime
+
     from xpeval.evals.cases import BUILTIN_DIR, load_cases
     from xpeval.evals.cassettes.store import CassetteStore
     from xpeval.evals.running.drift import check_cassettes
+    from xpeval.evals.running.progress import ItemProgress
 
     if args.max_age is not None and args.max_age < 0:
         raise UserError("--max-age must be a number of days >= 0")
@@ -65,15 +70,17 @@ def run_check(args: argparse.Namespace) -> int:
         raise UserError(f"{args.cassettes}: no such cassette folder")
     adapters = _adapters(args.adapters)
     cases = {item.case.id: item.case for item in load_cases(args.cases or BUILTIN_DIR)}
-    report = asyncio.run(
-        check_cassettes(
-            CassetteStore(args.cassettes),
-            cases,
-            adapters=adapters,
-            max_age_days=args.max_age,
-            now=datetime.now(UTC),
+    with ItemProgress("cassettes checked") as progress:
+        report = asyncio.run(
+            check_cassettes(
+                CassetteStore(args.cassettes),
+                cases,
+                adapters=adapters,
+                max_age_days=args.max_age,
+                now=datetime.now(UTC),
+                on_cassette=progress,
+            )
         )
-    )
     for finding in report.findings:
         print(f"{finding.kind.upper()} {finding.adapter}/{finding.model}/{finding.case}")
         for problem in finding.problems:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.verdict.paired_test import ALPHA
+SUMMARY = "judge every row of a run against a reference row: trigger F1, agreement, paired test"
 
 
 def add_reference_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
@@ -40,9 +40,9 @@ def add_reference_options(parser: argparse.ArgumentParser, *, required: bool) ->
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "compare", help="judge every row of a run against a reference row: trigger F1, agreement, paired test"
-    )
+    from xpeval.evals.verdict.paired_test import ALPHA
+
+    parser = subparsers.add_parser("compare", help=SUMMARY)
     parser.add_argument("results", type=Path, help="results file of the run to judge")
     add_reference_options(parser, required=True)
     parser.add_argument(

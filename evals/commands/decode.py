@@ -7,13 +7,14 @@ import json
 import sys
 from typing import Any
 
-from xpeval.adapters.contract import WIRE_NAMES
+SUMMARY = "decode a vcrpy cassette's responses through the SDKs and the wires"
+"""What `xpeval --help` says of this command."""
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "decode", help="decode a vcrpy cassette's responses through the SDKs and the wires"
-    )
+    from xpeval.adapters.contract import WIRE_NAMES
+
+    parser = subparsers.add_parser("decode", help=SUMMARY)
     parser.add_argument("cassette", help="path to a vcrpy cassette (YAML)")
     parser.add_argument("--wire", choices=WIRE_NAMES, help="wire to decode with (default: from each URL)")
     parser.add_argument("--json", action="store_true", help="one JSON line per interaction")

@@ -8,15 +8,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.verdict.baseline import DEFAULT_MAX_ERROR_RATE, DEFAULT_MAX_MALFORMED_RATE
-from xpeval.evals.verdict.paired_test import ALPHA
+SUMMARY = "fail on conformance failures and regressions against a baseline"
+"""What `xpeval --help` says of this command."""
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "gate",
-        help="fail on conformance failures and regressions against a baseline",
-    )
+    from xpeval.evals.verdict.baseline import DEFAULT_MAX_ERROR_RATE, DEFAULT_MAX_MALFORMED_RATE
+    from xpeval.evals.verdict.paired_test import ALPHA
+
+    parser = subparsers.add_parser("gate", help=SUMMARY)
     parser.add_argument(
         "--baseline",
         type=Path,

@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.verdict.scorecard import RATES
+SUMMARY = "the trend of a metric over the stored runs (the nightly's history), or --append a run to it"
+"""What `xpeval --help` says of this command."""
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "history",
-        help="the trend of a metric over the stored runs (the nightly's history), or --append a run to it",
-    )
+    from xpeval.evals.verdict.scorecard import RATES
+
+    parser = subparsers.add_parser("history", help=SUMMARY)
     parser.add_argument("--store", type=Path, help="the history store (default: reports/history)")
     parser.add_argument("--adapter", help="only this adapter's rows")
     parser.add_argument(

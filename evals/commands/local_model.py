@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
 from typing import Any
 
-from xpeval.evals.local_model.models import DEFAULT_MODEL, MODELS, aliases
+SUMMARY = "run local model servers (llama.cpp + small Qwen2.5-Coder models) on loopback"
+"""What `xpeval --help` says of this command."""
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "local-model",
-        help="run local model servers (llama.cpp + small Qwen2.5-Coder models) on loopback",
-    )
+    parser = subparsers.add_parser("local-model", help=SUMMARY)
     actions = parser.add_subparsers(dest="local_model_action", metavar="ACTION", required=True)
 
     serve = actions.add_parser("serve", help="start a model's server and wait until it is ready")
@@ -44,6 +41,8 @@ def register(subparsers: Any) -> None:
 
 
 def _model_option(parser: argparse.ArgumentParser) -> None:
+    from xpeval.evals.local_model.models import DEFAULT_MODEL, MODELS, aliases
+
     ports = ", ".join(f"{model.alias} on {model.port}" for model in MODELS)
     parser.add_argument(
         "--model",
@@ -85,6 +84,8 @@ def run_stop(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
     statuses = [server.status() for server in _servers(args)]
     for status in statuses:
         if args.json:

@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+SUMMARY = "merge the results files of `xpeval run --shard i/N` into one complete run for `xpeval gate`"
+"""What `xpeval --help` says of this command."""
+
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "merge",
-        help="merge the results files of `xpeval run --shard i/N` into one complete run for `xpeval gate`",
-    )
+    parser = subparsers.add_parser("merge", help=SUMMARY)
     parser.add_argument(
         "shards", nargs="+", type=Path, metavar="SHARD.jsonl", help="each shard's results file"
     )

@@ -15,16 +15,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.cases import CATEGORIES
 from xpeval.evals.commands.run import csv_values
+
+SUMMARY = (
+    "live eval: providers with keys, the local model elsewhere; compared with the baseline and the "
+    "last good nightly; history appended"
+)
+"""What `xpeval --help` says of this command."""
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "nightly",
-        help="live eval: providers with keys, the local model elsewhere; compared with the baseline and the "
-        "last good nightly; history appended",
-    )
+    from xpeval.evals.cases.model import CATEGORIES
+
+    parser = subparsers.add_parser("nightly", help=SUMMARY)
     parser.add_argument("--adapters", action="append", help="adapter ids, comma separated (default: all)")
     parser.add_argument(
         "--models",

@@ -17,9 +17,12 @@ from typing import Any
 
 from xpeval.evals.errors import UserError
 
+SUMMARY = "the HTML report of a run: plots, scorecard, every episode"
+"""What `xpeval --help` says of this command."""
+
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("report", help="the HTML report of a run: plots, scorecard, every episode")
+    parser = subparsers.add_parser("report", help=SUMMARY)
     parser.add_argument(
         "--results", type=Path, help="results file of the run (default: the project's reports/results.jsonl)"
     )

@@ -13,18 +13,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.cases import CATEGORIES
-
 
 def csv_values(values: list[str] | None) -> list[str]:
     return [item.strip() for value in values or [] for item in value.split(",") if item.strip()]
 
 
+SUMMARY = "run cases through adapters and score them"
+"""What `xpeval --help` says of this command."""
+
+
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "run",
-        help="run cases through adapters and score them",
-    )
+    from xpeval.evals.cases.model import CATEGORIES
+
+    parser = subparsers.add_parser("run", help=SUMMARY)
     parser.add_argument(
         "--mode",
         choices=["replay", "record", "live"],

@@ -23,9 +23,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from xpeval.adapters.registry import adapter_ids, get_entry
-from xpeval.evals.acceptance.fidelity import DEFAULT_EXAMPLES, DEFAULT_SECONDS
-from xpeval.evals.acceptance.sources.mcp_server import DEFAULT_TIMEOUT
 from xpeval.evals.errors import UserError
 
 
@@ -41,11 +38,15 @@ def _outcomes(text: str) -> list[str]:
     return named
 
 
+SUMMARY = "schema acceptance: every adapter x every tool of files, MCP servers or a corpus (offline)"
+"""What `xpeval --help` says of this command."""
+
+
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "schemas",
-        help="schema acceptance: every adapter x every tool of files, MCP servers or a corpus (offline)",
-    )
+    from xpeval.evals.acceptance.fidelity import DEFAULT_EXAMPLES, DEFAULT_SECONDS
+    from xpeval.evals.acceptance.sources.mcp_server import DEFAULT_TIMEOUT
+
+    parser = subparsers.add_parser("schemas", help=SUMMARY)
     parser.add_argument(
         "--tools",
         type=Path,
@@ -103,6 +104,8 @@ def register(subparsers: Any) -> None:
 
 def selected_adapters(requested: list[str] | None) -> list[str]:
     """The adapters to measure, from the registry; an unknown id fails with `Unknown adapter`."""
+    from xpeval.adapters.registry import adapter_ids, get_entry
+
     if not requested:
         return adapter_ids()
     ids = [part.strip() for item in requested for part in item.split(",") if part.strip()]
@@ -151,31 +154,28 @@ def _read_sources(args: argparse.Namespace) -> tuple[list[Any], str]:
 def run(args: argparse.Namespace) -> int:
     from xpeval.evals.acceptance.measure import default_workers, measure_tools
     from xpeval.evals.acceptance.table import pairs_frame
+    from xpeval.evals.running.progress import ItemProgress
 
     adapters = selected_adapters(args.adapters)
     if args.examples < 1 or args.seconds <= 0:
         raise UserError("--examples must be at least 1 and --seconds positive")
     fail_on = list(dict.fromkeys(outcome for group in args.fail_on or [] for outcome in group))
     tools, label = _read_sources(args)
-
-    def progress(done: int, total: int) -> None:
-        if done == total or done % max(1, total // 20) == 0:
-            print(f"schemas: {done}/{total} tools x {len(adapters)} adapters", file=sys.stderr)
-
-    rows = measure_tools(
-        tools,
-        adapters,
-        examples=args.examples,
-        seconds=args.seconds,
-        fidelity=not args.no_fidelity,
-        workers=args.workers or default_workers(),
-        on_schema=progress,
-    )
     measured = []
-    for row in rows:
-        measured.append(row)
-        if args.json:
-            print(json.dumps(row.line(), ensure_ascii=False), flush=True)
+    with ItemProgress(f"schemas: tools x {len(adapters)} adapters") as progress:
+        rows = measure_tools(
+            tools,
+            adapters,
+            examples=args.examples,
+            seconds=args.seconds,
+            fidelity=not args.no_fidelity,
+            workers=args.workers or default_workers(),
+            on_schema=progress,
+        )
+        for row in rows:
+            measured.append(row)
+            if args.json:
+                print(json.dumps(row.line(), ensure_ascii=False), flush=True)
     pairs = pairs_frame(measured)
     if not args.json:
         _report(pairs, label, args.reports)

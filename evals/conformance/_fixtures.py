@@ -5,6 +5,7 @@ from __future__ import annotations
 from xpeval.adapters.adapter import Adapter, AdapterSettings
 from xpeval.adapters.contract import (
     ForceTool,
+    Message,
     SystemMessage,
     ToolCall,
     ToolChoice,
@@ -46,7 +47,7 @@ TOOL_CHOICES: list[ToolChoice] = ["auto", "none", "required", ForceTool(name="ge
 
 
 def request(
-    *, stream: bool = False, tool_choice: ToolChoice = "auto", messages: list | None = None
+    *, stream: bool = False, tool_choice: ToolChoice = "auto", messages: list[Message] | None = None
 ) -> TurnRequest:
     return TurnRequest(
         model="test-model",

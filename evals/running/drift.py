@@ -138,19 +138,24 @@ async def check_cassettes(
     replayer: Replayer | None = None,
     max_age_days: float | None = None,
     now: datetime,
+    on_cassette: Callable[[int, int, str], None] | None = None,
 ) -> DriftReport:
     """Replay every cassette of `adapters` against today's requests; list missing and stale ones.
 
     Folders of unregistered adapters are reported when every registered adapter is checked.
+    `on_cassette(done, total, name)` is told of each cassette checked (a progress bar).
     """
     replayer = replayer or replay_with_runner
     wanted = list(adapters)
     every_adapter = set(wanted) >= set(adapter_ids())
     report = DriftReport()
     seen: set[tuple[str, str, str]] = set()
-    for adapter_id, model, case_id, path in store.iter_cassettes():
-        if adapter_id not in wanted and (_known_adapter(adapter_id) or not every_adapter):
-            continue
+    selected = [
+        found
+        for found in store.iter_cassettes()
+        if found[0] in wanted or not (_known_adapter(found[0]) or not every_adapter)
+    ]
+    for adapter_id, model, case_id, path in selected:
         seen.add((adapter_id, model, case_id))
         report.checked += 1
         finding = await _check_one(
@@ -158,6 +163,8 @@ async def check_cassettes(
         )
         if finding is not None:
             report.findings.append(finding)
+        if on_cassette is not None:
+            on_cassette(report.checked, len(selected), f"{adapter_id}/{model}/{case_id}")
     for adapter_id in wanted:
         for model in store.models(adapter_id) or [provider_of(adapter_id).default_model]:
             for case_id in cases:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from types import TracebackType
 
 from rich.console import Console
@@ -54,3 +55,44 @@ class RichProgress:
             advance=1,
             status=f"{self.correct}/{self.done} correct, last: {row.adapter} {row.case_id}",
         )
+
+
+class ItemProgress:
+    """Progress over items counted as they are done (cassettes checked, tools measured), on
+    stderr: a rich bar on a terminal; elsewhere (CI logs) a plain line every twentieth of the
+    way, so a long command is never silent and a log holds no bar frames.
+
+    The instance is the callback a library function reports to: `bar(done, total, status)`.
+    """
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self._console = Console(stderr=True)
+        self._live = self._console.is_terminal
+        self._progress = Progress(
+            TextColumn(f"[bold]{what}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=self._console,
+            disable=not self._live,
+        )
+        self._task = self._progress.add_task(what, total=None, status="")
+
+    def __enter__(self) -> ItemProgress:
+        self._progress.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._progress.stop()
+
+    def __call__(self, done: int, total: int, status: str = "") -> None:
+        if self._live:
+            self._progress.update(self._task, completed=done, total=total, status=status)
+        elif done == total or done % max(1, total // 20) == 0:
+            print(f"{self.what}: {done}/{total}", file=sys.stderr, flush=True)

@@ -8,13 +8,12 @@ value the provider actually sent.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests._cli import Cli
 from tests._corpus import corpus_files, corpus_path
 from xpeval.evals.cassettes import Interaction, load_cassette
 from xpeval.evals.cassettes.decode import decode_cassette, infer_wire
@@ -296,18 +295,15 @@ def test_gemini_json_array_stream_decodes() -> None:
     assert rows[0]["tool_calls"][0]["arguments"]["address"]["city"] == "San Francisco"
 
 
-def test_decode_cli_prints_one_json_line_per_interaction() -> None:
+def test_decode_cli_prints_one_json_line_per_interaction(cli: Cli) -> None:
     path = corpus_path(
         "cassettes",
         "anthropic-messages",
         "mirascope__test_call_with_tools__anthropic_claude_sonnet_4_0__stream.yaml",
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "xpeval", "decode", "--json", str(path)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    done = cli("decode", "--json", str(path))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
     rows = [json.loads(line) for line in out.splitlines()]
     assert [r["interaction"] for r in rows] == [0, 1]
     assert set(rows[0]) == {

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
+
+from tests._cli import Cli, Ran
 
 CHAT_BODY = {
     "id": "chatcmpl-1",
@@ -34,12 +34,8 @@ CHAT_BODY = {
 }
 
 
-def decode(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "xpeval", "decode", "--json", str(path)],
-        capture_output=True,
-        text=True,
-    )
+def decode(cli: Cli, path: Path) -> Ran:
+    return cli("decode", "--json", str(path))
 
 
 def write(tmp_path: Path, document: object, name: str = "c.yaml") -> Path:
@@ -57,19 +53,19 @@ def chat_request() -> dict[str, object]:
     }
 
 
-def test_a_malformed_cassette_is_one_clear_line_naming_the_file(tmp_path: Path) -> None:
+def test_a_malformed_cassette_is_one_clear_line_naming_the_file(cli: Cli, tmp_path: Path) -> None:
     for document in (
         "interactions: [unclosed",
         {"no": "interactions"},
         {"interactions": [{"request": {}, "response": {"status": "x"}}]},
     ):
         path = write(tmp_path, document)
-        done = decode(path)
+        done = decode(cli, path)
         assert done.returncode == 2
         assert str(path) in done.stderr and "Traceback" not in done.stderr
 
 
-def test_vcrpys_early_httpx_format_is_read(tmp_path: Path) -> None:
+def test_vcrpys_early_httpx_format_is_read(cli: Cli, tmp_path: Path) -> None:
     old = {
         "interactions": [
             {
@@ -82,13 +78,13 @@ def test_vcrpys_early_httpx_format_is_read(tmp_path: Path) -> None:
             }
         ]
     }
-    done = decode(write(tmp_path, old))
+    done = decode(cli, write(tmp_path, old))
     assert done.returncode == 0, done.stderr
     row = json.loads(done.stdout)
     assert row["tool_calls"] == [{"id": "call_1", "name": "get_weather", "arguments": {"city": "Oslo"}}]
 
 
-def test_non_provider_calls_are_skipped_with_a_note_and_numbering_kept(tmp_path: Path) -> None:
+def test_non_provider_calls_are_skipped_with_a_note_and_numbering_kept(cli: Cli, tmp_path: Path) -> None:
     token = {
         "request": {
             "method": "POST",
@@ -106,13 +102,15 @@ def test_non_provider_calls_are_skipped_with_a_note_and_numbering_kept(tmp_path:
             "body": {"string": json.dumps(CHAT_BODY)},
         },
     }
-    done = decode(write(tmp_path, {"interactions": [token, chat]}))
+    done = decode(cli, write(tmp_path, {"interactions": [token, chat]}))
     assert done.returncode == 0, done.stderr
     assert [json.loads(line)["interaction"] for line in done.stdout.splitlines()] == [1]
     assert "skipped interaction 0" in done.stderr
 
 
-def test_broken_argument_json_is_shown_with_its_text_and_reason_not_as_empty(tmp_path: Path) -> None:
+def test_broken_argument_json_is_shown_with_its_text_and_reason_not_as_empty(
+    cli: Cli, tmp_path: Path
+) -> None:
     body = json.loads(json.dumps(CHAT_BODY))
     body["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = '{"city": "Os'
     chat = {
@@ -123,7 +121,7 @@ def test_broken_argument_json_is_shown_with_its_text_and_reason_not_as_empty(tmp
             "body": {"string": json.dumps(body)},
         },
     }
-    done = decode(write(tmp_path, {"interactions": [chat]}))
+    done = decode(cli, write(tmp_path, {"interactions": [chat]}))
     assert done.returncode == 0, done.stderr
     [call] = json.loads(done.stdout)["tool_calls"]
     assert call["raw_arguments"] == '{"city": "Os' and call["parse_error"]
@@ -146,6 +144,7 @@ def _interaction(
 
 
 def test_a_content_filtered_choice_without_a_message_is_no_call_with_its_finish_reason(
+    cli: Cli,
     tmp_path: Path,
 ) -> None:
     filtered = {
@@ -162,18 +161,20 @@ def test_a_content_filtered_choice_without_a_message_is_no_call_with_its_finish_
         ],
     }
     path = write(tmp_path, {"interactions": [_interaction(filtered), _interaction(CHAT_BODY)]})
-    done = decode(path)
+    done = decode(cli, path)
     assert done.returncode == 0, done.stderr
     first, second = (json.loads(line) for line in done.stdout.splitlines())
     assert first["tool_calls"] == [] and first["finish_reason"] == "content_filter" and first["text"] is None
     assert second["tool_calls"][0]["name"] == "get_weather", "the file's other interactions are still decoded"
 
 
-def test_an_undecodable_interaction_is_one_error_line_and_the_others_are_kept(tmp_path: Path) -> None:
+def test_an_undecodable_interaction_is_one_error_line_and_the_others_are_kept(
+    cli: Cli, tmp_path: Path
+) -> None:
     path = write(
         tmp_path, {"interactions": [_interaction("<html>bad gateway</html>"), _interaction(CHAT_BODY)]}
     )
-    done = decode(path)
+    done = decode(cli, path)
     assert done.returncode == 1
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(rows) == 2 and "decode_error" in rows[0] and "decode_error" not in rows[1]
@@ -182,7 +183,7 @@ def test_an_undecodable_interaction_is_one_error_line_and_the_others_are_kept(tm
     assert "1 of 2 interaction(s) could not be decoded" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_a_chat_refusal_is_its_own_field_not_text(tmp_path: Path) -> None:
+def test_a_chat_refusal_is_its_own_field_not_text(cli: Cli, tmp_path: Path) -> None:
     refused = json.loads(json.dumps(CHAT_BODY))
     refused["choices"][0]["finish_reason"] = "stop"
     refused["choices"][0]["message"] = {
@@ -190,12 +191,12 @@ def test_a_chat_refusal_is_its_own_field_not_text(tmp_path: Path) -> None:
         "content": None,
         "refusal": "I can't help with that.",
     }
-    done = decode(write(tmp_path, {"interactions": [_interaction(refused)]}))
+    done = decode(cli, write(tmp_path, {"interactions": [_interaction(refused)]}))
     row = json.loads(done.stdout)
     assert row["refusal"] == "I can't help with that." and row["text"] is None and row["tool_calls"] == []
 
 
-def test_a_responses_refusal_part_is_its_own_field_not_text(tmp_path: Path) -> None:
+def test_a_responses_refusal_part_is_its_own_field_not_text(cli: Cli, tmp_path: Path) -> None:
     body = {
         "id": "resp_1",
         "object": "response",
@@ -221,7 +222,7 @@ def test_a_responses_refusal_part_is_its_own_field_not_text(tmp_path: Path) -> N
         "body": json.dumps({"model": "gpt-4o", "input": "x"}),
         "headers": {},
     }
-    done = decode(write(tmp_path, {"interactions": [_interaction(body, request=request)]}))
+    done = decode(cli, write(tmp_path, {"interactions": [_interaction(body, request=request)]}))
     row = json.loads(done.stdout)
     assert row["refusal"] == "I must decline." and row["text"] is None
 

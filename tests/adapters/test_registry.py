@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests._cli import xpeval
+from tests._cli import Cli
 from xpeval.adapters.adapter import AdapterSettings
 from xpeval.adapters.contract import WIRE_NAMES
 from xpeval.adapters.providers import openai
@@ -112,8 +112,8 @@ def test_register_and_unregister_round_trip() -> None:
     assert "tmp-wrapper" not in ADAPTER_REGISTRY
 
 
-def test_adapters_json_lists_every_registered_id_with_exactly_the_documented_keys() -> None:
-    done = xpeval("adapters", "--json")
+def test_adapters_json_lists_every_registered_id_with_exactly_the_documented_keys(cli: Cli) -> None:
+    done = cli("adapters", "--json")
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)
     assert [r["id"] for r in rows] == list(ADAPTER_REGISTRY)
@@ -133,8 +133,10 @@ def test_adapters_json_lists_every_registered_id_with_exactly_the_documented_key
     ],
     ids=["run-adapters", "run-adapter-list", "run-models", "schemas-adapters"],
 )
-def test_unknown_adapter_on_the_command_line_exits_nonzero_without_a_traceback(args: list[str]) -> None:
-    done = xpeval(*args)
+def test_unknown_adapter_on_the_command_line_exits_nonzero_without_a_traceback(
+    cli: Cli, args: list[str]
+) -> None:
+    done = cli(*args)
     assert done.returncode == 2
     assert "Unknown adapter: nope" in done.stderr
     assert "Traceback" not in done.stderr

@@ -254,7 +254,7 @@ def test_cli_writes_json_lines_that_load_back_as_cases(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = fake_data_dir(tmp_path)
-    monkeypatch.setattr("xpeval.evals.commands.cases.bfcl_data_dir", lambda: data)
+    monkeypatch.setattr("xpeval.evals.cases.bfcl_data.bfcl_data_dir", lambda: data)
     assert main(["cases", "bfcl", "--categories", "simple_python,live_irrelevance"]) == 0
     captured = capsys.readouterr()
     lines = captured.out.splitlines()

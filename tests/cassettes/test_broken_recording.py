@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests._cli import xpeval
+from tests._cli import Cli
 from tests._corpus import REPO_ROOT
 from xpeval.evals.cassettes import CassetteStore
 
@@ -40,10 +40,10 @@ def broken_copy(tmp_path: Path, adapter: str, case: str, how: str) -> Path:
 @pytest.mark.parametrize("how", ["half", "garbage"])
 @pytest.mark.parametrize(("adapter", "case"), EPISODES)
 def test_a_broken_recorded_body_fails_the_gate_and_the_check(
-    tmp_path: Path, adapter: str, case: str, how: str
+    tmp_path: Path, cli: Cli, adapter: str, case: str, how: str
 ) -> None:
     path = broken_copy(tmp_path, adapter, case, how)
-    run = xpeval(
+    run = cli(
         "run",
         "--no-progress",
         "--adapters",
@@ -60,7 +60,7 @@ def test_a_broken_recorded_body_fails_the_gate_and_the_check(
     )
     assert run.returncode == 1, run.stdout + run.stderr
     assert "gate: FAILED" in run.stdout and str(path) in run.stdout and "no longer decodes" in run.stdout
-    check = xpeval(
+    check = cli(
         "cassettes", "check", "--cassettes", str(tmp_path / "cassettes"), "--adapters", adapter, cwd=REPO_ROOT
     )
     assert check.returncode == 1

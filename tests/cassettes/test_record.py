@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -23,9 +24,8 @@ from xpeval.adapters.adapter import AdapterSettings
 from xpeval.adapters.registry import create_adapter
 from xpeval.adapters.wires import get_wire
 from xpeval.evals.cassettes import CassetteStore, Mode, open_episode
-from xpeval.evals.cassettes import cassette as cassette_module
-from xpeval.evals.cassettes.meta import xpeval_version
 from xpeval.evals.emulator import Reply, ScriptedTransport
+from xpeval.evals.version import xpeval_version
 
 CASE = builtin_case(SIMPLE)
 
@@ -138,7 +138,7 @@ def test_a_save_that_fails_leaves_the_old_cassette_whole(
     def disk_full(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cassette_module.os, "replace", disk_full)
+    monkeypatch.setattr(os, "replace", disk_full)
     played = record(store, "openai-chat", CASE, [request_for(CASE, temperature=0.2)])
     assert any("could not save the recording: No space left on device" in p for p in played.problems)
     assert path.read_bytes() == before

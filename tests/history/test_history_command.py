@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests._cli import xpeval
+from tests._cli import Cli
 from tests._corpus import REPO_ROOT
 from tests.history._runs import loaded
 from xpeval.evals.results.history import append, load_history, runs
@@ -35,17 +35,17 @@ def _store(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_the_trend_prints_as_a_table(tmp_path: Path) -> None:
-    done = xpeval("history", "--store", str(_store(tmp_path)))
+def test_the_trend_prints_as_a_table(cli: Cli, tmp_path: Path) -> None:
+    done = cli("history", "--store", str(_store(tmp_path)))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].split() == TREND_COLUMNS
     assert len(lines) == 4 and "2026-11-30" in lines[1] and "50.0%" in lines[1]
 
 
-def test_json_lines_filtered_by_adapter_date_and_metric(tmp_path: Path) -> None:
+def test_json_lines_filtered_by_adapter_date_and_metric(cli: Cli, tmp_path: Path) -> None:
     store = _store(tmp_path)
-    done = xpeval(
+    done = cli(
         "history",
         "--store",
         str(store),
@@ -65,18 +65,18 @@ def test_json_lines_filtered_by_adapter_date_and_metric(tmp_path: Path) -> None:
     assert list(records[0]) == TREND_COLUMNS
 
 
-def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
+def test_bad_input_is_one_line_and_exit_2(cli: Cli, tmp_path: Path) -> None:
     for flags in (["--since", "last week"], ["--metric", "vibes"]):
-        done = xpeval("history", "--store", str(tmp_path), *flags)
+        done = cli("history", "--store", str(tmp_path), *flags)
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
 
 
-def test_an_empty_store_says_so(tmp_path: Path) -> None:
-    done = xpeval("history", "--store", str(tmp_path / "none"))
+def test_an_empty_store_says_so(cli: Cli, tmp_path: Path) -> None:
+    done = cli("history", "--store", str(tmp_path / "none"))
     assert done.returncode == 0 and "no runs in" in done.stderr
 
 
-def test_append_adds_a_finished_run_with_the_gates_verdict(tmp_path: Path) -> None:
+def test_append_adds_a_finished_run_with_the_gates_verdict(cli: Cli, tmp_path: Path) -> None:
     results = tmp_path / "r.jsonl"
     suite = SuiteConfig(
         adapters=("mimo",),
@@ -87,7 +87,7 @@ def test_append_adds_a_finished_run_with_the_gates_verdict(tmp_path: Path) -> No
         root=REPO_ROOT,
     )
     run_suite(suite)
-    done = xpeval("history", "--store", str(tmp_path / "h"), "--append", str(results))
+    done = cli("history", "--store", str(tmp_path / "h"), "--append", str(results))
     assert done.returncode == 0, done.stderr
     assert "(run, passed)" in done.stderr
     stored = runs(load_history(tmp_path / "h"))

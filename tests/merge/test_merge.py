@@ -1,5 +1,9 @@
 """Merging shards: the merged run is the unsharded run (same scorecard, same gate verdict), and
-files that are not the complete shards of one run are refused in one line."""
+files that are not the complete shards of one run are refused in one line.
+
+The shards are real `run --shard` files of the committed cassettes: every adapter and model, on
+one category's cases. The unsharded run and its two shards cost a third of one whole replay
+(on every case they cost two) and go through every wire, source and model all the same."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests._cli import xpeval
+from tests._cli import Cli
 from tests._corpus import REPO_ROOT
 from xpeval.evals.errors import UserError
 from xpeval.evals.results.file import IncompleteRunError
@@ -43,12 +47,18 @@ def _run(
     return results
 
 
+MERGED_CATEGORY = ("parallel_multiple",)
+"""The committed cases every adapter's shards are cut from (several calls per case, both streamed
+and plain recordings)."""
+
+
 @pytest.fixture(scope="module")
 def committed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The committed replay: unsharded, and as two shards merged."""
+    """A replay of the committed cassettes (every adapter, one category): unsharded, and as two
+    shards merged."""
     tmp = tmp_path_factory.mktemp("replay")
-    whole = _run(tmp, "whole")
-    shards = [_run(tmp, f"shard{i}", shard=f"{i}/2") for i in (1, 2)]
+    whole = _run(tmp, "whole", categories=MERGED_CATEGORY)
+    shards = [_run(tmp, f"shard{i}", shard=f"{i}/2", categories=MERGED_CATEGORY) for i in (1, 2)]
     merged = tmp / "merged.jsonl"
     merge_shards(list(reversed(shards)), merged, root=REPO_ROOT)
     return {"whole": whole, "merged": merged, "shard1": shards[0], "shard2": shards[1]}
@@ -59,7 +69,7 @@ def _card(path: Path) -> pd.DataFrame:
 
 
 @pytest.mark.slow
-def test_two_merged_shards_of_the_committed_replay_score_as_the_unsharded_run(
+def test_two_merged_shards_of_a_committed_replay_score_as_the_unsharded_run(
     committed: dict[str, Path],
 ) -> None:
     whole, merged = load_run(committed["whole"]), load_run(committed["merged"])
@@ -89,9 +99,11 @@ def test_two_merged_shards_of_the_committed_replay_score_as_the_unsharded_run(
 
 
 @pytest.mark.slow
-def test_the_gate_judges_the_merged_run_as_it_judges_the_unsharded_run(committed: dict[str, Path]) -> None:
-    whole = xpeval("gate", "--results", str(committed["whole"]))
-    merged = xpeval("gate", "--results", str(committed["merged"]))
+def test_the_gate_judges_the_merged_run_as_it_judges_the_unsharded_run(
+    committed: dict[str, Path], cli: Cli
+) -> None:
+    whole = cli("gate", "--results", str(committed["whole"]))
+    merged = cli("gate", "--results", str(committed["merged"]))
     assert (merged.returncode, merged.stdout) == (whole.returncode, whole.stdout)
     assert whole.returncode == 0, whole.stdout + whole.stderr
 
@@ -165,14 +177,16 @@ def test_an_episode_in_two_shards_is_refused(small: dict[str, Path], tmp_path: P
         merge_shards([small["1/2"], doubled], tmp_path / "m.jsonl", root=REPO_ROOT)
 
 
-def test_the_command_refuses_in_one_line_and_writes_nothing(small: dict[str, Path], tmp_path: Path) -> None:
-    done = xpeval("merge", str(small["1/2"]), str(small["other 2/2"]), "--out", str(tmp_path / "m.jsonl"))
+def test_the_command_refuses_in_one_line_and_writes_nothing(
+    small: dict[str, Path], tmp_path: Path, cli: Cli
+) -> None:
+    done = cli("merge", str(small["1/2"]), str(small["other 2/2"]), "--out", str(tmp_path / "m.jsonl"))
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert done.returncode == 2 and len(lines) == 1 and "differ" in lines[0], done.stderr
     assert not (tmp_path / "m.jsonl").exists()
 
-    done = xpeval("merge", str(small["1/2"]), str(small["2/2"]), "--out", str(tmp_path / "m.jsonl"))
+    done = cli("merge", str(small["1/2"]), str(small["2/2"]), "--out", str(tmp_path / "m.jsonl"))
     assert done.returncode == 0, done.stderr
     assert "merged 2 shards" in done.stderr
-    gate = xpeval("gate", "--results", str(tmp_path / "m.jsonl"))
+    gate = cli("gate", "--results", str(tmp_path / "m.jsonl"))
     assert gate.returncode == 0 and gate.stdout.strip().endswith("gate: passed"), gate.stdout + gate.stderr

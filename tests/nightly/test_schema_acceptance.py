@@ -285,7 +285,7 @@ def test_a_probe_retries_as_the_runner_does_and_honours_retry_after_zero(
     async def sleep(seconds: float) -> None:
         waited.append(seconds)
 
-    monkeypatch.setattr(schema_probes.asyncio, "sleep", sleep)
+    monkeypatch.setattr("xpeval.evals.nightly.schema_probes.asyncio.sleep", sleep)
     tool = read_tools(
         [Path(__file__).resolve().parents[2] / "evals" / "acceptance" / "corpus" / "basic"]
     ).tools[0]

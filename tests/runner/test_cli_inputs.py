@@ -3,16 +3,15 @@ come from before it starts, and never falls back to the emulator without being a
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests._cli import xpeval
+from tests._cli import Cli, Ran, xpeval
 
 
-def one_line_exit_2(done: subprocess.CompletedProcess[str], *words: str) -> None:
+def one_line_exit_2(done: Ran, *words: str) -> None:
     assert done.returncode == 2, done.stdout + done.stderr
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
@@ -34,9 +33,9 @@ def one_line_exit_2(done: subprocess.CompletedProcess[str], *words: str) -> None
     ],
 )
 def test_an_out_of_range_or_unknown_setting_is_one_line_and_exit_2(
-    flags: list[str], word: str, tmp_path: Path
+    cli: Cli, flags: list[str], word: str, tmp_path: Path
 ) -> None:
-    done = xpeval("run", "--no-progress", "--results", str(tmp_path / "r.jsonl"), *flags)
+    done = cli("run", "--no-progress", "--results", str(tmp_path / "r.jsonl"), *flags)
     one_line_exit_2(done, word)
     assert not (tmp_path / "r.jsonl").exists(), "nothing starts before the input is checked"
 
@@ -48,8 +47,8 @@ def test_version_and_defaults_in_help() -> None:
     assert "(default: 4)" in help_text and "(default: replay)" in help_text
 
 
-def test_live_without_any_key_does_not_fall_back_to_the_emulator(tmp_path: Path) -> None:
-    done = xpeval(
+def test_live_without_any_key_does_not_fall_back_to_the_emulator(cli: Cli, tmp_path: Path) -> None:
+    done = cli(
         "run",
         "--mode",
         "live",
@@ -63,8 +62,8 @@ def test_live_without_any_key_does_not_fall_back_to_the_emulator(tmp_path: Path)
     one_line_exit_2(done, "openai-chat", "OPENAI_API_KEY", "--allow-emulator")
 
 
-def test_an_allowed_emulator_fallback_is_announced_and_labelled_emulated(tmp_path: Path) -> None:
-    done = xpeval(
+def test_an_allowed_emulator_fallback_is_announced_and_labelled_emulated(cli: Cli, tmp_path: Path) -> None:
+    done = cli(
         "run",
         "--mode",
         "live",
@@ -90,8 +89,8 @@ def test_an_allowed_emulator_fallback_is_announced_and_labelled_emulated(tmp_pat
     assert set(card["source"]) == {"emulated"}
 
 
-def test_the_local_model_target_checks_the_server_before_any_request(tmp_path: Path) -> None:
-    done = xpeval(
+def test_the_local_model_target_checks_the_server_before_any_request(cli: Cli, tmp_path: Path) -> None:
+    done = cli(
         "run",
         "--mode",
         "record",
@@ -110,8 +109,8 @@ def test_the_local_model_target_checks_the_server_before_any_request(tmp_path: P
     assert not (tmp_path / "r.jsonl").exists() and not (tmp_path / "c").exists()
 
 
-def test_the_local_model_target_refuses_an_adapter_it_cannot_serve(tmp_path: Path) -> None:
-    done = xpeval(
+def test_the_local_model_target_refuses_an_adapter_it_cannot_serve(cli: Cli, tmp_path: Path) -> None:
+    done = cli(
         "run",
         "--mode",
         "record",
@@ -126,8 +125,8 @@ def test_the_local_model_target_refuses_an_adapter_it_cannot_serve(tmp_path: Pat
     one_line_exit_2(done, "google-genai")
 
 
-def test_a_replay_says_per_adapter_where_its_answers_come_from(tmp_path: Path) -> None:
-    done = xpeval(
+def test_a_replay_says_per_adapter_where_its_answers_come_from(cli: Cli, tmp_path: Path) -> None:
+    done = cli(
         "run",
         "--adapters",
         "openai-compatible,mimo",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -80,10 +81,7 @@ def test_the_final_attempt_is_what_counts(tmp_path: Path) -> None:
 def test_rows_are_written_off_the_caller_with_a_bounded_fsync_cadence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import os
     import threading
-
-    from xpeval.evals.results import file as module
 
     syncs: list[str] = []
     real = os.fsync
@@ -92,7 +90,7 @@ def test_rows_are_written_off_the_caller_with_a_bounded_fsync_cadence(
         syncs.append(threading.current_thread().name)
         real(fd)
 
-    monkeypatch.setattr(module.os, "fsync", counted)
+    monkeypatch.setattr(os, "fsync", counted)
     path = tmp_path / "results.jsonl"
     results = ResultsFile.open_for(path, header())
     for i in range(2000):

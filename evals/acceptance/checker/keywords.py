@@ -335,7 +335,7 @@ def _ref_cycle(root: dict[str, Any]) -> str | None:
     A reference is recursive when it sits inside its own target, or when its target contains
     references that lead back (a cycle in the graph target -> targets referenced inside it).
     """
-    refs = [
+    refs: list[tuple[str, str]] = [
         (node.pointer, node.schema["$ref"])
         for node in walk(root)
         if isinstance(node.schema, dict)

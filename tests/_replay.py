@@ -1,0 +1,49 @@
+"""The committed replay, as the tests share it (`committed_replay` in tests/conftest.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests._cli import Ran
+from tests._corpus import REPO_ROOT
+from xpeval.evals.cli import main
+from xpeval.evals.results.file import ResultsFile, final_results
+from xpeval.evals.results.rows import ResultRow
+
+REPLAY_TIMEOUT = 900
+"""Seconds for a test that uses the shared replay: the first one pays for it (minutes on a loaded
+2-core machine)."""
+
+
+@dataclass(frozen=True)
+class CommittedReplay:
+    """`xpeval run --schema-report` on this checkout: every committed cassette through every
+    adapter, offline, with what it printed and the files it wrote."""
+
+    ran: Ran
+    results: Path
+    reports: Path
+    rows: list[ResultRow]
+    """The final row of every episode."""
+
+
+def replay_committed(out: Path) -> CommittedReplay:
+    """Run the main job in this process, from the repository root (where a user runs it: the
+    project's `[tool.xpeval]` is found from there), writing into `out`."""
+    results, reports = out / "results.jsonl", out / "reports"
+    argv = ["run", "--no-progress", "--schema-report", "--results", str(results), "--reports", str(reports)]
+    printed, errors = io.StringIO(), io.StringIO()
+    with (
+        pytest.MonkeyPatch.context() as patch,
+        contextlib.redirect_stdout(printed),
+        contextlib.redirect_stderr(errors),
+    ):
+        patch.chdir(REPO_ROOT)
+        code = main(argv)
+    rows = list(final_results(ResultsFile.read(results).rows)) if results.exists() else []
+    return CommittedReplay(Ran(code, printed.getvalue(), errors.getvalue()), results, reports, rows)
