@@ -5,7 +5,7 @@ episode through the official SDK (each interaction distinct), build each respons
 Measured in the same run, interleaved round by round so machine load hits every variant alike:
 
 - raw:     the openai SDK over httpx2.MockTransport returning a prepared response (no cassette);
-- xpeval:  `open_episode(..., Mode.REPLAY)` + the same SDK client over `episode.transport`,
+- xpeval:  `bind_cassette(..., Mode.REPLAY)` + the same SDK client over `episode.transport`,
            then `episode.finish()` (which also checks that every interaction was played);
 - vcrpy:   `vcr.use_cassette(path, record_mode="none")` with vcrpy's default matchers, the same
            cassette file, the same SDK client.
@@ -44,7 +44,7 @@ import vcr
 
 from xpeval.adapters.contract import TurnResult
 from xpeval.adapters.wires import get_wire
-from xpeval.evals.cassettes import CassetteStore, Mode, open_episode
+from xpeval.evals.cassettes import CassetteStore, Mode, bind_cassette
 
 TARGET = 1.3
 JOB_TARGET = 3.0
@@ -83,7 +83,7 @@ async def record(store: CassetteStore, size: int) -> None:
     """Record a `size`-interaction cassette through our own record mode (no network)."""
     answered = iter(range(size))
     upstream = httpx2.MockTransport(lambda request: rendered_reply(next(answered)))
-    episode = open_episode(
+    episode = bind_cassette(
         store, ADAPTER, f"size-{size}", Mode.RECORD, source="emulated", model=MODEL, upstream=upstream
     )
     client = openai.AsyncOpenAI(
@@ -120,7 +120,7 @@ async def measure(
             await client.chat.completions.create(model=MODEL, messages=prompt(i))  # type: ignore[arg-type]
 
     async def ours() -> None:
-        episode = open_episode(store, ADAPTER, f"size-{size}", Mode.REPLAY, source="emulated", model=MODEL)
+        episode = bind_cassette(store, ADAPTER, f"size-{size}", Mode.REPLAY, source="emulated", model=MODEL)
         switch.target = episode.transport
         for i in range(size):
             await client.chat.completions.create(model=MODEL, messages=prompt(i))  # type: ignore[arg-type]

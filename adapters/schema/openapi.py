@@ -1,8 +1,10 @@
 """What a Gemini `parameters` (OpenAPI 3.0 subset) schema means, written as JSON Schema.
 
-The only construct of the subset that JSON Schema spells differently is `nullable: true`
-(null is allowed as well). To validate instances against the output of the `gemini-openapi`
-pass with a JSON Schema validator, convert it first. Iterative, pure.
+The subset spells two things differently from JSON Schema: `nullable: true` (null is allowed as
+well) and upper-case type names (`STRING`). To validate instances against the output of the
+`gemini-openapi` pass, or against a recorded Gemini `parameters` schema, with a JSON Schema
+validator, convert it first. The one converter: the fidelity measure and the tests use it.
+Iterative (any depth), pure.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from xpeval.adapters.schema._vocab import SINGLE_SCHEMA, type_set
 
 
 def as_json_schema(schema: Any) -> Any:
-    """`schema` with every `nullable: true` node turned into "the node, or null"."""
+    """`schema` with lower-case type names and every `nullable: true` node turned into "the node,
+    or null"."""
     holder: list[Any] = [None]
     stack: list[tuple[Any, Any, Any]] = [(schema, holder, 0)]
     while stack:
@@ -26,6 +29,8 @@ def as_json_schema(schema: Any) -> Any:
         for name, value in node.items():
             if name == "nullable":
                 continue
+            if name == "type" and isinstance(value, str):
+                value = value.lower()
             if name == "properties" and isinstance(value, dict):
                 slot: dict[str, Any] = {}
                 out[name] = slot

@@ -36,6 +36,7 @@ from jsonschema.validators import validator_for
 from pydantic import BaseModel
 from referencing.exceptions import Unresolvable
 
+from xpeval.adapters.schema.openapi import as_json_schema as openapi_as_json_schema
 from xpeval.evals.acceptance.checker.walk import json_depth, to_pointer, walk
 
 Semantics = Literal["json-schema", "openapi-3.0"]
@@ -175,28 +176,6 @@ def _first_line(exc: BaseException) -> str:
     return (text[0] if text else type(exc).__name__)[:200]
 
 
-def as_json_schema(schema: Any, semantics: Semantics) -> Any:
-    """`schema` read as JSON Schema: Gemini `parameters` types are lower-cased and `nullable:
-    true` becomes an allowed null (the OpenAPI 3.0 meaning)."""
-    if semantics == "json-schema" or not isinstance(schema, dict):
-        return schema
-    converted = copy.deepcopy(schema)  # depth is bounded by `_guard` before this is called
-    for node in walk(converted):
-        current = node.schema
-        if not isinstance(current, dict):
-            continue
-        if isinstance(current.get("type"), str):
-            current["type"] = current["type"].lower()
-        if current.pop("nullable", False) is True:
-            if isinstance(current.get("type"), str):
-                current["type"] = [current["type"], "null"]
-            if isinstance(current.get("enum"), list) and None not in current["enum"]:
-                current["enum"] = [*current["enum"], None]
-            if "anyOf" in current and "type" not in current:
-                current["anyOf"] = [*current["anyOf"], {"type": "null"}]
-    return converted
-
-
 def _validator(schema: Any) -> Any:
     declared = schema.get("$schema") if isinstance(schema, dict) else None
     with warnings.catch_warnings():
@@ -325,7 +304,7 @@ def measure_fidelity(
     try:
         _guard(original, "original")
         _guard(rewritten, "rewritten")
-        rewritten_js = as_json_schema(rewritten, semantics)
+        rewritten_js = rewritten if semantics == "json-schema" else openapi_as_json_schema(rewritten)
         to_rewritten = _Judge(_validator(rewritten_js))
         to_original = _Judge(_validator(original))
     except Unmeasurable as exc:

@@ -1,5 +1,5 @@
 """Cassettes: reading vcrpy recordings (ours and other tools'), storing, matching, scrubbing,
-and binding one cassette to one adapter for replay or recording (`open_episode`)."""
+and binding one cassette to one adapter for replay or recording (`bind_cassette`)."""
 
 from __future__ import annotations
 
@@ -14,42 +14,42 @@ _EXPORTS = {
     "CassetteMiss": "xpeval.evals.cassettes.binding",
     "CassetteStore": "xpeval.evals.cassettes.store",
     "CassetteTransport": "xpeval.evals.cassettes.binding",
-    "Episode": "xpeval.evals.cassettes.binding",
+    "BoundCassette": "xpeval.evals.cassettes.binding",
     "Interaction": "xpeval.evals.cassettes.format",
     "Mode": "xpeval.evals.cassettes.meta",
     "Scrubber": "xpeval.evals.scrub",
     "Source": "xpeval.evals.cassettes.meta",
     "load_cassette": "xpeval.evals.cassettes.format",
     "load_interactions": "xpeval.evals.cassettes.format",
-    "open_episode": "xpeval.evals.cassettes.binding",
+    "bind_cassette": "xpeval.evals.cassettes.binding",
     "record_command": "xpeval.evals.cassettes.binding",
 }
 
 __all__ = [
     "PLACEHOLDER",
+    "BoundCassette",
     "CassetteError",
     "CassetteMeta",
     "CassetteMiss",
     "CassetteStore",
     "CassetteTransport",
-    "Episode",
     "Interaction",
     "Mode",
     "Scrubber",
     "Source",
+    "bind_cassette",
     "load_cassette",
     "load_interactions",
-    "open_episode",
     "record_command",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
+    from xpeval.evals.cassettes.binding import BoundCassette as BoundCassette
     from xpeval.evals.cassettes.binding import CassetteMiss as CassetteMiss
     from xpeval.evals.cassettes.binding import CassetteTransport as CassetteTransport
-    from xpeval.evals.cassettes.binding import Episode as Episode
-    from xpeval.evals.cassettes.binding import open_episode as open_episode
+    from xpeval.evals.cassettes.binding import bind_cassette as bind_cassette
     from xpeval.evals.cassettes.binding import record_command as record_command
     from xpeval.evals.cassettes.format import CassetteError as CassetteError
     from xpeval.evals.cassettes.format import Interaction as Interaction

@@ -9,7 +9,7 @@ handler (`vcr_handle_async_request`) around one `IndexedCassette`.
 Rules enforced:
 - replay never reaches the network: there is no upstream transport, and a request with no
   recorded answer raises `CassetteMiss` inside the transport (the SDK reports a connection
-  error; `Episode.has_misses` tells the runner it is a cassette problem, not a provider fault);
+  error; `BoundCassette.has_misses` tells the runner it is a cassette problem, not a provider fault);
 - `finish()` in replay lists every unmatched request (with a diff against the closest recorded
   one and the command that records it) and every recorded interaction left unplayed;
 - `finish(succeeded=True)` in record mode saves the episode scrubbed, with its metadata,
@@ -35,7 +35,7 @@ from xpeval.adapters import connection_pool
 from xpeval.adapters.contract import ProviderError
 from xpeval.evals.cassettes.cassette import IndexedCassette, load_recording
 from xpeval.evals.cassettes.format import CassetteError
-from xpeval.evals.cassettes.matching import RequestKey, closest, describe, fingerprint, request_diff
+from xpeval.evals.cassettes.matching import RequestKey, closest, describe, request_diff, requests_fingerprint
 from xpeval.evals.cassettes.meta import META_KEY, CassetteMeta, Mode, Source
 from xpeval.evals.cassettes.store import CassetteStore
 from xpeval.evals.scrub import Scrubber, install_log_filter, known_secrets
@@ -105,7 +105,7 @@ class CassetteTransport(httpx2.AsyncBaseTransport):
     """An httpx2 transport that answers from one cassette (and records through `upstream`)."""
 
     def __init__(
-        self, episode: Episode, cassette: IndexedCassette, upstream: httpx2.AsyncBaseTransport | None
+        self, episode: BoundCassette, cassette: IndexedCassette, upstream: httpx2.AsyncBaseTransport | None
     ) -> None:
         self.episode = episode
         self.cassette = cassette
@@ -129,7 +129,7 @@ class CassetteTransport(httpx2.AsyncBaseTransport):
 class _RefusingTransport(httpx2.AsyncBaseTransport):
     """Replay without a usable cassette (absent or unreadable): every request is a miss."""
 
-    def __init__(self, episode: Episode) -> None:
+    def __init__(self, episode: BoundCassette) -> None:
         self.episode = episode
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -138,8 +138,8 @@ class _RefusingTransport(httpx2.AsyncBaseTransport):
         raise CassetteMiss(f"{self.episode.cassette_path}: {self.episode.open_problem}")
 
 
-class Episode:
-    """One (adapter, case) cassette in use. Create with `open_episode`."""
+class BoundCassette:
+    """One (adapter, case) cassette in use. Create with `bind_cassette`."""
 
     transport: httpx2.AsyncBaseTransport | None
     cassette_path: Path | None
@@ -279,7 +279,7 @@ class Episode:
             adapter=self.adapter_id,
             case=self.case_id,
             xpeval_version=xpeval_version(),
-            fingerprint=fingerprint(keys),
+            fingerprint=requests_fingerprint(keys),
         )
         try:
             cassette.save_interactions(used, {META_KEY: meta.model_dump(mode="json")})
@@ -307,7 +307,7 @@ def _existing_for_record(path: Path, source: Source, model: str) -> tuple[Any, b
     return recording, False
 
 
-def open_episode(
+def bind_cassette(
     store: CassetteStore,
     adapter_id: str,
     case_id: str,
@@ -319,7 +319,7 @@ def open_episode(
     upstream: httpx2.AsyncBaseTransport | None = None,
     refresh: bool = False,
     flags: Sequence[str] = (),
-) -> Episode:
+) -> BoundCassette:
     """Bind the cassette of (adapter, case) to a transport for one episode.
 
     Record mode replays the requests its cassette already answers and records the rest, so an
@@ -333,7 +333,7 @@ def open_episode(
     """
     mode = Mode(mode)
     path = None if mode is Mode.LIVE else store.path(adapter_id, case_id, model)
-    episode = Episode(
+    episode = BoundCassette(
         adapter_id=adapter_id,
         case_id=case_id,
         mode=mode,

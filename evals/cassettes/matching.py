@@ -71,7 +71,7 @@ def request_key(method: str, uri: str, body: bytes | str | None) -> RequestKey:
     return (method.upper(), parts.path or "/", canonical_query(parts.query), canonical_body(body))
 
 
-def fingerprint(keys: Iterable[RequestKey]) -> str:
+def requests_fingerprint(keys: Iterable[RequestKey]) -> str:
     """sha256 over the canonical requests, in order."""
     digest = hashlib.sha256()
     for method, path, query, body in keys:

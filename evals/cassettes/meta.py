@@ -45,7 +45,7 @@ class CassetteMeta(BaseModel):
     case: str
     xpeval_version: str
     fingerprint: str
-    """sha256 of the canonical requests the episode sent, in order (see `matching.fingerprint`)."""
+    """sha256 of the canonical requests the episode sent, in order (see `matching.requests_fingerprint`)."""
 
     def age_days(self, now: datetime) -> float:
         return (now - self.recorded_at).total_seconds() / 86400.0

@@ -31,13 +31,13 @@ from typing import Any
 import httpx2
 import pytest
 
-from xpeval.evals.cassettes.binding import Episode, open_episode
+from xpeval.evals.cassettes.binding import BoundCassette, bind_cassette
 from xpeval.evals.cassettes.meta import Mode, Source
 from xpeval.evals.cassettes.store import CassetteStore
 
 MODE_VARIABLE = "XPEVAL_CASSETTE_MODE"
 
-OpenEpisode = Callable[..., Episode]
+CassetteBinder = Callable[..., BoundCassette]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -118,9 +118,9 @@ def xpeval_case_dir(request: pytest.FixtureRequest) -> str | None:
 @pytest.fixture
 def cassette_episode(
     request: pytest.FixtureRequest, cassette_mode: Mode, cassette_store: CassetteStore
-) -> Generator[OpenEpisode, None, None]:
-    """`cassette_episode(adapter_id, case_id, source=..., model=...)` -> an Episode in the chosen mode."""
-    opened: list[Episode] = []
+) -> Generator[CassetteBinder, None, None]:
+    """`cassette_episode(adapter_id, case_id, source=..., model=...)`: a BoundCassette in the mode."""
+    opened: list[BoundCassette] = []
 
     def open_one(
         adapter_id: str,
@@ -130,8 +130,8 @@ def cassette_episode(
         source: Source = "live",
         secrets: Sequence[str] = (),
         upstream: httpx2.AsyncBaseTransport | None = None,
-    ) -> Episode:
-        episode = open_episode(
+    ) -> BoundCassette:
+        episode = bind_cassette(
             cassette_store,
             adapter_id,
             case_id,

@@ -25,7 +25,7 @@ from typing import Any
 
 from xpeval.evals.errors import UserError
 from xpeval.evals.results.load import LoadedRun, load_run
-from xpeval.evals.results.rows import RunHeader, RunTrailer, fingerprint, now_iso
+from xpeval.evals.results.rows import RunHeader, RunTrailer, now_iso, settings_fingerprint
 from xpeval.evals.results.run_plan import RunPlan, Shard
 
 SHARD_ONLY = ("shard", "some_cases")
@@ -152,7 +152,7 @@ def merged_header(runs: Sequence[LoadedRun], root: Path) -> RunHeader:
     settings["shard"] = None
     some_cases = bool(first.config.get("some_cases")) and not _all_cases(first, root)
     settings["some_cases"] = some_cases
-    run_fingerprint = fingerprint(settings)
+    run_fingerprint = settings_fingerprint(settings)
     started = min(run.header.started_at for run in runs)
     settings[MERGED_FROM] = [run.header.run for run in runs]
     return RunHeader(

@@ -193,7 +193,7 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def fingerprint(config: dict[str, Any]) -> str:
+def settings_fingerprint(config: dict[str, Any]) -> str:
     """A stable identity for a run's configuration (what must match to resume it)."""
     text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

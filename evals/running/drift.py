@@ -29,7 +29,7 @@ from xpeval.adapters.registry import (
     provider_of,
 )
 from xpeval.adapters.wires import get_wire
-from xpeval.evals.cassettes.binding import Episode, open_episode, record_command, recording_fault
+from xpeval.evals.cassettes.binding import BoundCassette, bind_cassette, record_command, recording_fault
 from xpeval.evals.cassettes.cassette import load_recording
 from xpeval.evals.cassettes.format import CassetteError
 from xpeval.evals.cassettes.meta import CassetteMeta, Mode
@@ -42,12 +42,12 @@ if TYPE_CHECKING:
 EPISODE_TIMEOUT = 60.0
 """Seconds one replayed episode may take before it counts as hung."""
 
-Replayer = Callable[[Episode, str, "Case", CassetteMeta], Awaitable[list[str]]]
+Replayer = Callable[[BoundCassette, str, "Case", CassetteMeta], Awaitable[list[str]]]
 """Plays one (adapter, case) episode through `episode.transport`; returns what the recorded
 responses themselves got wrong (a body that no longer decodes)."""
 
 
-def recorded_stream(episode: Episode, adapter_id: str) -> bool:
+def recorded_stream(episode: BoundCassette, adapter_id: str) -> bool:
     """Whether the recorded episode asked for streamed responses (from its first request).
 
     Which cases stream is the runner's policy, not the adapter's contract: drift checks what
@@ -65,7 +65,9 @@ def recorded_stream(episode: Episode, adapter_id: str) -> bool:
     return wire.is_stream(request.uri, body if isinstance(body, dict) else None)
 
 
-async def replay_with_runner(episode: Episode, adapter_id: str, case: Case, meta: CassetteMeta) -> list[str]:
+async def replay_with_runner(
+    episode: BoundCassette, adapter_id: str, case: Case, meta: CassetteMeta
+) -> list[str]:
     """Play the episode exactly as the runner does, against the cassette."""
     from xpeval.evals.running.play import play_case
     from xpeval.evals.running.targets import KIND_OF, build_adapter
@@ -81,7 +83,7 @@ async def replay_with_runner(episode: Episode, adapter_id: str, case: Case, meta
 
 
 @dataclass(frozen=True)
-class Finding:
+class CassetteFinding:
     """Something wrong with one (adapter, case) cassette."""
 
     adapter: str
@@ -103,7 +105,7 @@ class Stale:
 @dataclass
 class DriftReport:
     checked: int = 0
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[CassetteFinding] = field(default_factory=list)
     stale: list[Stale] = field(default_factory=list)
 
     @property
@@ -114,7 +116,7 @@ class DriftReport:
 async def _replay_one(
     store: CassetteStore, adapter_id: str, name: str, case: Case, meta: CassetteMeta, replayer: Replayer
 ) -> list[str]:
-    episode = open_episode(store, adapter_id, name, Mode.REPLAY, source=meta.source, model=meta.model)
+    episode = bind_cassette(store, adapter_id, name, Mode.REPLAY, source=meta.source, model=meta.model)
     try:
         broken = await asyncio.wait_for(replayer(episode, adapter_id, case, meta), EPISODE_TIMEOUT)
     except TimeoutError:
@@ -171,7 +173,7 @@ async def check_cassettes(
                 if (adapter_id, model, case_id) not in seen:
                     path = store.path(adapter_id, case_id, model)
                     report.findings.append(
-                        Finding(
+                        CassetteFinding(
                             adapter_id,
                             model,
                             case_id,
@@ -198,16 +200,16 @@ async def _check_one(
     max_age_days: float | None,
     now: datetime,
     report: DriftReport,
-) -> Finding | None:
+) -> CassetteFinding | None:
     command = record_command(adapter_id, case_id, model=model)
     try:
         meta = store.meta(path)
     except CassetteError as exc:
-        return Finding(
+        return CassetteFinding(
             adapter_id, model, case_id, path, "unreadable", (f"{exc}; record it again with: {command}",)
         )
     if meta is None:
-        return Finding(
+        return CassetteFinding(
             adapter_id,
             model,
             case_id,
@@ -218,7 +220,7 @@ async def _check_one(
     if max_age_days is not None and meta.age_days(now) > max_age_days:
         report.stale.append(Stale(path, meta, meta.age_days(now)))
     if not _known_adapter(adapter_id):
-        return Finding(
+        return CassetteFinding(
             adapter_id,
             model,
             case_id,
@@ -228,7 +230,7 @@ async def _check_one(
         )
     case = cases.get(split_episode_id(case_id)[0])  # a later trial's cassette is `<case>@<trial>`
     if case is None:
-        return Finding(
+        return CassetteFinding(
             adapter_id,
             model,
             case_id,
@@ -238,5 +240,5 @@ async def _check_one(
         )
     problems = await _replay_one(store, adapter_id, case_id, case, meta, replayer)
     if problems:
-        return Finding(adapter_id, model, case_id, path, "drift", tuple(problems))
+        return CassetteFinding(adapter_id, model, case_id, path, "drift", tuple(problems))
     return None

@@ -24,7 +24,7 @@ from xpeval.evals.cassettes import CassetteStore, Mode
 from xpeval.evals.errors import UserError
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.load import LoadedRun, load_run
-from xpeval.evals.results.rows import RunHeader, fingerprint, now_iso
+from xpeval.evals.results.rows import RunHeader, now_iso, settings_fingerprint
 from xpeval.evals.results.run_plan import RunPlan, Shard
 from xpeval.evals.running.plan import PlannedEpisode, parse_models, plan, select_cases
 from xpeval.evals.running.runner import Progress, Runner, RunSettings
@@ -271,7 +271,7 @@ def _header(config: SuiteConfig, suite: SuitePlan) -> RunHeader:
         "repeat": config.repeat,
         "cassettes": project_label(config.cassettes, config.root),
     }
-    run_fingerprint = fingerprint(settings)
+    run_fingerprint = settings_fingerprint(settings)
     return RunHeader(
         run=f"{now_iso()}-{run_fingerprint[:8]}",
         fingerprint=run_fingerprint,

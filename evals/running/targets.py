@@ -22,7 +22,7 @@ import httpx2
 from xpeval.adapters.adapter import Adapter, AdapterSettings
 from xpeval.adapters.registry import create_adapter, effective_contract, provider_of
 from xpeval.evals.cases import Case
-from xpeval.evals.cassettes import CassetteStore, Mode, Source, open_episode
+from xpeval.evals.cassettes import CassetteStore, Mode, Source, bind_cassette
 from xpeval.evals.errors import UserError
 from xpeval.evals.results.rows import RowSource
 from xpeval.evals.running.episode_transport import EpisodeRouter, upstream_pool
@@ -257,7 +257,7 @@ class EpisodeFactory:
                 raise RuntimeError("the emulator target needs a running emulator")
             upstream = self.emulator.upstream_for(case, adapter_id)
         adapter, router = self.adapter(adapter_id, kind, model)
-        episode = open_episode(
+        episode = bind_cassette(
             self.store,
             adapter_id,
             planned.episode_id,

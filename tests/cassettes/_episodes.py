@@ -14,7 +14,7 @@ from xpeval.adapters.contract import ToolCall, TurnRequest, TurnResult, Usage
 from xpeval.adapters.registry import create_adapter, effective_contract
 from xpeval.adapters.wires import get_wire
 from xpeval.evals.cases import Case, load_cases
-from xpeval.evals.cassettes import CassetteStore, Episode, Mode, Source, open_episode
+from xpeval.evals.cassettes import BoundCassette, CassetteStore, Mode, Source, bind_cassette
 from xpeval.evals.emulator import Reply, ScriptedTransport
 
 MODEL = "test-model"
@@ -43,7 +43,7 @@ def request_for(case: Case, *, stream: bool = False, **changes: Any) -> TurnRequ
 class Played:
     results: list[TurnResult]
     problems: list[str]
-    episode: Episode
+    episode: BoundCassette
 
 
 async def play(
@@ -61,7 +61,7 @@ async def play(
     refresh: bool = False,
 ) -> Played:
     """Send `requests` through `adapter_id` bound to the (adapter, case) cassette, then finish."""
-    episode = open_episode(
+    episode = bind_cassette(
         store,
         adapter_id,
         case.id,

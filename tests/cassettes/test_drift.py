@@ -13,7 +13,7 @@ from xpeval.adapters.adapter import AdapterSettings
 from xpeval.adapters.contract import JsonObject
 from xpeval.adapters.wires.openai_chat import OpenAIChatWire
 from xpeval.evals.cases import Case, load_cases
-from xpeval.evals.cassettes import CassetteStore, Mode, open_episode
+from xpeval.evals.cassettes import CassetteStore, Mode, bind_cassette
 from xpeval.evals.cli import main
 from xpeval.evals.emulator import EmulatorServer
 from xpeval.evals.emulator.case_script import CaseEmulator
@@ -34,7 +34,7 @@ async def _record_all(store: CassetteStore, emulator: CaseEmulator) -> None:
     for adapter_id in ADAPTERS:
         for number, case in enumerate(_cases()):
             upstream = emulator.upstream_for(case, adapter_id)
-            episode = open_episode(
+            episode = bind_cassette(
                 store, adapter_id, case.id, Mode.RECORD, source="emulated", model=MODEL, upstream=upstream
             )
             settings = AdapterSettings(model=MODEL, transport=episode.transport)

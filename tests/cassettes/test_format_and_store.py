@@ -23,7 +23,7 @@ from tests._hostile import (
 from tests.cassettes._episodes import MODEL, SIMPLE, answer, builtin_case, record, request_for
 from xpeval.adapters.adapter import AdapterSettings
 from xpeval.adapters.registry import create_adapter
-from xpeval.evals.cassettes import CassetteError, CassetteStore, Mode, load_cassette, open_episode
+from xpeval.evals.cassettes import CassetteError, CassetteStore, Mode, bind_cassette, load_cassette
 from xpeval.evals.cassettes.matching import request_key
 from xpeval.evals.untrusted import MB, InputLimits, node_bound
 
@@ -99,7 +99,7 @@ def test_another_tools_cassette_is_served_in_all_three_body_forms(tmp_path: Path
     interactions = load_cassette(path)
 
     async def resend() -> list[tuple[int, bytes]]:
-        episode = open_episode(store, "foreign", path.stem, Mode.REPLAY, source="live", model="any")
+        episode = bind_cassette(store, "foreign", path.stem, Mode.REPLAY, source="live", model="any")
         assert episode.transport is not None
         async with httpx2.AsyncClient(transport=episode.transport) as client:
             answers = []

@@ -23,7 +23,7 @@ from tests.cassettes._episodes import (
 from xpeval.adapters.adapter import AdapterSettings
 from xpeval.adapters.registry import create_adapter
 from xpeval.adapters.wires import get_wire
-from xpeval.evals.cassettes import CassetteStore, Mode, open_episode
+from xpeval.evals.cassettes import CassetteStore, Mode, bind_cassette
 from xpeval.evals.emulator import Reply, ScriptedTransport
 from xpeval.evals.version import xpeval_version
 
@@ -181,7 +181,7 @@ def test_a_retried_episode_saves_only_its_final_attempt(store: CassetteStore) ->
     )
 
     async def two_attempts() -> list[str]:
-        episode = open_episode(
+        episode = bind_cassette(
             store,
             "openai-chat",
             CASE.id,

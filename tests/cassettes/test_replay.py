@@ -19,7 +19,7 @@ from tests.cassettes._episodes import (
     replay,
     request_for,
 )
-from xpeval.evals.cassettes import CassetteStore, Mode, open_episode
+from xpeval.evals.cassettes import CassetteStore, Mode, bind_cassette
 
 CASE = builtin_case(SIMPLE)
 COMMAND = f"xpeval run --mode record --adapters openai-chat --cases {SIMPLE} --models openai-chat=test-model"
@@ -135,7 +135,7 @@ def test_episodes_replay_concurrently_each_from_its_own_cassette(store: Cassette
 
 
 def test_live_mode_has_no_cassette(store: CassetteStore) -> None:
-    episode = open_episode(store, "openai-chat", SIMPLE, Mode.LIVE, source="live", model="m")
+    episode = bind_cassette(store, "openai-chat", SIMPLE, Mode.LIVE, source="live", model="m")
     assert episode.transport is None and episode.cassette_path is None
     assert episode.finish() == []
     assert not store.root.exists()

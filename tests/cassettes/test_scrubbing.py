@@ -23,7 +23,7 @@ from tests.cassettes._episodes import MODEL, SIMPLE, answer, builtin_case
 from xpeval.adapters.adapter import AdapterSettings
 from xpeval.adapters.contract import TurnRequest, UserMessage
 from xpeval.adapters.registry import create_adapter, providers
-from xpeval.evals.cassettes import CassetteStore, Mode, load_cassette, open_episode
+from xpeval.evals.cassettes import CassetteStore, Mode, bind_cassette, load_cassette
 from xpeval.evals.emulator import EmulatorServer, Reply
 
 CASE = builtin_case(SIMPLE)
@@ -74,7 +74,7 @@ def test_no_planted_secret_survives_recording(
     request = TurnRequest(model=MODEL, tools=CASE.tools, messages=[prompt])
 
     async def record() -> list[str]:
-        episode = open_episode(
+        episode = bind_cassette(
             store,
             adapter_id,
             CASE.id,
@@ -113,7 +113,7 @@ def test_no_planted_secret_survives_recording(
     assert f"session={cookie}" in received.headers.get("cookie", "")
 
     async def replay_changed() -> list[str]:
-        episode = open_episode(
+        episode = bind_cassette(
             store,
             adapter_id,
             CASE.id,
