@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import secrets
 
 import pytest
 from hypothesis import given, settings
@@ -16,7 +17,8 @@ from xpeval.adapters.wires import get_wire
 from xpeval.evals.scrub import PIECE, PLACEHOLDER, Scrubber
 from xpeval.evals.stream_frames import StreamBody
 
-SECRET = "sk-proj-Zq81mW4tXbN0cR7yLp2Vd9eKfH3uJs6A"
+SECRET = f"sk-test-{secrets.token_hex(16)}"
+"""A key made up per test session (no credential-like literal lives in the repository)."""
 DIRECT = ("openai-chat", "openai-responses", "anthropic-messages", "google-genai")
 
 
