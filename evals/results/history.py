@@ -21,6 +21,7 @@ store is a plain folder; `docs/nightly.md` says more.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import secrets
@@ -30,6 +31,7 @@ from typing import Literal
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
@@ -85,9 +87,22 @@ def run_date(loaded: LoadedRun) -> date:
 
 def file_name(run: str) -> str:
     """A run's file name: its id with what file systems and CI artifacts refuse (`:`, `+`, `/`)
-    replaced, so the store can be uploaded as an artifact anywhere."""
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", run).strip("-.") or "run"
-    return f"{safe}.parquet"
+    replaced, so the store can be uploaded as an artifact anywhere. When anything was replaced,
+    the name ends with a hash of the id itself: two ids that differ only in replaced characters
+    (`a:b`, `a+b`) get two files, so appending one never replaces the other."""
+    safe = _safe(run)
+    if safe == run:
+        return f"{safe}.parquet"
+    return f"{safe}-{hashlib.sha256(run.encode('utf-8')).hexdigest()[:8]}.parquet"
+
+
+def _safe(run: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", run).strip("-.") or "run"
+
+
+def _legacy_name(run: str) -> str:
+    """The name stores written before the hash suffix gave a run's file."""
+    return f"{_safe(run)}.parquet"
 
 
 def append(
@@ -114,6 +129,7 @@ def append(
     )
     table = pa.Table.from_pandas(frame[HISTORY_COLUMNS], schema=SCHEMA, preserve_index=False)
     path = _write(store / f"date={day.isoformat()}", file_name(header.run), table)
+    _drop_legacy(path.parent, header.run, path.name)
     if schema_pairs is not None:
         pairs = schema_pairs.assign(run=header.run, run_date=pd.Timestamp(day))
         for column in SCHEMA_PAIRS.names:
@@ -122,8 +138,26 @@ def append(
         pairs_table = pa.Table.from_pandas(
             pairs[SCHEMA_PAIRS.names], schema=SCHEMA_PAIRS, preserve_index=False
         )
-        _write(store / SCHEMA_TABLE / f"date={day.isoformat()}", file_name(header.run), pairs_table)
+        pairs_path = _write(
+            store / SCHEMA_TABLE / f"date={day.isoformat()}", file_name(header.run), pairs_table
+        )
+        _drop_legacy(pairs_path.parent, header.run, pairs_path.name)
     return path
+
+
+def _drop_legacy(folder: Path, run: str, kept: str) -> None:
+    """Appending a run again replaces its file, also when an older store named that file
+    without the hash suffix: the old-named file goes, but only when it holds this run alone."""
+    legacy = folder / _legacy_name(run)
+    if legacy.name == kept or not legacy.is_file():
+        return
+    try:
+        held = _runs_in(legacy)
+    except UserError:
+        return
+    if held == [run]:
+        legacy.unlink(missing_ok=True)
+        _fsync_dir(folder)
 
 
 def _write(folder: Path, name: str, table: pa.Table) -> Path:
@@ -158,18 +192,25 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _files(root: Path, since: date | None) -> list[Path]:
-    """Every finished run file under `root` (partitions on or after `since`), oldest first.
-    Dot- and underscore-named entries (temporary files, the sibling table) are not runs."""
+def _files(root: Path) -> list[Path]:
+    """Every finished run file under `root`'s date partitions, oldest folder first. Dot- and
+    underscore-named entries (temporary files, the sibling table) are not runs, nor is anything
+    outside a `date=` folder; a `date=` folder that names no real date is a damaged store."""
     if not root.is_dir():
         return []
     found: list[Path] = []
     for folder in sorted(root.iterdir()):
+        if not folder.name.startswith("date="):
+            continue
         match = PARTITION.match(folder.name)
-        if match is None or not folder.is_dir():
-            continue
-        if since is not None and date.fromisoformat(match.group(1)) < since:
-            continue
+        try:
+            if match is None or not folder.is_dir():
+                raise ValueError
+            date.fromisoformat(match.group(1))
+        except ValueError:
+            raise UserError(
+                f"{folder}: not a date partition of the history store (expected a folder date=YYYY-MM-DD)"
+            ) from None
         found.extend(
             path
             for path in sorted(folder.iterdir())
@@ -187,7 +228,72 @@ def _since(value: date | str | None) -> date | None:
         raise UserError(f"--since must be a date YYYY-MM-DD, got {value!r}") from None
 
 
+def _check_schema(path: Path, schema: pa.Schema) -> None:
+    """UserError, naming the file, unless it has every column of `schema` with its type (a file
+    of another schema would otherwise be read as rows of nulls: a run that never happened)."""
+    try:
+        found = pq.read_schema(path)
+    except (pa.ArrowException, OSError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UserError(f"{path}: not a history Parquet file: {reason}") from exc
+    missing = [name for name in schema.names if found.get_field_index(name) < 0]
+    if missing:
+        shown = ", ".join(missing[:4]) + (", ..." if len(missing) > 4 else "")
+        raise UserError(
+            f"{path}: not a history file of this store's schema (no column {shown}): move it out of the store"
+        )
+    for expected in schema:
+        actual = found.field(expected.name).type
+        if not actual.equals(expected.type):
+            raise UserError(
+                f"{path}: not a history file of this store's schema (column {expected.name} is {actual}, "
+                f"expected {expected.type}): move it out of the store"
+            )
+
+
+def _runs_in(path: Path) -> list[str]:
+    """The run ids a stored file's rows carry (read as a dictionary column: cheap at any size)."""
+    try:
+        column = pq.read_table(path, columns=["run"], read_dictionary=["run"]).column("run")
+    except (pa.ArrowException, OSError) as exc:
+        raise UserError(f"{path}: not a history Parquet file: {str(exc).splitlines()[0]}") from exc
+    if column.null_count:
+        raise UserError(f"{path}: {column.null_count} rows carry no run id: not a history file")
+    return sorted(str(value) for value in pc.unique(column.cast(pa.string())).to_pylist())
+
+
+def _one_file_per_run(files: list[Path]) -> list[Path]:
+    """The files to read, each run once: a run is its id, whatever folder or name its file has.
+    A copy of a run's file elsewhere in the store is read once; two files that claim one run
+    with different rows are refused (which one is the run cannot be told), as is a file holding
+    several runs (`append` writes one run per file)."""
+    kept: list[Path] = []
+    seen: dict[str, Path] = {}
+    for path in files:
+        held = _runs_in(path)
+        if not held:
+            kept.append(path)
+            continue
+        if len(held) > 1:
+            raise UserError(
+                f"{path}: holds rows of {len(held)} runs ({', '.join(held[:3])}); a history file holds one"
+            )
+        run = held[0]
+        first = seen.get(run)
+        if first is None:
+            seen[run] = path
+            kept.append(path)
+        elif not pq.read_table(first).equals(pq.read_table(path)):
+            raise UserError(
+                f"run {run} is stored twice with different rows: {first} and {path}: remove the wrong one"
+            )
+    return kept
+
+
 def _read(files: list[Path], schema: pa.Schema, where: pads.Expression | None) -> pd.DataFrame:
+    for path in files:
+        _check_schema(path, schema)
+    files = _one_file_per_run(files)
     if not files:
         return pa.Table.from_pylist([], schema=schema).to_pandas()
     try:
@@ -200,13 +306,22 @@ def _read(files: list[Path], schema: pa.Schema, where: pads.Expression | None) -
 
 
 def _filter(
-    adapter: str | None, kind: RunKind | None, run: str | None, case_set: str | None
+    adapter: str | None,
+    kind: RunKind | None,
+    run: str | None,
+    case_set: str | None,
+    since: date | None = None,
 ) -> pads.Expression | None:
     where: pads.Expression | None = None
     for column, value in (("adapter", adapter), ("kind", kind), ("run", run), ("case_set", case_set)):
         if value is None:
             continue
         term = pads.field(column) == value
+        where = term if where is None else where & term
+    if since is not None:
+        # the run's own date, not its folder's name: a run counts by what it is, wherever it sits
+        start = pa.scalar(datetime(since.year, since.month, since.day), type=pa.timestamp("us"))
+        term = pads.field("run_date") >= start
         where = term if where is None else where & term
     return where
 
@@ -222,8 +337,8 @@ def load_history(
 ) -> pd.DataFrame:
     """Every stored row (the columns of HISTORY_COLUMNS), oldest run first; optionally of one
     adapter, from a date on (`since`, inclusive), of one kind, run or case set."""
-    files = _files(Path(store), _since(since))
-    frame = _read(files, SCHEMA, _filter(adapter, kind, run, case_set))
+    files = _files(Path(store))
+    frame = _read(files, SCHEMA, _filter(adapter, kind, run, case_set, _since(since)))
     return frame.sort_values(["run_date", "run"], kind="stable").reset_index(drop=True)
 
 
@@ -231,8 +346,8 @@ def load_schema_history(
     store: Path, *, adapter: str | None = None, since: date | str | None = None, run: str | None = None
 ) -> pd.DataFrame:
     """The stored live schema-acceptance pairs (the columns of SCHEMA_PAIRS)."""
-    files = _files(Path(store) / SCHEMA_TABLE, _since(since))
-    frame = _read(files, SCHEMA_PAIRS, _filter(adapter, None, run, None))
+    files = _files(Path(store) / SCHEMA_TABLE)
+    frame = _read(files, SCHEMA_PAIRS, _filter(adapter, None, run, None, _since(since)))
     return frame.sort_values(["run_date", "run"], kind="stable").reset_index(drop=True)
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from xpeval.evals.errors import UserError
 from xpeval.evals.results.load import LoadedRun, load_run
-from xpeval.evals.results.rows import RunHeader, RunTrailer, now_iso, settings_fingerprint
+from xpeval.evals.results.rows import RunHeader, RunTrailer, merged_run_id, now_iso, settings_fingerprint
 from xpeval.evals.results.run_plan import RunPlan, Shard
 
 SHARD_ONLY = ("shard", "some_cases")
@@ -156,7 +156,7 @@ def merged_header(runs: Sequence[LoadedRun], root: Path) -> RunHeader:
     started = min(run.header.started_at for run in runs)
     settings[MERGED_FROM] = [run.header.run for run in runs]
     return RunHeader(
-        run=f"{started}-{run_fingerprint[:8]}",
+        run=merged_run_id(started, run_fingerprint, settings[MERGED_FROM]),
         fingerprint=run_fingerprint,
         started_at=started,
         config=settings,

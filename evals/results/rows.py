@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -191,6 +193,25 @@ def bounded(row: ResultRow) -> ResultRow:
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+RUN_NONCE_BYTES = 4
+"""Random bytes in a run id: two runs of one configuration started in the same second (two CI
+jobs, a retried job) still get two ids, so neither replaces the other in the history store."""
+
+
+def new_run_id(started_at: str, fingerprint: str) -> str:
+    """A new run's id: its start time first (ids sort as runs started, and read as a date), its
+    settings' fingerprint, then a random nonce (the start second alone is not unique)."""
+    return f"{started_at}-{fingerprint[:8]}-{secrets.token_hex(RUN_NONCE_BYTES)}"
+
+
+def merged_run_id(started_at: str, fingerprint: str, parts: Sequence[str]) -> str:
+    """The id of a run made of the runs `parts` (the shards `xpeval merge` joins): like a new
+    run's, with a digest of the parts' ids for its nonce, so merging the same shards again gives
+    the same id and merging other shards another."""
+    digest = hashlib.sha256("\n".join(sorted(parts)).encode("utf-8")).hexdigest()
+    return f"{started_at}-{fingerprint[:8]}-{digest[: 2 * RUN_NONCE_BYTES]}"
 
 
 def settings_fingerprint(config: dict[str, Any]) -> str:

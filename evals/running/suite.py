@@ -24,7 +24,7 @@ from xpeval.evals.cassettes import CassetteStore, Mode
 from xpeval.evals.errors import UserError
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.load import LoadedRun, load_run
-from xpeval.evals.results.rows import RunHeader, now_iso, settings_fingerprint
+from xpeval.evals.results.rows import RunHeader, new_run_id, now_iso, settings_fingerprint
 from xpeval.evals.results.run_plan import RunPlan, Shard
 from xpeval.evals.running.plan import PlannedEpisode, parse_models, plan, select_cases
 from xpeval.evals.running.runner import Progress, Runner, RunSettings
@@ -272,10 +272,11 @@ def _header(config: SuiteConfig, suite: SuitePlan) -> RunHeader:
         "cassettes": project_label(config.cassettes, config.root),
     }
     run_fingerprint = settings_fingerprint(settings)
+    started = now_iso()
     return RunHeader(
-        run=f"{now_iso()}-{run_fingerprint[:8]}",
+        run=new_run_id(started, run_fingerprint),
         fingerprint=run_fingerprint,
-        started_at=now_iso(),
+        started_at=started,
         config=settings,
         plan=suite.run_plan,
     )

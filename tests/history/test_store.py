@@ -26,7 +26,7 @@ def test_a_run_lands_in_its_date_partition_with_the_run_columns(tmp_path: Path) 
     run = loaded("2026-12-02T03:00:00+00:00-aaaa", [True, False, True], started="2026-12-02T03:00:00+00:00")
     path = append(tmp_path, run, kind="nightly", passed=True)
 
-    assert path == tmp_path / "date=2026-12-02" / "2026-12-02T03-00-00-00-00-aaaa.parquet"
+    assert path == tmp_path / "date=2026-12-02" / file_name("2026-12-02T03:00:00+00:00-aaaa")
     history = load_history(tmp_path)
     assert list(history.columns) == HISTORY_COLUMNS
     assert set(FRAME_COLUMNS) < set(HISTORY_COLUMNS)
@@ -40,8 +40,14 @@ def test_a_run_lands_in_its_date_partition_with_the_run_columns(tmp_path: Path) 
 
 def test_file_names_carry_nothing_an_artifact_upload_refuses() -> None:
     name = file_name("2026-12-02T03:00:00+00:00-1a2b3c4d")
-    assert name == "2026-12-02T03-00-00-00-00-1a2b3c4d.parquet"
+    assert name.startswith("2026-12-02T03-00-00-00-00-1a2b3c4d-") and name.endswith(".parquet")
     assert not set(name) & set(':"<>|*?\r\n/\\')
+    assert file_name("plain-id_1.2") == "plain-id_1.2.parquet", "an id that is already safe is its name"
+
+
+def test_ids_that_differ_only_in_replaced_characters_get_two_files() -> None:
+    assert file_name("2026-12-02T03:00:00+00:00-a") != file_name("2026-12-02T03-00-00-00-00-a")
+    assert file_name("a:b") != file_name("a+b")
 
 
 def test_filters_by_adapter_date_and_kind(tmp_path: Path) -> None:
