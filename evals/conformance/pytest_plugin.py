@@ -83,6 +83,7 @@ def pytest_configure(config: pytest.Config) -> None:
         import xpeval.evals.conformance
 
         _refuse_refused_plugins()
+        adapters_in_scope(config)  # a bad scope stops the run here, once, not in every module
         config.args.append(str(Path(xpeval.evals.conformance.__file__).parent))
 
 
