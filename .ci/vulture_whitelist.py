@@ -46,7 +46,9 @@ pytest_addoption
 pytest_configure
 pytest_generate_tests
 pytest_runtest_makereport
-cassette_episode
+xpeval_cassette
+xpeval_cassette_mode
+xpeval_cassette_store
 xpeval_adapter
 pytestmark
 include_items

@@ -25,17 +25,17 @@ from xpeval.evals.results.file import ResultsFile
 CASES = [loaded.case for loaded in load_cases()]
 
 
-def test_every_adapter_has_a_cassette_for_every_built_in_case(adapter_id: str) -> None:
+def test_every_adapter_has_a_cassette_for_every_built_in_case(xpeval_adapter_id: str) -> None:
     store = CassetteStore(REPO_ROOT / "cassettes")
-    models = store.models(adapter_id)
-    assert models, f"{adapter_id}: no cassettes; record with: xpeval run --mode record"
+    models = store.models(xpeval_adapter_id)
+    assert models, f"{xpeval_adapter_id}: no cassettes; record with: xpeval run --mode record"
     for model in models:
-        missing = [case.id for case in CASES if not store.path(adapter_id, case.id, model).exists()]
-        assert not missing, f"{adapter_id}/{model}: no cassette for {missing[:5]}"
+        missing = [case.id for case in CASES if not store.path(xpeval_adapter_id, case.id, model).exists()]
+        assert not missing, f"{xpeval_adapter_id}/{model}: no cassette for {missing[:5]}"
         for case in CASES:
-            meta = store.meta(store.path(adapter_id, case.id, model))
+            meta = store.meta(store.path(xpeval_adapter_id, case.id, model))
             assert meta is not None and meta.source in ("live", "local-model", "emulated")
-            assert (meta.adapter, meta.case, meta.model) == (adapter_id, case.id, model)
+            assert (meta.adapter, meta.case, meta.model) == (xpeval_adapter_id, case.id, model)
 
 
 @pytest.mark.slow
@@ -48,9 +48,9 @@ def test_the_main_job_passes_its_gate_offline(committed_replay: CommittedReplay)
 
 @pytest.mark.slow
 @pytest.mark.timeout(REPLAY_TIMEOUT)
-def test_replay_is_conformant_for(adapter_id: str, committed_replay: CommittedReplay) -> None:
-    rows = [row for row in committed_replay.rows if row.adapter == adapter_id]
-    models = CassetteStore(REPO_ROOT / "cassettes").models(adapter_id)
+def test_replay_is_conformant_for(xpeval_adapter_id: str, committed_replay: CommittedReplay) -> None:
+    rows = [row for row in committed_replay.rows if row.adapter == xpeval_adapter_id]
+    models = CassetteStore(REPO_ROOT / "cassettes").models(xpeval_adapter_id)
     assert len(rows) == len(CASES) * len(models)
     broken = [f"{row.case_id}: {row.reason}" for row in rows if row.error_kind in ("cassette", "runner")]
     assert not broken, "\n".join(broken[:5])
@@ -65,13 +65,13 @@ def test_replay_is_conformant_for(adapter_id: str, committed_replay: CommittedRe
 @pytest.mark.slow
 @pytest.mark.timeout(REPLAY_TIMEOUT)
 def test_the_scorecard_has_a_row_naming_its_source_for(
-    adapter_id: str, committed_replay: CommittedReplay
+    xpeval_adapter_id: str, committed_replay: CommittedReplay
 ) -> None:
     card = pd.read_csv(committed_replay.reports / "scorecard.csv")
-    sources = set(card.loc[card["adapter"] == adapter_id, "source"])
+    sources = set(card.loc[card["adapter"] == xpeval_adapter_id, "source"])
     assert sources and sources <= {"cassette", "local-model", "emulated"}
     markdown = (committed_replay.reports / "scorecard.md").read_text()
-    assert any(adapter_id in line and line.startswith("| ") for line in markdown.splitlines())
+    assert any(xpeval_adapter_id in line and line.startswith("| ") for line in markdown.splitlines())
     assert (committed_replay.reports / "schema_acceptance.md").exists()
 
 

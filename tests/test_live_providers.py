@@ -21,12 +21,12 @@ pytestmark = pytest.mark.live
 CASE = next(loaded.case for loaded in load_cases() if loaded.case.id == "weather_simple_01")
 
 
-def test_a_live_provider_answers_a_simple_case(adapter_id: str) -> None:
+def test_a_live_provider_answers_a_simple_case(xpeval_adapter_id: str) -> None:
     if os.environ.get("XPEVAL_LIVE") != "1":
         pytest.skip("live provider test: set XPEVAL_LIVE=1 and the provider's API key to run it")
-    adapter = create_adapter(adapter_id)
+    adapter = create_adapter(xpeval_adapter_id)
     if not adapter.live_ready:
-        pytest.skip(f"live provider test: no API key configured for {adapter_id}")
+        pytest.skip(f"live provider test: no API key configured for {xpeval_adapter_id}")
     outcome = asyncio.run(play_case(adapter, CASE, adapter.default_model))
     assert outcome.error is None, outcome.error
     verdict = score(CASE, outcome.calls_per_turn[0])

@@ -69,6 +69,17 @@ def record_command(
     return " ".join(shlex.quote(part) for part in parts)
 
 
+def hint_flags(*, case_dir: Path | None, cassettes: Path, root: Path) -> tuple[str, ...]:
+    """The flags a printed `xpeval run --mode record ...` hint needs to run as printed: the case
+    folder when it is not the built-in set, the cassette folder when it is not `<root>/cassettes`."""
+    flags: list[str] = []
+    if case_dir is not None:
+        flags += ["--case-dir", str(case_dir)]
+    if cassettes.resolve() != (root / "cassettes").resolve():
+        flags += ["--cassettes", str(cassettes)]
+    return tuple(flags)
+
+
 class CassetteMiss(Exception):
     """A replayed request with no recorded answer. A cassette problem: never retry it."""
 

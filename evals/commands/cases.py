@@ -1,8 +1,9 @@
 """`xpeval cases list [--json]`, `xpeval cases bfcl [--categories ...] [--out DIR]` and
 `xpeval cases requests FILE.jsonl --out DIR` (real traffic as unlabelled cases).
 
-`list` shows the cases of a folder (the built-in set by default). `bfcl` converts the BFCL
-data of the installed bfcl-eval package into cases: JSON Lines on stdout, or one
+`list` shows the cases of a folder (the project's `[tool.xpeval] cases`, else the built-in
+set). `bfcl` converts the BFCL data of the installed bfcl-eval package into cases: JSON Lines
+on stdout, or one
 `bfcl_<category>.jsonl` per BFCL category in `--out DIR` (a folder `xpeval cases list --dir`
 and the runner read); a summary and every skipped entry with its reason go to stderr.
 """
@@ -28,14 +29,19 @@ SUMMARY = "list eval cases; import BFCL cases"
 
 
 def register(subparsers: Any) -> None:
-    from xpeval.evals.cases.loader import BUILTIN_DIR
-
     parser = subparsers.add_parser("cases", help=SUMMARY)
     actions = parser.add_subparsers(dest="cases_command", metavar="ACTION", required=True)
 
-    listing = actions.add_parser("list", help="list the cases of a folder (the built-in set by default)")
+    listing = actions.add_parser(
+        "list", help="list the cases of a folder (default: [tool.xpeval] cases, else the built-in set)"
+    )
     listing.add_argument("--json", action="store_true", help="print a JSON list")
-    listing.add_argument("--dir", type=Path, default=BUILTIN_DIR, help="case folder or file to list")
+    listing.add_argument(
+        "--dir",
+        type=Path,
+        default=None,
+        help="case folder or file to list (default: [tool.xpeval] cases, else the built-in set)",
+    )
     listing.add_argument("--categories", nargs="+", metavar="CATEGORY", help="only these categories")
     listing.set_defaults(handler=run_list)
 
@@ -109,14 +115,18 @@ def case_rows(source: Path, categories: list[str] | None = None) -> list[dict[st
 
 
 def run_list(args: argparse.Namespace) -> int:
-    rows = case_rows(args.dir, _split(args.categories or []))
+    from xpeval.evals.cases.loader import BUILTIN_DIR
+    from xpeval.evals.project import project_settings
+
+    folder: Path = args.dir or project_settings().cases or BUILTIN_DIR
+    rows = case_rows(folder, _split(args.categories or []))
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("id", "category", "tools", "file", title=f"{len(rows)} cases in {args.dir}")
+    table = Table("id", "category", "tools", "file", title=f"{len(rows)} cases in {folder}")
     for row in rows:
         table.add_row(row["id"], row["category"], ", ".join(row["tools"]), row["file"])
     Console().print(table)

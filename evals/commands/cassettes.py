@@ -4,6 +4,9 @@ Replays every cassette through its adapter and prints a unified diff for each re
 adapter no longer sends as recorded. Exit status: 0 when every cassette matches, 1 on drift (or
 a missing, orphaned or unreadable cassette), 2 on bad input.
 
+Each flag left out comes from the project's `[tool.xpeval]` (cassettes, cases, adapters), as
+in `xpeval run`; every printed re-record hint carries the --case-dir and --cassettes it needs.
+
 `--max-age DAYS` lists recordings older than DAYS without changing the exit status: the gate's
 verdict on a commit must not depend on the calendar (a stale cassette is the nightly's to
 refresh, not a reason to fail someone's pull request).
@@ -26,13 +29,21 @@ def register(subparsers: Any) -> None:
     actions = parser.add_subparsers(dest="cassettes_command", metavar="ACTION", required=True)
     check = actions.add_parser("check", help="replay every cassette and diff what the adapters send today")
     check.add_argument(
-        "--cassettes", type=Path, default=Path("cassettes"), help="cassette folder (default: cassettes)"
+        "--cassettes",
+        type=Path,
+        default=None,
+        help="cassette folder (default: [tool.xpeval] cassettes, else cassettes)",
     )
     check.add_argument(
-        "--cases", type=Path, default=None, help="case file or folder (default: the built-in set)"
+        "--cases",
+        type=Path,
+        default=None,
+        help="case file or folder (default: [tool.xpeval] cases, else the built-in set)",
     )
     check.add_argument(
-        "--adapters", default=None, help="comma-separated adapter ids (default: every registered one)"
+        "--adapters",
+        default=None,
+        help="comma-separated adapter ids (default: [tool.xpeval] adapters, else every registered one)",
     )
     check.add_argument(
         "--max-age",
@@ -44,12 +55,12 @@ def register(subparsers: Any) -> None:
     check.set_defaults(handler=run_check)
 
 
-def _adapters(spec: str | None) -> list[str]:
+def _adapters(spec: str | None, project: tuple[str, ...]) -> list[str]:
     from xpeval.adapters.registry import adapter_ids, get_entry
 
-    if not spec:
+    wanted = [part.strip() for part in spec.split(",") if part.strip()] if spec else list(project)
+    if not wanted:
         return adapter_ids()
-    wanted = [part.strip() for part in spec.split(",") if part.strip()]
     for adapter_id in wanted:
         get_entry(adapter_id)  # "Unknown adapter: <id>" for a typo
     return wanted
@@ -60,25 +71,31 @@ def run_check(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
     from xpeval.evals.cases import BUILTIN_DIR, load_cases
+    from xpeval.evals.cassettes.binding import hint_flags
     from xpeval.evals.cassettes.store import CassetteStore
+    from xpeval.evals.project import project_settings
     from xpeval.evals.running.drift import check_cassettes
     from xpeval.evals.running.progress import ItemProgress
 
     if args.max_age is not None and args.max_age < 0:
         raise UserError("--max-age must be a number of days >= 0")
-    if not args.cassettes.is_dir():
-        raise UserError(f"{args.cassettes}: no such cassette folder")
-    adapters = _adapters(args.adapters)
-    cases = {item.case.id: item.case for item in load_cases(args.cases or BUILTIN_DIR)}
+    project = project_settings()
+    cassettes: Path = args.cassettes or project.cassettes
+    case_dir: Path | None = args.cases or project.cases
+    if not cassettes.is_dir():
+        raise UserError(f"{cassettes}: no such cassette folder")
+    adapters = _adapters(args.adapters, project.adapters)
+    cases = {item.case.id: item.case for item in load_cases(case_dir or BUILTIN_DIR)}
     with ItemProgress("cassettes checked") as progress:
         report = asyncio.run(
             check_cassettes(
-                CassetteStore(args.cassettes),
+                CassetteStore(cassettes),
                 cases,
                 adapters=adapters,
                 max_age_days=args.max_age,
                 now=datetime.now(UTC),
                 on_cassette=progress,
+                record_flags=hint_flags(case_dir=case_dir, cassettes=cassettes, root=project.root),
             )
         )
     for finding in report.findings:

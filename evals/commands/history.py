@@ -18,7 +18,9 @@ def register(subparsers: Any) -> None:
     from xpeval.evals.verdict.scorecard import RATES
 
     parser = subparsers.add_parser("history", help=SUMMARY)
-    parser.add_argument("--store", type=Path, help="the history store (default: reports/history)")
+    parser.add_argument(
+        "--store", type=Path, help="the history store (default: <[tool.xpeval] reports>/history)"
+    )
     parser.add_argument("--adapter", help="only this adapter's rows")
     parser.add_argument(
         "--metric", default="accuracy", choices=[*RATES, "all"], help="which rate (all: every rate)"
@@ -42,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
     from xpeval.evals.results.history import load_history
     from xpeval.evals.verdict.trend import trend
 
-    store: Path = args.store or project_settings().root / DEFAULT_HISTORY
+    project = project_settings()
+    # The store lives in the project's reports folder ([tool.xpeval] reports), like everything a run writes.
+    store: Path = args.store or project.reports / DEFAULT_HISTORY.name
     if args.append is not None:
         return _append(args, store)
     table = trend(load_history(store, adapter=args.adapter, since=args.since), metric=args.metric)
@@ -81,7 +85,10 @@ def _append(args: argparse.Namespace, store: Path) -> int:
     loaded = load_run(args.append)
     loaded.check_complete()
     scope = scope_of(loaded.header)
-    baseline_path = args.baseline or default_baseline(scope.case_set, project_settings().root)
+    project = project_settings()
+    # The baseline `xpeval gate` judges this run against: [tool.xpeval] baseline for the project's cases.
+    configured = project.baseline if project.cases and scope.case_set != "builtin" else None
+    baseline_path = args.baseline or configured or default_baseline(scope.case_set, project.root)
     baseline = read_baseline(baseline_path) if baseline_path.exists() else None
     compared, _ = baseline_for_run(baseline, scope)
     passed = evaluate(loaded.frame, compared, scope).passed

@@ -77,7 +77,10 @@ def register(subparsers: Any) -> None:
         help="folder of tool schema files (default, without --tools or --mcp: the built-in set)",
     )
     parser.add_argument(
-        "--adapters", nargs="+", metavar="ID", help="adapter ids (default: every registered adapter)"
+        "--adapters",
+        nargs="+",
+        metavar="ID",
+        help="adapter ids (default: [tool.xpeval] adapters, else every registered adapter)",
     )
     parser.add_argument("--json", action="store_true", help="one JSON line per (adapter, tool)")
     parser.add_argument(
@@ -98,7 +101,9 @@ def register(subparsers: Any) -> None:
         "--no-fidelity", action="store_true", help="acceptance only: skip the instance generation"
     )
     parser.add_argument("--workers", type=int, default=None, help="parallel processes (default: CPUs, max 4)")
-    parser.add_argument("--reports", type=Path, default=Path("reports"), help="where the csv/md go")
+    parser.add_argument(
+        "--reports", type=Path, default=None, help="where the csv/md go (default: [tool.xpeval] reports)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -154,9 +159,12 @@ def _read_sources(args: argparse.Namespace) -> tuple[list[Any], str]:
 def run(args: argparse.Namespace) -> int:
     from xpeval.evals.acceptance.measure import default_workers, measure_tools
     from xpeval.evals.acceptance.table import pairs_frame
+    from xpeval.evals.project import project_settings
     from xpeval.evals.running.progress import ItemProgress
 
-    adapters = selected_adapters(args.adapters)
+    project = project_settings()
+    adapters = selected_adapters(args.adapters or list(project.adapters))
+    reports: Path = args.reports or project.reports
     if args.examples < 1 or args.seconds <= 0:
         raise UserError("--examples must be at least 1 and --seconds positive")
     fail_on = list(dict.fromkeys(outcome for group in args.fail_on or [] for outcome in group))
@@ -178,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
                 print(json.dumps(row.line(), ensure_ascii=False), flush=True)
     pairs = pairs_frame(measured)
     if not args.json:
-        _report(pairs, label, args.reports)
+        _report(pairs, label, reports)
     return _fail_on(pairs, fail_on)
 
 

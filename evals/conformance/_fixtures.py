@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from xpeval.adapters.adapter import Adapter, AdapterSettings
+import pytest
+
+from xpeval.adapters.adapter import Adapter, AdapterSettings, choice_mode
 from xpeval.adapters.contract import (
     ForceTool,
     Message,
@@ -86,3 +88,13 @@ def scripted(adapter_id: str, *replies: Reply) -> tuple[Adapter, ScriptedTranspo
     script = ScriptedTransport(wire_of(adapter_id), list(replies))
     adapter = create_adapter(adapter_id, AdapterSettings(transport=script.transport(), timeout=10.0))
     return adapter, script
+
+
+def require_declared(adapter_id: str, tool_choice: ToolChoice) -> None:
+    """Skip a check of a tool_choice the adapter does not declare: it is refused before any
+    request is built (test_capabilities.py checks exactly that), so there is nothing to inspect."""
+    mode = choice_mode(tool_choice)
+    if mode not in effective_contract(adapter_id).capabilities.tool_choice:
+        pytest.skip(
+            f"{adapter_id} declares no tool_choice {mode!r} (its refusal is checked in test_capabilities)"
+        )

@@ -1,14 +1,20 @@
 """xpeval's pytest plugin (entry point `pytest11: xpeval`): cassette modes, fixtures, and the
-registry-derived conformance suite for any project.
+registry-derived conformance suite, as a guest in any project's test run.
 
-    pytest --xpeval-conformance [--cassette-dir DIR]      # every registered adapter, plugins too
-    pytest --cassette-mode replay|record|live              # the same three modes as `xpeval run`
+    pytest --xpeval-conformance [--xpeval-adapters A,B]   # xpeval's checks for the project's adapters
+    pytest --xpeval-cassette-mode replay|record|live      # the same three modes as `xpeval run`
 
-- Any test that takes `adapter_id` runs once per registered adapter (wrappers and adapters of
-  other packages included), so a new registry entry gets those tests by itself.
+Nothing happens in a host's run unless it asks: every fixture and option is named `xpeval_*` /
+`--xpeval-*`, and a test is parametrized over adapters only when it takes `xpeval_adapter_id`
+(a host's own `adapter_id` argument is the host's business; xpeval never touches it).
+
+- `xpeval_adapter_id`: a test taking it runs once per adapter in scope: `--xpeval-adapters A,B`,
+  else the project's `[tool.xpeval] adapters`, else every registered adapter (wrappers and
+  adapters of other packages included). An unknown id in either stops the run naming it.
 - `--xpeval-conformance` adds the suite in `xpeval.evals.conformance` to the collection: the checks
-  every adapter must pass, and a replay of the project's cassettes for each adapter.
-- `cassette_episode(adapter_id, case_id, model=..., source=...)` binds one cassette to one
+  every adapter in scope must pass (its wire, capabilities and provider data), and a replay of
+  the project's cassettes for each. A plugin adapter that was refused fails that run.
+- `xpeval_cassette(adapter_id, case_id, model=..., source=...)` binds one cassette to one
   adapter for a test; when the test ends every replay problem (a missing cassette, an unmatched
   request with its diff, an unplayed interaction) fails it, naming the cassette and the command
   that records it. In `record` mode an episode is saved only when its test passed.
@@ -26,7 +32,7 @@ import asyncio
 import os
 from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 import pytest
@@ -35,7 +41,12 @@ from xpeval.evals.cassettes.binding import BoundCassette, bind_cassette
 from xpeval.evals.cassettes.meta import Mode, Source
 from xpeval.evals.cassettes.store import CassetteStore
 
+if TYPE_CHECKING:
+    from xpeval.evals.project import ProjectSettings
+
 MODE_VARIABLE = "XPEVAL_CASSETTE_MODE"
+ADAPTER_FIXTURE = "xpeval_adapter_id"
+"""The one argument name the plugin parametrizes (namespaced: a host's `adapter_id` is its own)."""
 
 CassetteBinder = Callable[..., BoundCassette]
 
@@ -43,13 +54,13 @@ CassetteBinder = Callable[..., BoundCassette]
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("xpeval")
     group.addoption(
-        "--cassette-mode",
+        "--xpeval-cassette-mode",
         choices=[mode.value for mode in Mode],
         default=None,
         help=f"replay (default, network blocked), record or live; also ${MODE_VARIABLE}",
     )
     group.addoption(
-        "--cassette-dir",
+        "--xpeval-cassette-dir",
         default=None,
         help="cassette folder (default: the project's, see [tool.xpeval] cassettes)",
     )
@@ -57,7 +68,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--xpeval-conformance",
         action="store_true",
         default=False,
-        help="run xpeval's conformance suite for every registered adapter",
+        help="run xpeval's conformance suite for the adapters in scope",
+    )
+    group.addoption(
+        "--xpeval-adapters",
+        default=None,
+        metavar="A,B",
+        help="the adapters xpeval_adapter_id runs over (default: [tool.xpeval] adapters, else all)",
     )
 
 
@@ -65,15 +82,62 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("xpeval_conformance"):
         import xpeval.evals.conformance
 
+        _refuse_refused_plugins()
+        adapters_in_scope(config)  # a bad scope stops the run here, once, not in every module
         config.args.append(str(Path(xpeval.evals.conformance.__file__).parent))
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Registry-derived parametrization: a test taking `adapter_id` runs once per registered adapter."""
-    if "adapter_id" in metafunc.fixturenames:
-        from xpeval.adapters.registry import ADAPTER_REGISTRY
+def _refuse_refused_plugins() -> None:
+    """A conformance run of a registry that silently lost a plugin would pass without it."""
 
-        metafunc.parametrize("adapter_id", list(ADAPTER_REGISTRY))
+
+def _project(config: pytest.Config) -> ProjectSettings:
+    from xpeval.evals.errors import UserError
+    from xpeval.evals.project import project_settings
+
+    cached = config.stash.get(_PROJECT, None)
+    if cached is None:
+        try:
+            cached = project_settings(Path(config.rootpath))
+        except UserError as exc:
+            raise pytest.UsageError(f"xpeval: {exc}") from None
+        config.stash[_PROJECT] = cached
+    return cached
+
+
+def adapters_in_scope(config: pytest.Config) -> list[str]:
+    """`--xpeval-adapters`, else the project's `[tool.xpeval] adapters`, else every registered id;
+    an id that is not registered stops the run (a typo must not shrink the suite silently)."""
+    cached = config.stash.get(_SCOPE, None)
+    if cached is not None:
+        return cached
+    from xpeval.adapters.registry import ADAPTER_REGISTRY
+
+    option = config.getoption("xpeval_adapters")
+    if option is not None:
+        wanted = [part.strip() for part in str(option).split(",") if part.strip()]
+        where = "--xpeval-adapters"
+        if not wanted:
+            raise pytest.UsageError("xpeval: --xpeval-adapters names no adapter")
+    else:
+        project = _project(config)
+        wanted = list(project.adapters)
+        where = f"{project.pyproject}: [tool.xpeval] adapters"
+    unknown = [adapter_id for adapter_id in wanted if adapter_id not in ADAPTER_REGISTRY]
+    if unknown:
+        raise pytest.UsageError(
+            f"xpeval: {where} names unknown adapter(s) {', '.join(unknown)} "
+            f"(registered: {', '.join(ADAPTER_REGISTRY)})"
+        )
+    scope = list(dict.fromkeys(wanted)) or list(ADAPTER_REGISTRY)
+    config.stash[_SCOPE] = scope
+    return scope
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Registry-derived parametrization, for tests that ask for it by taking `xpeval_adapter_id`."""
+    if ADAPTER_FIXTURE in metafunc.fixturenames:
+        metafunc.parametrize(ADAPTER_FIXTURE, adapters_in_scope(metafunc.config))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -85,11 +149,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 _PASSED = pytest.StashKey[bool]()
+_PROJECT = pytest.StashKey["ProjectSettings"]()
+_SCOPE = pytest.StashKey[list[str]]()
 
 
 @pytest.fixture
-def cassette_mode(request: pytest.FixtureRequest) -> Mode:
-    chosen = request.config.getoption("--cassette-mode") or os.environ.get(MODE_VARIABLE) or Mode.REPLAY.value
+def xpeval_cassette_mode(request: pytest.FixtureRequest) -> Mode:
+    chosen = (
+        request.config.getoption("xpeval_cassette_mode") or os.environ.get(MODE_VARIABLE) or Mode.REPLAY.value
+    )
     try:
         return Mode(chosen)
     except ValueError:
@@ -97,29 +165,25 @@ def cassette_mode(request: pytest.FixtureRequest) -> Mode:
 
 
 @pytest.fixture
-def cassette_store(request: pytest.FixtureRequest) -> CassetteStore:
-    chosen = request.config.getoption("--cassette-dir")
+def xpeval_cassette_store(request: pytest.FixtureRequest) -> CassetteStore:
+    chosen = request.config.getoption("xpeval_cassette_dir")
     if chosen:
         return CassetteStore(Path(chosen))
-    from xpeval.evals.project import project_settings
-
-    return CassetteStore(project_settings(Path(request.config.rootpath)).cassettes)
+    return CassetteStore(_project(request.config).cassettes)
 
 
 @pytest.fixture
 def xpeval_case_dir(request: pytest.FixtureRequest) -> str | None:
     """The project's case folder ([tool.xpeval] cases), None for the built-in set."""
-    from xpeval.evals.project import project_settings
-
-    cases = project_settings(Path(request.config.rootpath)).cases
+    cases = _project(request.config).cases
     return str(cases) if cases else None
 
 
 @pytest.fixture
-def cassette_episode(
-    request: pytest.FixtureRequest, cassette_mode: Mode, cassette_store: CassetteStore
+def xpeval_cassette(
+    request: pytest.FixtureRequest, xpeval_cassette_mode: Mode, xpeval_cassette_store: CassetteStore
 ) -> Generator[CassetteBinder, None, None]:
-    """`cassette_episode(adapter_id, case_id, source=..., model=...)`: a BoundCassette in the mode."""
+    """`xpeval_cassette(adapter_id, case_id, source=..., model=...)`: a BoundCassette in the mode."""
     opened: list[BoundCassette] = []
 
     def open_one(
@@ -132,10 +196,10 @@ def cassette_episode(
         upstream: httpx2.AsyncBaseTransport | None = None,
     ) -> BoundCassette:
         episode = bind_cassette(
-            cassette_store,
+            xpeval_cassette_store,
             adapter_id,
             case_id,
-            cassette_mode,
+            xpeval_cassette_mode,
             source=source,
             model=model,
             secrets=secrets,

@@ -23,10 +23,10 @@ CHOICE: dict[ToolChoiceMode, ToolChoice] = {
 
 @pytest.mark.parametrize("mode", TOOL_CHOICE_MODES)
 def test_a_declared_tool_choice_is_sent_and_an_undeclared_one_refused(
-    adapter_id: str, mode: ToolChoiceMode
+    xpeval_adapter_id: str, mode: ToolChoiceMode
 ) -> None:
-    declared = mode in effective_contract(adapter_id).capabilities.tool_choice
-    adapter, script = scripted(adapter_id, Reply(result=TurnResult(text="ok")))
+    declared = mode in effective_contract(xpeval_adapter_id).capabilities.tool_choice
+    adapter, script = scripted(xpeval_adapter_id, Reply(result=TurnResult(text="ok")))
     result = asyncio.run(adapter.turn(request(tool_choice=CHOICE[mode])))
     if declared:
         assert result.error is None and len(script.requests) == 1, result.error
@@ -35,27 +35,29 @@ def test_a_declared_tool_choice_is_sent_and_an_undeclared_one_refused(
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
-def test_declared_parallel_and_streamed_calls_decode_whole(adapter_id: str, stream: bool) -> None:
-    capabilities = effective_contract(adapter_id).capabilities
+def test_declared_parallel_and_streamed_calls_decode_whole(xpeval_adapter_id: str, stream: bool) -> None:
+    capabilities = effective_contract(xpeval_adapter_id).capabilities
     if stream and not capabilities.streamed_tool_calls:
-        pytest.skip(f"{adapter_id} declares no streamed tool calls")
-    adapter, _ = scripted(adapter_id, Reply(result=two_calls()))
+        pytest.skip(f"{xpeval_adapter_id} declares no streamed tool calls")
+    adapter, _ = scripted(xpeval_adapter_id, Reply(result=two_calls()))
     result = asyncio.run(adapter.turn(request(stream=stream)))
     names = [call.name for call in result.tool_calls]
     if capabilities.parallel_calls:
-        assert names == ["get_weather", "get_time"], f"{adapter_id} declares parallel calls, decoded {names}"
+        assert names == ["get_weather", "get_time"], (
+            f"{xpeval_adapter_id} declares parallel calls, decoded {names}"
+        )
     else:
-        assert len(names) <= 1, f"{adapter_id} declares no parallel calls, decoded {names}"
+        assert len(names) <= 1, f"{xpeval_adapter_id} declares no parallel calls, decoded {names}"
 
 
-def test_strict_schemas_are_sent_exactly_when_declared(adapter_id: str) -> None:
-    declared = effective_contract(adapter_id).capabilities.strict_schemas
-    adapter, script = scripted(adapter_id, Reply(result=TurnResult(text="ok")))
+def test_strict_schemas_are_sent_exactly_when_declared(xpeval_adapter_id: str) -> None:
+    declared = effective_contract(xpeval_adapter_id).capabilities.strict_schemas
+    adapter, script = scripted(xpeval_adapter_id, Reply(result=TurnResult(text="ok")))
     prepared = adapter.prepare(request())
     asyncio.run(adapter.turn(request()))
     sent = json.dumps(script.request_json(0))
     strict_sent = prepared.tools.strict is True and '"strict": true' in sent
     assert strict_sent == declared, (
-        f"{adapter_id} declares strict_schemas={declared} but "
+        f"{xpeval_adapter_id} declares strict_schemas={declared} but "
         f"{'sends' if strict_sent else 'does not send'} strict tools"
     )

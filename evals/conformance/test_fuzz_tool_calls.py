@@ -45,7 +45,7 @@ def run(coro: Coroutine[Any, Any, TurnResult]) -> TurnResult:
 @FUZZ
 @given(calls=CALLS, text=st.none() | st.text(min_size=1, max_size=40), stream=st.booleans())
 def test_any_calls_the_provider_returns_decode_exactly(
-    adapter_id: str, calls: list[tuple[str, dict[str, Any]]], text: str | None, stream: bool
+    xpeval_adapter_id: str, calls: list[tuple[str, dict[str, Any]]], text: str | None, stream: bool
 ) -> None:
     canned = TurnResult(
         text=text,
@@ -53,7 +53,7 @@ def test_any_calls_the_provider_returns_decode_exactly(
             ToolCall(id=f"call_{i}", name=name, arguments=args) for i, (name, args) in enumerate(calls)
         ],
     )
-    adapter, _ = scripted(adapter_id, Reply(result=canned))
+    adapter, _ = scripted(xpeval_adapter_id, Reply(result=canned))
     result = run(adapter.turn(request(stream=stream)))
     assert result.error is None, result.error
     assert [(c.name, c.arguments) for c in result.tool_calls] == calls
@@ -66,11 +66,11 @@ def test_any_calls_the_provider_returns_decode_exactly(
 @given(
     raw=st.text(max_size=60) | st.binary(max_size=40).map(lambda b: b.decode("latin-1")), stream=st.booleans()
 )
-def test_any_argument_text_decodes_without_raising(adapter_id: str, raw: str, stream: bool) -> None:
+def test_any_argument_text_decodes_without_raising(xpeval_adapter_id: str, raw: str, stream: bool) -> None:
     canned = TurnResult(
         tool_calls=[ToolCall(id="call_0", name="get_weather", arguments={}, raw_arguments=raw)]
     )
-    adapter, _ = scripted(adapter_id, Reply(result=canned))
+    adapter, _ = scripted(xpeval_adapter_id, Reply(result=canned))
     result = run(adapter.turn(request(stream=stream)))
     assert isinstance(result, TurnResult)
     for call in result.tool_calls:

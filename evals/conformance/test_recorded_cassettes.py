@@ -13,10 +13,10 @@ from xpeval.evals.running.drift import check_cassettes
 
 
 def test_the_projects_cassettes_for_the_adapter_replay_exactly(
-    adapter_id: str, cassette_store: CassetteStore, xpeval_case_dir: str | None
+    xpeval_adapter_id: str, xpeval_cassette_store: CassetteStore, xpeval_case_dir: str | None
 ) -> None:
-    if not cassette_store.models(adapter_id):
-        pytest.skip(f"no cassettes for {adapter_id} under {cassette_store.root}")
+    if not xpeval_cassette_store.models(xpeval_adapter_id):
+        pytest.skip(f"no cassettes for {xpeval_adapter_id} under {xpeval_cassette_store.root}")
     from pathlib import Path
 
     from xpeval.evals.cases.loader import BUILTIN_DIR
@@ -25,7 +25,9 @@ def test_the_projects_cassettes_for_the_adapter_replay_exactly(
         item.case.id: item.case
         for item in load_cases(Path(xpeval_case_dir) if xpeval_case_dir else BUILTIN_DIR)
     }
-    report = asyncio.run(check_cassettes(cassette_store, cases, adapters=[adapter_id], now=datetime.now(UTC)))
+    report = asyncio.run(
+        check_cassettes(xpeval_cassette_store, cases, adapters=[xpeval_adapter_id], now=datetime.now(UTC))
+    )
     # Coverage is not conformance: a case without a cassette is for `xpeval cassettes check`.
     problems = [p for finding in report.findings if finding.kind != "missing" for p in finding.problems]
     assert not problems, "\n".join(problems[:10])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -114,9 +114,17 @@ class DriftReport:
 
 
 async def _replay_one(
-    store: CassetteStore, adapter_id: str, name: str, case: Case, meta: CassetteMeta, replayer: Replayer
+    store: CassetteStore,
+    adapter_id: str,
+    name: str,
+    case: Case,
+    meta: CassetteMeta,
+    replayer: Replayer,
+    record_flags: Sequence[str] = (),
 ) -> list[str]:
-    episode = bind_cassette(store, adapter_id, name, Mode.REPLAY, source=meta.source, model=meta.model)
+    episode = bind_cassette(
+        store, adapter_id, name, Mode.REPLAY, source=meta.source, model=meta.model, flags=record_flags
+    )
     try:
         broken = await asyncio.wait_for(replayer(episode, adapter_id, case, meta), EPISODE_TIMEOUT)
     except TimeoutError:
@@ -141,11 +149,13 @@ async def check_cassettes(
     max_age_days: float | None = None,
     now: datetime,
     on_cassette: Callable[[int, int, str], None] | None = None,
+    record_flags: Sequence[str] = (),
 ) -> DriftReport:
     """Replay every cassette of `adapters` against today's requests; list missing and stale ones.
 
     Folders of unregistered adapters are reported when every registered adapter is checked.
     `on_cassette(done, total, name)` is told of each cassette checked (a progress bar).
+    `record_flags` go into every printed re-record hint (the project's --case-dir, --cassettes).
     """
     replayer = replayer or replay_with_runner
     wanted = list(adapters)
@@ -161,7 +171,7 @@ async def check_cassettes(
         seen.add((adapter_id, model, case_id))
         report.checked += 1
         finding = await _check_one(
-            store, adapter_id, model, case_id, path, cases, replayer, max_age_days, now, report
+            store, adapter_id, model, case_id, path, cases, replayer, max_age_days, now, report, record_flags
         )
         if finding is not None:
             report.findings.append(finding)
@@ -182,7 +192,8 @@ async def check_cassettes(
                             (
                                 f"{path}: no cassette for adapter {adapter_id}, model {model} and case "
                                 f"{case_id}; "
-                                f"record it with: {record_command(adapter_id, case_id, model=model)}",
+                                f"record it with: "
+                                f"{record_command(adapter_id, case_id, model=model, flags=record_flags)}",
                             ),
                         )
                     )
@@ -200,8 +211,9 @@ async def _check_one(
     max_age_days: float | None,
     now: datetime,
     report: DriftReport,
+    record_flags: Sequence[str] = (),
 ) -> CassetteFinding | None:
-    command = record_command(adapter_id, case_id, model=model)
+    command = record_command(adapter_id, case_id, model=model, flags=record_flags)
     try:
         meta = store.meta(path)
     except CassetteError as exc:
@@ -238,7 +250,7 @@ async def _check_one(
             "orphan",
             (f"{path}: case {case_id!r} is not in the case set any more; delete the cassette",),
         )
-    problems = await _replay_one(store, adapter_id, case_id, case, meta, replayer)
+    problems = await _replay_one(store, adapter_id, case_id, case, meta, replayer, record_flags)
     if problems:
         return CassetteFinding(adapter_id, model, case_id, path, "drift", tuple(problems))
     return None

@@ -411,12 +411,9 @@ def _play(
 
 def record_flags(config: SuiteConfig) -> tuple[str, ...]:
     """The flags a printed `xpeval run --mode record ...` hint needs to run as printed."""
-    flags: list[str] = []
-    if config.case_dir is not None:
-        flags += ["--case-dir", str(config.case_dir)]
-    if config.cassettes.resolve() != (config.root / "cassettes").resolve():
-        flags += ["--cassettes", str(config.cassettes)]
-    return tuple(flags)
+    from xpeval.evals.cassettes.binding import hint_flags
+
+    return hint_flags(case_dir=config.case_dir, cassettes=config.cassettes, root=config.root)
 
 
 def _local_model_up(model: str | None) -> bool:

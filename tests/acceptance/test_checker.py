@@ -53,8 +53,8 @@ def test_a_plain_conforming_tool_has_no_violations_in_any_mode(mode: ProviderMod
     assert check(mode, build_definition(mode, "get_weather", "Weather", schema)) == []
 
 
-def test_every_registered_adapter_is_judged_by_some_mode(adapter_id: str) -> None:
-    contract = effective_contract(adapter_id)
+def test_every_registered_adapter_is_judged_by_some_mode(xpeval_adapter_id: str) -> None:
+    contract = effective_contract(xpeval_adapter_id)
     strict = prepare_tools(contract.schema_dialect, []).strict
     assert mode_for(contract.wire, contract.schema_dialect, strict) in PROVIDER_MODES
 
@@ -169,8 +169,8 @@ def test_moonshot_ref_standing_alone_into_root_defs_is_accepted() -> None:
     }
 
 
-def test_what_each_adapters_wire_sends_is_read_in_its_modes_shape(adapter_id: str) -> None:
-    contract = effective_contract(adapter_id)
+def test_what_each_adapters_wire_sends_is_read_in_its_modes_shape(xpeval_adapter_id: str) -> None:
+    contract = effective_contract(xpeval_adapter_id)
     tools = [ToolSpec(name="get_weather", description="Weather", parameters={**CONFORMING, **STRICT_EXTRA})]
     prepared = prepare_tools(contract.schema_dialect, tools)
     request = TurnRequest(model="m", messages=[UserMessage(content="hi")], tools=tools)

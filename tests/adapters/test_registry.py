@@ -25,11 +25,11 @@ from xpeval.adapters.registry import (
 )
 
 
-def test_every_wrapper_resolves_to_a_direct_wire(adapter_id: str) -> None:
-    contract = effective_contract(adapter_id)
+def test_every_wrapper_resolves_to_a_direct_wire(xpeval_adapter_id: str) -> None:
+    contract = effective_contract(xpeval_adapter_id)
     assert contract.wire in WIRE_NAMES
     assert isinstance(ADAPTER_REGISTRY[contract.chain[-1]], DirectEntry)
-    assert contract.chain[0] == adapter_id
+    assert contract.chain[0] == xpeval_adapter_id
 
 
 def test_the_shipped_registry_has_four_direct_and_six_wrapper_adapters() -> None:
@@ -38,10 +38,10 @@ def test_the_shipped_registry_has_four_direct_and_six_wrapper_adapters() -> None
     assert {effective_contract(i).wire for i in ADAPTER_REGISTRY} == set(WIRE_NAMES)
 
 
-def test_each_adapter_constructs_with_its_own_factory(adapter_id: str) -> None:
-    adapter = create_adapter(adapter_id, AdapterSettings(model="m"))
-    assert adapter.id == adapter_id
-    assert adapter.contract == effective_contract(adapter_id)
+def test_each_adapter_constructs_with_its_own_factory(xpeval_adapter_id: str) -> None:
+    adapter = create_adapter(xpeval_adapter_id, AdapterSettings(model="m"))
+    assert adapter.id == xpeval_adapter_id
+    assert adapter.contract == effective_contract(xpeval_adapter_id)
 
 
 @pytest.mark.parametrize(

@@ -22,12 +22,14 @@ NOW = ToolSpec(name="now", description="The time.", parameters={"type": "object"
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
-def test_every_adapters_request_goes_to_a_path_its_own_wire_serves(adapter_id: str, stream: bool) -> None:
-    adapter, script = scripted(adapter_id, Reply(result=TurnResult(text="ok")))
+def test_every_adapters_request_goes_to_a_path_its_own_wire_serves(
+    xpeval_adapter_id: str, stream: bool
+) -> None:
+    adapter, script = scripted(xpeval_adapter_id, Reply(result=TurnResult(text="ok")))
     asyncio.run(adapter.turn(request(stream=stream)))
     (sent,) = script.requests
     served = wire_for_path(str(sent.url))
-    assert served is not None and served.name == effective_contract(adapter_id).wire
+    assert served is not None and served.name == effective_contract(xpeval_adapter_id).wire
     assert served.is_stream(str(sent.url), json.loads(sent.content)) is stream
 
 

@@ -23,9 +23,9 @@ TEST_FILE = textwrap.dedent(f'''
     CASE = next(i.case for i in load_cases() if i.case.id == "{SIMPLE}")
 
 
-    def test_weather(cassette_episode, cassette_mode):
+    def test_weather(xpeval_cassette, xpeval_cassette_mode):
         upstream = ScriptedTransport(get_wire("openai-chat"), [Reply(result=TurnResult(text="42.2 km"))])
-        episode = cassette_episode("openai-chat", CASE.id, model="m", source="emulated",
+        episode = xpeval_cassette("openai-chat", CASE.id, model="m", source="emulated",
                                    upstream=upstream.transport())
 
         async def go():
@@ -47,7 +47,7 @@ def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
         "no:cacheprovider",
         "--rootdir",
         str(folder),
-        "--cassette-dir",
+        "--xpeval-cassette-dir",
         str(folder / "cassettes"),
         *args,
         str(folder / "test_it.py"),
@@ -64,7 +64,7 @@ def test_replay_is_the_default_and_a_record_run_makes_it_pass(tmp_path: Path) ->
         f"xpeval run --mode record --adapters openai-chat --cases {SIMPLE} --models openai-chat=m"
         in missing.stdout
     )
-    recorded = run(tmp_path, "--cassette-mode", "record")
+    recorded = run(tmp_path, "--xpeval-cassette-mode", "record")
     assert recorded.returncode == 0, recorded.stdout
     assert (tmp_path / "cassettes" / "openai-chat" / "m" / f"{SIMPLE}.yaml").exists()
     replayed = run(tmp_path)

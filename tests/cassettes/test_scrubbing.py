@@ -41,7 +41,7 @@ def emulator() -> Iterator[EmulatorServer]:
 
 
 def test_no_planted_secret_survives_recording(
-    adapter_id: str,
+    xpeval_adapter_id: str,
     emulator: EmulatorServer,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -76,7 +76,7 @@ def test_no_planted_secret_survives_recording(
     async def record() -> list[str]:
         episode = bind_cassette(
             store,
-            adapter_id,
+            xpeval_adapter_id,
             CASE.id,
             Mode.RECORD,
             source="emulated",
@@ -85,7 +85,7 @@ def test_no_planted_secret_survives_recording(
             upstream=emulator.transport(script),
         )
         adapter = create_adapter(
-            adapter_id,
+            xpeval_adapter_id,
             AdapterSettings(
                 model=MODEL, transport=episode.transport, headers={"cookie": f"session={cookie}"}
             ),
@@ -115,14 +115,14 @@ def test_no_planted_secret_survives_recording(
     async def replay_changed() -> list[str]:
         episode = bind_cassette(
             store,
-            adapter_id,
+            xpeval_adapter_id,
             CASE.id,
             Mode.REPLAY,
             source="emulated",
             model=MODEL,
             secrets=[prompt_secret, echoed_secret],
         )
-        adapter = create_adapter(adapter_id, AdapterSettings(model=MODEL, transport=episode.transport))
+        adapter = create_adapter(xpeval_adapter_id, AdapterSettings(model=MODEL, transport=episode.transport))
         await adapter.turn(request.model_copy(update={"temperature": 0.5}))
         await adapter.aclose()
         return episode.finish()
@@ -133,7 +133,7 @@ def test_no_planted_secret_survives_recording(
     reports.mkdir()
     (reports / "problems.txt").write_text("\n".join(problems))
 
-    path = store.path(adapter_id, CASE.id, MODEL)
+    path = store.path(xpeval_adapter_id, CASE.id, MODEL)
     cassette_text = path.read_text()
     decoded = "\n".join(
         f"{i.uri} {i.request_headers} {i.request_body!r} {i.response_headers} {i.response_body!r}"
@@ -147,5 +147,5 @@ def test_no_planted_secret_survives_recording(
         ("logs", caplog.text),
     ]:
         leaked = [value for value in everything if value in text]
-        assert leaked == [], f"{where} of {adapter_id} leaks {leaked}"
+        assert leaked == [], f"{where} of {xpeval_adapter_id} leaks {leaked}"
     assert "<scrubbed>" in cassette_text

@@ -29,7 +29,7 @@ def emulator() -> Iterator[EmulatorServer]:
 
 @pytest.mark.timeout(60)
 def test_a_recorded_sse_episode_replays_within_a_time_bound(
-    adapter_id: str, emulator: EmulatorServer, tmp_path: Path
+    xpeval_adapter_id: str, emulator: EmulatorServer, tmp_path: Path
 ) -> None:
     store = CassetteStore(tmp_path)
     long_text = "Converting now: 26.2 miles is about 42.16 kilometres. " * 4
@@ -38,13 +38,15 @@ def test_a_recorded_sse_episode_replays_within_a_time_bound(
 
     async def record_then_replay() -> None:
         recorded = await play(
-            store, adapter_id, CASE, Mode.RECORD, [request], upstream=emulator.transport(script)
+            store, xpeval_adapter_id, CASE, Mode.RECORD, [request], upstream=emulator.transport(script)
         )
         assert recorded.problems == [] and recorded.results[0].error is None
         assert recorded.results[0].text == long_text
-        text = store.path(adapter_id, SIMPLE, MODEL).read_text()
+        text = store.path(xpeval_adapter_id, SIMPLE, MODEL).read_text()
         assert text.count("data:") > 3, "the recording holds the SSE frames as sent"
-        replayed = await asyncio.wait_for(play(store, adapter_id, CASE, Mode.REPLAY, [request]), REPLAY_BOUND)
+        replayed = await asyncio.wait_for(
+            play(store, xpeval_adapter_id, CASE, Mode.REPLAY, [request]), REPLAY_BOUND
+        )
         assert replayed.problems == []
         assert replayed.results[0].text == long_text
         assert replayed.results[0].tool_calls == recorded.results[0].tool_calls

@@ -46,9 +46,9 @@ def turn(
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 def test_every_adapter_gets_its_wires_answer_at_its_own_url(
-    adapter_id: str, emulator: EmulatorServer, stream: bool
+    xpeval_adapter_id: str, emulator: EmulatorServer, stream: bool
 ) -> None:
-    result = turn(emulator, adapter_id, Reply(result=RESULT), stream=stream)
+    result = turn(emulator, xpeval_adapter_id, Reply(result=RESULT), stream=stream)
     assert result.error is None
     assert (result.text, result.tool_calls[0].name, result.tool_calls[0].arguments) == (
         "Sunny, 21 C.",

@@ -124,16 +124,18 @@ def run(
     return asyncio.run(go()), script, shop
 
 
-def test_a_model_that_never_stops_calling_tools_ends_at_max_steps_exceeded(adapter_id: str) -> None:
+def test_a_model_that_never_stops_calling_tools_ends_at_max_steps_exceeded(xpeval_adapter_id: str) -> None:
     forever = [calls(call("order_read", f"call_{i}", {"order_id": "A-1"})) for i in range(10)]
-    state, script, _ = run(forever, adapter_id=adapter_id, max_steps=3)
+    state, script, _ = run(forever, adapter_id=xpeval_adapter_id, max_steps=3)
     assert state.status is AgentStatus.MAX_STEPS_EXCEEDED
     assert state.step_count == 3 and len(script.requests) == 3
     results = [m for m in state.messages if isinstance(m, ToolResultMessage)]
     assert len(results) == 3, "the last step's call was left without a result"
 
 
-def test_tool_failures_go_back_to_the_model_as_error_results_and_the_run_goes_on(adapter_id: str) -> None:
+def test_tool_failures_go_back_to_the_model_as_error_results_and_the_run_goes_on(
+    xpeval_adapter_id: str,
+) -> None:
     replies = [
         calls(
             call("order_write", "c1", {"order_id": "A-1"}),
@@ -143,7 +145,7 @@ def test_tool_failures_go_back_to_the_model_as_error_results_and_the_run_goes_on
         ),
         text("I could not read the order."),
     ]
-    state, script, _ = run(replies, adapter_id=adapter_id)
+    state, script, _ = run(replies, adapter_id=xpeval_adapter_id)
     assert state.status is AgentStatus.COMPLETED and state.step_count == 2
     results = {m.tool_call_id: m for m in state.messages if isinstance(m, ToolResultMessage)}
     assert all(m.is_error for m in results.values()) and len(results) == 4

@@ -60,10 +60,12 @@ def test_a_pass_never_raises_never_mutates_and_is_idempotent(
 @_FAST
 @given(schema=tool_schemas())
 def test_what_an_adapter_sends_has_no_acceptance_violation_unless_refused(
-    adapter_id: str, schema: dict[str, Any]
+    xpeval_adapter_id: str, schema: dict[str, Any]
 ) -> None:
     tool = ToolSpec(name="generated_tool", description="generated", parameters=schema)
-    pair = measure_pair(adapter_id, CorpusSchema("generated", tool), examples=0, seconds=0.0, fidelity=False)
+    pair = measure_pair(
+        xpeval_adapter_id, CorpusSchema("generated", tool), examples=0, seconds=0.0, fidelity=False
+    )
     if pair.verdict == "refused":
         assert pair.refusal, "a refusal says why"
         return
@@ -80,9 +82,11 @@ FOUND_BY_THE_PROPERTY_TEST = {
 """An enum beside an anyOf once lost its `type: string` on Gemini `parameters` (refused by its rules)."""
 
 
-def test_an_enum_beside_an_any_of_keeps_its_type_on_gemini_parameters(adapter_id: str) -> None:
+def test_an_enum_beside_an_any_of_keeps_its_type_on_gemini_parameters(xpeval_adapter_id: str) -> None:
     tool = ToolSpec(name="found", description="found", parameters=FOUND_BY_THE_PROPERTY_TEST)
-    pair = measure_pair(adapter_id, CorpusSchema("found", tool), examples=0, seconds=0.0, fidelity=False)
+    pair = measure_pair(
+        xpeval_adapter_id, CorpusSchema("found", tool), examples=0, seconds=0.0, fidelity=False
+    )
     assert pair.verdict == "refused" or pair.violations == [], [v.model_dump() for v in pair.violations]
 
 

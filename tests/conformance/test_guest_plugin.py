@@ -1,0 +1,82 @@
+"""xpeval's pytest plugin in someone else's project: nothing happens unless the host asks, and
+what it asks for is scoped to the host's adapters (issue 20, "A good guest in the host's pytest")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conformance._host import checks_per_adapter, conformance_nodes, run_pytest, write_host
+
+
+def test_a_hosts_own_adapter_id_tests_run_unchanged_and_nothing_of_xpeval_is_collected(
+    tmp_path: Path,
+) -> None:
+    host = write_host(tmp_path)
+    ran = run_pytest(host, "tests")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "3 passed" in ran.stdout
+    collected = run_pytest(host, "--collect-only", "tests")
+    assert conformance_nodes(collected.stdout) == []
+
+
+def test_the_conformance_run_covers_only_the_projects_adapters(tmp_path: Path) -> None:
+    host = write_host(tmp_path, table='adapters = ["mimo"]')
+    collected = run_pytest(host, "--xpeval-conformance", "--collect-only")
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    counts = checks_per_adapter(collected.stdout, ["mimo"])
+    assert counts["mimo"] > 30 and counts["other"] == 0, counts
+    assert "test_host.py::test_parametrizes_adapter_id_itself[host-a]" in collected.stdout
+
+
+def test_xpeval_adapters_overrides_the_projects_list(tmp_path: Path) -> None:
+    host = write_host(tmp_path, table='adapters = ["mimo"]')
+    collected = run_pytest(
+        host, "--xpeval-conformance", "--xpeval-adapters", "moonshot,vertex-ai", "--collect-only"
+    )
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    counts = checks_per_adapter(collected.stdout, ["moonshot", "vertex-ai", "mimo"])
+    assert counts["moonshot"] == counts["vertex-ai"] > 30 and counts["mimo"] == 0 and counts["other"] == 0
+
+
+@pytest.mark.parametrize(
+    ("table", "flags", "named"),
+    [
+        ('adapters = ["mimo", "mimmo"]', (), "[tool.xpeval] adapters names unknown adapter(s) mimmo"),
+        (
+            None,
+            ("--xpeval-adapters", "openai-chat,opanai-chat"),
+            "--xpeval-adapters names unknown adapter(s) opanai-chat",
+        ),
+    ],
+    ids=["project", "flag"],
+)
+def test_an_unknown_adapter_in_scope_stops_the_run_naming_it(
+    tmp_path: Path, table: str | None, flags: tuple[str, ...], named: str
+) -> None:
+    host = write_host(tmp_path, table=table)
+    ran = run_pytest(host, "--xpeval-conformance", *flags)
+    assert ran.returncode == 4, ran.stdout + ran.stderr
+    assert named in ran.stderr and "Traceback" not in ran.stderr
+
+
+@pytest.mark.slow
+def test_an_adapter_declaring_only_auto_passes_conformance_and_a_factory_ignoring_its_url_fails_it(
+    tmp_path: Path,
+) -> None:
+    host = write_host(tmp_path, guest_adapters=True)
+    good = run_pytest(
+        host, "--xpeval-conformance", "--xpeval-adapters", "guest-auto-only", "-p", "no:randomly"
+    )
+    assert good.returncode == 0, good.stdout[-3000:] + good.stderr[-2000:]
+    assert "IndexError" not in good.stdout
+    bad = run_pytest(
+        host, "--xpeval-conformance", "--xpeval-adapters", "guest-fixed-url", "-k", "provider_data"
+    )
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "1 failed, 2 passed" in bad.stdout
+    assert (
+        "guest-fixed-url: $GUEST_FIXED_BASE_URL was set, the request went to https://api.guest-fixed.invalid"
+        in bad.stdout
+    )

@@ -1,0 +1,120 @@
+"""The wheel as another team installs it: one import name, and a good guest in their project
+(issue 19's first "Done when", issue 20's "A good guest in the host's pytest").
+
+Builds the wheel from this checkout, installs it with its dependencies from the configured
+package indexes into a fresh venv (no --system-site-packages: a missing dependency must show),
+next to a host project with its own `evals`, `adapters` and `tests` packages.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests._corpus import REPO_ROOT
+from tests.conformance._host import checks_per_adapter, run_pytest, write_host
+
+pytestmark = pytest.mark.slow
+
+
+def _run(*command: str | Path, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+    done = subprocess.run(
+        [str(part) for part in command], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, f"{command}: {done.stdout[-2000:]}{done.stderr[-3000:]}"
+    return done
+
+
+PACKAGED = ["pyproject.toml", "README.md", "xpeval", "adapters", "evals"]
+"""What the build reads; copied (links kept) so that no stale build/ of the checkout leaks in."""
+
+
+def _source_copy(into: Path) -> Path:
+    listed = _run("git", "ls-files", "-co", "--exclude-standard", "-z", "--", *PACKAGED, cwd=REPO_ROOT)
+    for name in filter(None, listed.stdout.split("\0")):
+        source, target = REPO_ROOT / name, into / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            target.symlink_to(os.readlink(source))
+        elif source.is_file():
+            shutil.copy2(source, target)
+    return into
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    source = _source_copy(tmp_path_factory.mktemp("source"))
+    out = tmp_path_factory.mktemp("wheel")
+    # Build isolation: pip takes the build backend pyproject.toml asks for from the package indexes.
+    _run(sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-w", out, cwd=source)
+    (built,) = out.glob("xpeval-*.whl")
+    return built
+
+
+def test_the_wheel_installs_xpeval_and_nothing_else_at_the_top_level(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {name.split("/", 1)[0] for name in names if not name.split("/", 1)[0].endswith(".dist-info")}
+    assert top == {"xpeval"}, sorted(top)
+    assert "xpeval/evals/conformance/pytest_plugin.py" in names
+    assert "xpeval/evals/cases/builtin" in {name.rsplit("/", 1)[0] for name in names}
+    assert not [name for name in names if "/tests/" in f"/{name}"]
+
+
+HOST_PACKAGES = {
+    "evals/__init__.py": 'NAME = "the host\'s evals"\n',
+    "adapters/__init__.py": 'NAME = "the host\'s adapters"\n',
+    "tests/test_own_packages.py": textwrap.dedent("""
+        import adapters
+        import evals
+
+
+        def test_the_hosts_own_packages_are_imported():
+            assert (evals.NAME, adapters.NAME) == ("the host's evals", "the host's adapters")
+    """),
+}
+
+
+def test_a_host_project_runs_its_tests_unchanged_and_its_conformance_covers_its_adapter(
+    wheel: Path, tmp_path: Path
+) -> None:
+    started = time.monotonic()
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    _run(python, "-m", "pip", "install", "-q", str(wheel), "pytest>=8", cwd=tmp_path)
+    installed = time.monotonic()
+
+    host = write_host(tmp_path / "host", table='adapters = ["mimo"]')
+    for name, text in HOST_PACKAGES.items():
+        (host / name).parent.mkdir(parents=True, exist_ok=True)
+        (host / name).write_text(text)
+    clean = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+
+    plain = run_pytest(host, python=str(python), env=clean)
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert "4 passed" in plain.stdout, plain.stdout
+
+    collected = run_pytest(host, "--xpeval-conformance", "--collect-only", python=str(python), env=clean)
+    counts = checks_per_adapter(collected.stdout, ["mimo"])
+    assert counts["other"] == 0 and counts["mimo"] > 30, counts
+
+    conformance = run_pytest(host, "--xpeval-conformance", python=str(python), env=clean)
+    assert conformance.returncode == 0, conformance.stdout[-3000:] + conformance.stderr[-2000:]
+    summary = conformance.stdout.strip().splitlines()[-1]
+    passed = int(summary.split(" passed")[0].split()[-1])
+    skipped = int(summary.split(" skipped")[0].split()[-1]) if " skipped" in summary else 0
+    assert passed + skipped == counts["mimo"] + 4, summary  # the host's 4 tests and mimo's checks
+    print(
+        f"venv + install {installed - started:.1f} s, host runs {time.monotonic() - installed:.1f} s; "
+        f"{counts['mimo']} checks for mimo: {summary}"
+    )
