@@ -124,3 +124,18 @@ def checks_per_adapter(output: str, adapters: list[str]) -> dict[str, int]:
         named = [adapter for adapter in adapters if adapter in params]
         counts[named[0] if len(named) == 1 else "other"] += 1
     return counts
+
+
+def install_plugins(site: Path, entries: dict[str, str]) -> Path:
+    """A package offering `entries` (adapter id -> Python expression for its registry entry)
+    through the `xpeval.adapters` entry-point group, importable from `site`."""
+    site.mkdir(parents=True, exist_ok=True)
+    lines = [f"{adapter_id.upper().replace('-', '_')} = {value}" for adapter_id, value in entries.items()]
+    header = "from xpeval.adapters import registry\n"  # values may name registry's entries
+    (site / "host_plugins.py").write_text(header + "\n".join(lines) + "\n")
+    info = site / "host_plugins-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: host-plugins\nVersion: 0.1\n")
+    points = [f"{a} = host_plugins:{a.upper().replace('-', '_')}" for a in entries]
+    (info / "entry_points.txt").write_text("[xpeval.adapters]\n" + "\n".join(points) + "\n")
+    return site

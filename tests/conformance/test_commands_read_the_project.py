@@ -79,3 +79,23 @@ def test_cassettes_check_checks_the_projects_cases_and_adapters_and_its_hints_ru
     assert rerecorded.returncode == 0, rerecorded.stdout + rerecorded.stderr
     again = cli("cassettes", "check", cwd=root)
     assert (again.returncode, again.stdout.splitlines()[-1]) == (0, "checked 2 cassette(s): no drift")
+
+
+TOOLS = (
+    '[{"type": "function", "function": {"name": "lookup", "description": "Look up an order.", '
+    '"parameters": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}}]'
+)
+
+
+def test_schemas_and_history_follow_the_projects_adapters_and_reports(tmp_path: Path, cli: Cli) -> None:
+    root = shop(tmp_path)
+    (root / "tools").mkdir()
+    (root / "tools" / "lookup.json").write_text(TOOLS)
+    measured = cli("schemas", "--tools", "tools", "--no-fidelity", "--workers", "1", "--json", cwd=root)
+    assert measured.returncode == 0, measured.stderr
+    assert {json.loads(line)["adapter"] for line in measured.stdout.splitlines()} == {"openai-chat"}
+    reported = cli("schemas", "--tools", "tools", "--no-fidelity", "--workers", "1", cwd=root)
+    assert reported.returncode == 0, reported.stderr
+    assert (root / "out" / "schema_acceptance.csv").is_file() and not (root / "reports").exists()
+    history = cli("history", cwd=root)
+    assert f"no runs in {root / 'out' / 'history'}" in history.stderr + history.stdout

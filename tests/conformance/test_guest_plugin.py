@@ -3,11 +3,18 @@ what it asks for is scoped to the host's adapters (issue 20, "A good guest in th
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from tests.conformance._host import checks_per_adapter, conformance_nodes, run_pytest, write_host
+from tests.conformance._host import (
+    checks_per_adapter,
+    conformance_nodes,
+    install_plugins,
+    run_pytest,
+    write_host,
+)
 
 
 def test_a_hosts_own_adapter_id_tests_run_unchanged_and_nothing_of_xpeval_is_collected(
@@ -80,3 +87,18 @@ def test_an_adapter_declaring_only_auto_passes_conformance_and_a_factory_ignorin
         "guest-fixed-url: $GUEST_FIXED_BASE_URL was set, the request went to https://api.guest-fixed.invalid"
         in bad.stdout
     )
+
+
+def test_a_refused_or_duplicate_plugin_fails_the_conformance_run_naming_it(tmp_path: Path) -> None:
+    host = write_host(tmp_path / "host", table='adapters = ["mimo"]')
+    site = install_plugins(
+        tmp_path / "site", {"not-an-entry": '"a string"', "openai-chat": 'registry.ADAPTER_REGISTRY["mimo"]'}
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
+    plain = run_pytest(host, "tests", env=env)
+    assert plain.returncode == 0, plain.stdout + plain.stderr  # nothing asked of xpeval: no verdict
+    ran = run_pytest(host, "--xpeval-conformance", env=env)
+    assert ran.returncode == 4, ran.stdout + ran.stderr
+    (line,) = [line for line in ran.stderr.splitlines() if "refused adapter plugin" in line]
+    assert "not-an-entry: host_plugins:NOT_AN_ENTRY is not a DirectEntry or WrapperEntry" in line
+    assert "openai-chat: the id is already registered" in line
