@@ -150,3 +150,25 @@ def test_two_identical_runs_started_in_the_same_second_are_two_runs_in_the_store
     assert all(run.startswith("2026-12-02T03:00:00+00:00-") for run in ids), "ids still start with the time"
     assert sorted(runs(load_history(store))["run"]) == sorted(ids), "the second append kept the first run"
     assert len(list(store.rglob("*.parquet"))) == 2
+
+
+def test_the_report_refuses_a_store_with_a_file_of_another_schema_naming_it(cli: Cli, tmp_path: Path) -> None:
+    from tests.report.conftest import write_run
+
+    store, run_file = _store(tmp_path)
+    foreign = run_file.parent / "other.parquet"
+    pd.DataFrame({"x": [1, 2, 3]}).to_parquet(foreign)
+    out = tmp_path / "report.html"
+
+    done = cli(
+        "report",
+        "--results",
+        str(write_run(tmp_path / "r.jsonl")),
+        "--history",
+        str(store),
+        "--out",
+        str(out),
+    )
+
+    _one_line_refusal(done, str(foreign))
+    assert not out.exists()
