@@ -92,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"{schema_csv}: cannot read it as csv: {exc}") from exc
         if not {"adapter", "verdict"} <= set(pairs.columns):
             raise UserError(f"{schema_csv}: not a schema-acceptance csv (no adapter and verdict columns)")
+        if "lost" in pairs.columns and not pd.api.types.is_numeric_dtype(pairs["lost"]):
+            raise UserError(f"{schema_csv}: its column lost holds something other than counts")
     history = read_trend(args.history) if args.history is not None else None
     cases = [loaded.case for loaded in load_cases(args.case_dir)] if args.case_dir is not None else None
     out: Path = args.out or project.reports / "report.html"

@@ -227,7 +227,9 @@ def episode_html(row: Mapping[str, Any], detail: EpisodeDetail | None, *, case_k
             kind = _t(f"{row.get('error_kind')} {row.get('error_type') or ''}".strip())
             body.append(f"<p><b>error</b> {kind}: {_t(str(detail.error_message))}</p>")
         if detail.truncated:
-            cut = ", ".join(f"{_t(str(t.get('field')))} ({t.get('bytes')} bytes)" for t in detail.truncated)
+            cut = ", ".join(
+                f"{_t(str(t.get('field')))} ({_t(str(t.get('bytes')))} bytes)" for t in detail.truncated
+            )
             body.append(f"<p><b>cut to fit the results file</b> {cut}</p>")
     body.append(f"<p><b>verdict</b> {_t(label)}" + (f": {_t(reason)}" if reason else "") + "</p>")
     body.append(f'<p class="meta">{_t(_meta(row))}</p>')

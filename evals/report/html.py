@@ -158,6 +158,20 @@ def _run_summary(run: LoadedRun) -> str:
     return f'<dl class="run">{lines}</dl>{banner}'
 
 
+def _check_sources(run: LoadedRun) -> None:
+    """UserError unless every episode's source is one the page knows how to label: a row of
+    another source (a hand-edited file, another tool's) would fall out of the scorecard while
+    still counted in the episodes, and every number stands next to its source."""
+    sources = run.frame["source"].astype(str)
+    unknown = sources[~sources.isin(SOURCE_ORDER)]
+    if not unknown.empty:
+        shown = ", ".join(repr(s) for s in sorted(set(unknown))[:3])
+        raise UserError(
+            f"{run.path}: {len(unknown)} episodes of a source xpeval does not know ({shown}; known: "
+            f"{', '.join(SOURCE_ORDER)}): not a results file this report can show"
+        )
+
+
 def report_html(
     run: LoadedRun,
     *,
@@ -173,6 +187,7 @@ def report_html(
     (default: the one the run's header names, `run_cases`); `vendors`: the rows against a reference
     (`xpeval.evals.report.vendors.vendor_frame`)."""
     frame = run.frame
+    _check_sources(run)
     card, categories = scorecard(frame), by_category(frame)
     case_set = str(run.header.config.get("case_set") or BUILTIN_CASE_SET)
     if cases is None:

@@ -36,6 +36,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 from matplotlib.ticker import PercentFormatter
 
 from xpeval.evals.cases.model import CATEGORIES
@@ -134,7 +135,9 @@ def figure_svg(figure: Figure, *, kind: str, source: str, title: str, salt: str)
     matplotlib numbers its ids from 1 in each), and ids nothing refers to are dropped.
     """
     buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
+    for text_artist in figure.findobj(Text):
+        text_artist.set_usetex(False)  # a matplotlibrc's `text.usetex` would hand labels to TeX
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt, "text.usetex": False}):
         figure.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
     text = buffer.getvalue()
     text = text[text.index("<svg") :]
@@ -157,6 +160,14 @@ def figure_svg(figure: Figure, *, kind: str, source: str, title: str, salt: str)
     )
     root = opening.group(0).replace("<svg", attributes, 1)
     return text[: opening.start()] + root + f"<title>{escape(title)}</title>" + text[opening.end() :]
+
+
+def literal(text: object) -> str:
+    """`text` as matplotlib is to draw it: every `$` escaped, so no label, title or legend entry
+    ever goes through the math parser (a model named `gpt-$\\nosuchcmd{$` would otherwise stop
+    the whole report). Only for strings handed to matplotlib: the page's HTML shows values as
+    they are, escaped for HTML (`figure_svg` also keeps TeX off)."""
+    return str(text).replace("$", r"\$")
 
 
 def _sources(table: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
@@ -235,7 +246,8 @@ def accuracy_charts(card: pd.DataFrame, metric: str = "accuracy") -> list[Chart]
             )
             ax.text(1.03, i, text, va="center", fontsize=8.5)
         labels = [
-            row_label(r.adapter, r.model, source, getattr(r, "recorded", "")) for r in rows.itertuples()
+            literal(row_label(r.adapter, r.model, source, getattr(r, "recorded", "")))
+            for r in rows.itertuples()
         ]
         ax.set_yticks(y, labels, fontsize=9)
         ax.set_ylim(len(rows) - 0.5, -0.5)
@@ -243,9 +255,9 @@ def accuracy_charts(card: pd.DataFrame, metric: str = "accuracy") -> list[Chart]
         ax.set_xticks(np.linspace(0, 1, 6))
         ax.xaxis.set_major_formatter(PercentFormatter(1.0))
         ax.spines[["top", "right"]].set_visible(False)
-        ax.set_xlabel(f"{what} (bars: rate; whiskers: Wilson 95 % interval)", fontsize=9)
+        ax.set_xlabel(literal(f"{what} (bars: rate; whiskers: Wilson 95 % interval)"), fontsize=9)
         title = chart_title(f"{what.capitalize()} per adapter and model", source)
-        ax.set_title(title, fontsize=11, loc="left")
+        ax.set_title(literal(title), fontsize=11, loc="left")
         if source == "emulated":
             _mark_pipeline_only(ax)
         charts.append(Chart("accuracy", source, title, source_caption(source), figure, key=metric))
@@ -294,19 +306,21 @@ def category_charts(categories: pd.DataFrame) -> list[Chart]:
             )
         ax.set_xticks(
             np.arange(len(columns)) + 0.5,
-            [c.replace("_", " ") for c in columns],
+            [literal(c.replace("_", " ")) for c in columns],
             fontsize=9,
             rotation=20,
             ha="right",
         )
-        ax.set_yticks(np.arange(len(keys)) + 0.5, [row_label(a, m, source) for a, m in keys], fontsize=9)
+        ax.set_yticks(
+            np.arange(len(keys)) + 0.5, [literal(row_label(a, m, source)) for a, m in keys], fontsize=9
+        )
         ax.set_ylim(len(keys), 0)
         ax.tick_params(length=0)
         ax.spines[:].set_visible(False)
         colourbar = figure.colorbar(mesh, ax=ax, fraction=0.035, pad=0.02, format=PercentFormatter(1.0))
         colourbar.set_label("accuracy", fontsize=9)
         title = chart_title("Accuracy per category", source)
-        ax.set_title(title, fontsize=11, loc="left")
+        ax.set_title(literal(title), fontsize=11, loc="left")
         if source == "emulated":
             _mark_pipeline_only(ax)
         charts.append(Chart("categories", source, title, source_caption(source), figure))
@@ -348,7 +362,7 @@ def schema_chart(pairs: pd.DataFrame | None) -> Chart | None:
                     color="white" if verdict != "rewritten" else "black",
                 )
         left += widths
-    ax.set_yticks(y, [str(a) for a in counts.index], fontsize=9)
+    ax.set_yticks(y, [literal(a) for a in counts.index], fontsize=9)
     ax.set_ylim(len(counts) - 0.5, -0.5)
     ax.set_xlabel(f"schemas ({schemas} in the corpus)", fontsize=9)
     ax.spines[["top", "right"]].set_visible(False)
@@ -430,7 +444,7 @@ def latency_charts(frame: pd.DataFrame) -> list[Chart]:
                 fontsize=8.5,
             )
         ax.set_yticks(
-            range(1, len(groups) + 1), [row_label(a, m, source) for (a, m), _ in groups], fontsize=9
+            range(1, len(groups) + 1), [literal(row_label(a, m, source)) for (a, m), _ in groups], fontsize=9
         )
         ax.set_ylim(len(groups) + 0.5, 0.5)
         ax.set_xlabel("seconds per episode" + (" (log scale)" if logarithmic else ""), fontsize=9)
@@ -440,7 +454,7 @@ def latency_charts(frame: pd.DataFrame) -> list[Chart]:
             what = "Latency of the emulator round trip"
             _mark_pipeline_only(ax)
         title = chart_title(what, source)
-        ax.set_title(title, fontsize=11, loc="left")
+        ax.set_title(literal(title), fontsize=11, loc="left")
         charts.append(Chart("latency", source, title, source_caption(source), figure))
     return charts
 
@@ -486,7 +500,7 @@ def history_charts(history: pd.DataFrame | None, metric: str = "accuracy") -> li
                 capsize=2,
                 linewidth=1.4,
                 elinewidth=0.8,
-                label=row_label(adapter, model, source),
+                label=literal(row_label(adapter, model, source)),
                 linestyle="--" if source == "emulated" else "-",
             )
         ax.set_ylim(-0.02, 1.02)
@@ -494,7 +508,7 @@ def history_charts(history: pd.DataFrame | None, metric: str = "accuracy") -> li
         locator = AutoDateLocator()
         ax.xaxis.set_major_locator(locator)
         ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
-        ax.set_ylabel(f"{what} (whiskers: Wilson 95 %)", fontsize=9)
+        ax.set_ylabel(literal(f"{what} (whiskers: Wilson 95 %)"), fontsize=9)
         ax.spines[["top", "right"]].set_visible(False)
         ax.grid(axis="y", alpha=0.3)
         ax.legend(
@@ -502,12 +516,12 @@ def history_charts(history: pd.DataFrame | None, metric: str = "accuracy") -> li
             bbox_to_anchor=(1.01, 1.0),
             frameon=False,
             fontsize=8,
-            title=f"source: {source}",
+            title=literal(f"source: {source}"),
             title_fontsize=9,
             alignment="left",
         )
         title = chart_title(f"{what.capitalize()} over time", source)
-        ax.set_title(title, fontsize=11, loc="left")
+        ax.set_title(literal(title), fontsize=11, loc="left")
         if source == "emulated":
             _mark_pipeline_only(ax)
         charts.append(Chart("history", source, title, source_caption(source), figure, key=metric))

@@ -24,6 +24,9 @@ def read_trend(path: Path) -> pd.DataFrame:
     path = Path(path)
     if not path.exists():
         raise UserError(f"{path}: no history here (a Parquet file or folder of the trend frame)")
+    if path.is_dir() and any(child.name.startswith("date=") for child in path.iterdir()):
+        # the store itself: read by its own reader, which checks every file it holds
+        return check_trend(trend(load_history(path), metric="all"))
     try:
         frame = pd.read_parquet(path)
     except (OSError, ValueError) as exc:

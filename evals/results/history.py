@@ -17,6 +17,11 @@ is also why the sibling table's folder starts with `_`). A single-file database 
 would lock that file against a second writer, and DuckDB would be a second columnar engine next
 to pyarrow, which already reads the results files (`xpeval.evals.results.load`). A CI cache or artifact of the
 store is a plain folder; `docs/nightly.md` says more.
+
+A store is also handed around (a CI cache, an artifact of another job), so readers check it: a
+run is its id, read once whatever folder it sits in and dated by its own `run_date`; a file of
+another schema, two different files of one run, and a `date=` folder that names no date are each
+a one-line UserError naming what is wrong.
 """
 
 from __future__ import annotations

@@ -80,6 +80,11 @@ def test_report_defaults_to_the_projects_reports_folder(
         ("--history", lambda p: _trend_without_rate(p / "h.parquet"), "has no column rate"),
         ("--schema-csv", lambda p: _write(p / "s.csv", b"a,b\n1,2\n"), "not a schema-acceptance csv"),
         ("--schema-csv", lambda p: p / "absent.csv", "no schema-acceptance csv"),
+        (
+            "--schema-csv",
+            lambda p: _write(p / "s.csv", b"adapter,verdict,lost\na,as-is,lots\n"),
+            "column lost",
+        ),
     ],
 )
 def test_unreadable_input_exits_2_naming_the_file(
