@@ -12,44 +12,11 @@ from pathlib import Path
 import yaml
 
 from tests._corpus import REPO_ROOT
-
-CASES = """
-x-tools:
-  lookup: &lookup
-    name: lookup_order
-    description: Look up an order by its number.
-    parameters:
-      type: object
-      properties:
-        order: {type: string, pattern: "^A[0-9]{4}$"}
-      required: [order]
-cases:
-  - id: orders_simple_01
-    category: simple
-    tools: [*lookup]
-    messages:
-      - {role: user, content: "Where is my order A1234?"}
-    expected:
-      calls:
-        - name: lookup_order
-          arguments: {order: ["A1234"]}
-  - id: orders_irrelevance_01
-    category: irrelevance
-    tools: [*lookup]
-    messages:
-      - {role: user, content: "Tell me a joke."}
-    expected: {no_call: true}
-"""
+from tests._shop import shop_project
 
 
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    (root / "evals" / "cases").mkdir(parents=True)
-    (root / "evals" / "cases" / "orders.yaml").write_text(CASES)
-    (root / "pyproject.toml").write_text(
-        '[tool.xpeval]\ncases = "evals/cases"\nadapters = ["openai-chat", "anthropic-messages"]\n'
-    )
-    return root
+    return shop_project(tmp_path, 'cases = "evals/cases"\nadapters = ["openai-chat", "anthropic-messages"]\n')
 
 
 def xpeval(root: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

@@ -8,46 +8,15 @@ import shlex
 from pathlib import Path
 
 from tests._cli import Cli
-
-CASES = """
-x-tools:
-  lookup: &lookup
-    name: lookup_order
-    description: Look up an order by its number.
-    parameters:
-      type: object
-      properties:
-        order: {type: string}
-      required: [order]
-cases:
-  - id: orders_simple_01
-    category: simple
-    tools: [*lookup]
-    messages:
-      - {role: user, content: "Where is my order A1234?"}
-    expected:
-      calls:
-        - name: lookup_order
-          arguments: {order: ["A1234"]}
-  - id: orders_irrelevance_01
-    category: irrelevance
-    tools: [*lookup]
-    messages:
-      - {role: user, content: "Tell me a joke."}
-    expected: {no_call: true}
-"""
+from tests._shop import shop_project
 
 
 def shop(tmp_path: Path) -> Path:
     """A project with its own cases, cassettes in `recordings/` and one adapter."""
-    root = tmp_path / "shop"
-    (root / "evals" / "cases").mkdir(parents=True)
-    (root / "evals" / "cases" / "orders.yaml").write_text(CASES)
-    (root / "pyproject.toml").write_text(
-        '[tool.xpeval]\ncases = "evals/cases"\ncassettes = "recordings"\nreports = "out"\n'
-        'adapters = ["openai-chat"]\n'
+    return shop_project(
+        tmp_path,
+        'cases = "evals/cases"\ncassettes = "recordings"\nreports = "out"\nadapters = ["openai-chat"]\n',
     )
-    return root
 
 
 def test_cases_list_lists_the_projects_cases(tmp_path: Path, cli: Cli) -> None:
