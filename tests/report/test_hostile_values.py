@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from tests._cli import Cli
+from tests.gate._rows import row
 from xpeval.evals.report.html import SCRIPT
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import CallRecord, ResultRow, RunHeader, Truncation
@@ -25,32 +26,25 @@ MATH = "gpt-$\\nosuchcmd{$"
 
 
 def _row(case_id: str, *, adapter: str, model: str, category: str, correct: bool) -> ResultRow:
-    return ResultRow(
-        run="run-1",
-        case_id=case_id,
-        category=category,
-        adapter=adapter,
-        wire="openai-chat",
-        model=model,
-        attempt=1,
-        final=True,
-        source="live",
-        recorded_at=None,
-        correct=correct,
-        tool_selection_correct=correct,
-        arguments_correct=correct,
-        irrelevance=False,
-        malformed=False,
-        reason=None if correct else f"wrong arguments {MARKUP}",
-        calls=[CallRecord(turn=0, id="c1", name=MARKUP, arguments={MARKUP: MARKUP}, parse_error=MARKUP)],
-        error_kind=None if correct else MARKUP,
-        error_type=MARKUP,
-        error_message=MARKUP,
-        latency_s=0.25,
-        started_at="2026-12-01T03:00:01+00:00",
-        text=MARKUP,
-        refusal=MARKUP,
-        truncated=[Truncation(field=MARKUP, bytes=5000, sha256="0" * 64)],
+    """A gate test's row with every free-text value an attack."""
+    plain = row(case_id, correct, adapter=adapter, model=model, category=category, source="live")
+    return plain.model_copy(
+        update={
+            "run": "run-1",
+            "irrelevance": False,
+            "reason": None if correct else f"wrong arguments {MARKUP}",
+            "calls": [
+                CallRecord(turn=0, id="c1", name=MARKUP, arguments={MARKUP: MARKUP}, parse_error=MARKUP)
+            ],
+            "error_kind": None if correct else MARKUP,
+            "error_type": MARKUP,
+            "error_message": MARKUP,
+            "latency_s": 0.25,
+            "started_at": "2026-12-01T03:00:01+00:00",
+            "text": MARKUP,
+            "refusal": MARKUP,
+            "truncated": [Truncation(field=MARKUP, bytes=5000, sha256="0" * 64)],
+        }
     )
 
 
