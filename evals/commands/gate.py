@@ -20,7 +20,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--baseline",
         type=Path,
-        help="baseline JSON (default: reports/baseline.json, or the run's case folder's baseline.json)",
+        help="baseline JSON (default: reports/baseline.json, or the run's case folder's baseline.json); "
+        "missing, unreadable or of another case set is an input error (exit 2)",
+    )
+    parser.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="gate on conformance only, compared with no baseline (said in the verdict line)",
     )
     parser.add_argument(
         "--results",
@@ -41,7 +47,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--update-baseline",
         action="store_true",
-        help="write the baseline from these results (refused for a partial or failing run)",
+        help="write the baseline from these results (refused for a partial run, and for a run this "
+        "gate fails unless --accept-regressions)",
+    )
+    parser.add_argument(
+        "--accept-regressions",
+        action="store_true",
+        help="with --update-baseline: write it from a run the gate fails, printing every flipped case "
+        "it accepts",
     )
     parser.add_argument(
         "--max-error-rate",
@@ -63,15 +76,21 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from xpeval.evals.commands.compare import check_fractions
+    from xpeval.evals.commands.run import no_baseline
     from xpeval.evals.errors import UserError
     from xpeval.evals.project import project_settings
     from xpeval.evals.results.load import load_run
-    from xpeval.evals.running.suite import default_baseline, scope_of
-    from xpeval.evals.verdict.baseline import Thresholds, read_baseline, refusals, update
+    from xpeval.evals.running.suite import CONFORMANCE_ONLY, default_baseline, scope_of
+    from xpeval.evals.verdict.baseline import read_baseline
     from xpeval.evals.verdict.gate import baseline_for_run, diff_text, evaluate, junit_xml, step_summary
 
-    if args.reference and args.update_baseline:
-        raise UserError("--reference judges against a reference row: it writes no baseline")
+    if args.reference and (args.update_baseline or args.no_baseline or args.baseline):
+        raise UserError("--reference judges against a reference row, not a baseline: drop the baseline flags")
+    if args.accept_regressions and not args.update_baseline:
+        raise UserError("--accept-regressions only goes with --update-baseline")
+    if args.update_baseline and args.no_baseline:
+        raise UserError("--update-baseline writes a baseline: it cannot go with --no-baseline")
+    unbased = no_baseline(args)
     check_fractions(args, ("tolerance", "alpha", "max_error_rate", "max_malformed_rate"))
     project = project_settings()
     run = load_run(args.results or project.results)
@@ -82,24 +101,15 @@ def run(args: argparse.Namespace) -> int:
     baseline_path: Path = args.baseline or configured or default_baseline(case_set, project.root)
     frame = run.frame
     if args.update_baseline:
-        problems = refusals(frame, Thresholds(args.max_error_rate, args.max_malformed_rate))
-        if problems:
-            raise UserError("not writing a baseline from this run: " + "; ".join(problems))
-        old = read_baseline(baseline_path) if baseline_path.exists() else None
-        new, diff = update(old, frame, case_set=case_set, run=run.header.run, all_cases=scope.all_cases)
-        new.write(baseline_path)
-        for line in diff or ["(no change)"]:
-            print(line)
-        print(f"xpeval: wrote baseline {baseline_path} ({len(new.rows)} rows)", file=sys.stderr)
-        return 0
+        return _update_baseline(args, run, scope, baseline_path)
     if args.reference:
         report = _against_reference(args, frame, scope, project.root)
+    elif unbased:
+        report = evaluate(frame, None, scope)
+        report.basis = f"{CONFORMANCE_ONLY}, --no-baseline"
     else:
-        baseline = read_baseline(baseline_path) if baseline_path.exists() else None
-        compared, note = baseline_for_run(baseline, scope)
+        compared = baseline_for_run(read_baseline(baseline_path), scope, baseline_path)
         report = evaluate(frame, compared, scope, tolerance=args.tolerance, alpha=args.alpha)
-        if note:
-            report.notes.insert(0, note)
     print(diff_text(report))
     if args.junit is not None:
         args.junit.parent.mkdir(parents=True, exist_ok=True)
@@ -109,6 +119,39 @@ def run(args: argparse.Namespace) -> int:
         with open(summary, "a", encoding="utf-8") as handle:
             handle.write(step_summary(report))
     return 0 if report.passed else 1
+
+
+def _update_baseline(args: argparse.Namespace, run: Any, scope: Any, path: Path) -> int:
+    """Write the baseline from a good run: refused for a run with conformance failures or too
+    many errors, and for one the gate fails against the baseline it replaces, unless the user
+    accepts its regressions by name (`--accept-regressions` prints every flipped case)."""
+    from xpeval.evals.errors import UserError
+    from xpeval.evals.verdict.baseline import Thresholds, read_baseline, refusals, update
+    from xpeval.evals.verdict.gate import accepted_regressions, evaluate, rows_of_run
+
+    frame = run.frame
+    problems = refusals(frame, Thresholds(args.max_error_rate, args.max_malformed_rate))
+    if problems:
+        raise UserError("not writing a baseline from this run: " + "; ".join(problems))
+    old = read_baseline(path) if path.exists() or path.is_symlink() else None
+    if old is not None and old.case_set == scope.case_set:
+        report = evaluate(frame, rows_of_run(old, scope), scope, tolerance=args.tolerance, alpha=args.alpha)
+        if not report.passed:
+            flipped = accepted_regressions(report)
+            if not args.accept_regressions:
+                raise UserError(
+                    f"not writing a baseline from a run the gate fails against {path}: "
+                    f"{len(report.failures)} problem(s), {len(flipped)} to accept (see `xpeval gate`); "
+                    "pass --accept-regressions to accept them by name"
+                )
+            for line in flipped:
+                print(f"accepting {line}")
+    new, diff = update(old, frame, case_set=scope.case_set, run=run.header.run, all_cases=scope.all_cases)
+    new.write(path)
+    for line in diff or ["(no change)"]:
+        print(line)
+    print(f"xpeval: wrote baseline {path} ({len(new.rows)} rows)", file=sys.stderr)
+    return 0
 
 
 def _against_reference(args: argparse.Namespace, frame: Any, scope: Any, root: Path) -> Any:

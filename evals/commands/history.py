@@ -75,6 +75,7 @@ def _table(table: Any) -> str:
 
 
 def _append(args: argparse.Namespace, store: Path) -> int:
+    from xpeval.evals.errors import UserError
     from xpeval.evals.project import project_settings
     from xpeval.evals.results.history import append
     from xpeval.evals.results.load import load_run
@@ -89,9 +90,13 @@ def _append(args: argparse.Namespace, store: Path) -> int:
     # The baseline `xpeval gate` judges this run against: [tool.xpeval] baseline for the project's cases.
     configured = project.baseline if project.cases and scope.case_set != "builtin" else None
     baseline_path = args.baseline or configured or default_baseline(scope.case_set, project.root)
-    baseline = read_baseline(baseline_path) if baseline_path.exists() else None
-    compared, _ = baseline_for_run(baseline, scope)
-    passed = evaluate(loaded.frame, compared, scope).passed
+    try:
+        compared = baseline_for_run(read_baseline(baseline_path), scope, baseline_path)
+    except UserError as exc:  # the gate cannot pass this run: kept, as not passed
+        print(f"xpeval: appending it as not passed: {exc}", file=sys.stderr)
+        passed = False
+    else:
+        passed = evaluate(loaded.frame, compared, scope).passed
     path = append(store, loaded, kind=args.kind, passed=passed)
     verdict = "passed" if passed else "failed"
     print(f"xpeval: appended run {loaded.header.run} ({args.kind}, {verdict}) to {path}", file=sys.stderr)

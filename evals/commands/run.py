@@ -87,6 +87,11 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="gate against this baseline (default: reports/baseline.json, or the --case-dir's baseline.json)",
     )
+    parser.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="gate on conformance only, compared with no baseline (said in the verdict line)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
         "--schema-report",
@@ -127,7 +132,17 @@ def config_from(args: argparse.Namespace) -> Any:
         results=args.results or project.results,
         reports=args.reports or project.reports,
         baseline=args.baseline or (project.baseline if case_dir == project.cases else None),
+        no_baseline=no_baseline(args),
     )
+
+
+def no_baseline(args: argparse.Namespace) -> bool:
+    """`--no-baseline`, refused next to `--baseline` (which one the user meant is not ours to pick)."""
+    from xpeval.evals.errors import UserError
+
+    if args.no_baseline and args.baseline is not None:
+        raise UserError("--no-baseline and --baseline contradict each other: pass one")
+    return bool(args.no_baseline)
 
 
 def run(args: argparse.Namespace) -> int:

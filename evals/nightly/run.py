@@ -43,7 +43,7 @@ from xpeval.evals.nightly.servers import InstalledServers, LocalServers
 from xpeval.evals.results.load import FRAME_COLUMNS, LoadedRun
 from xpeval.evals.running.suite import Log, run_suite, scope_of
 from xpeval.evals.verdict.baseline import update
-from xpeval.evals.verdict.gate import RunScope, baseline_for_run, evaluate
+from xpeval.evals.verdict.gate import RunScope, evaluate, rows_of_run
 from xpeval.evals.verdict.paired_test import ALPHA
 
 
@@ -64,7 +64,7 @@ def _last_good_comparison(
         )
     rows = load_history(config.history, run=last)
     before, _ = update(None, rows[FRAME_COLUMNS], case_set=case_set, run=last, all_cases=True)
-    compared, _ = baseline_for_run(before, scope)
+    compared = rows_of_run(before, scope)
     # The gate's own test at the gate's own level (`xpeval.evals.verdict.paired_test.ALPHA`), as run_suite
     # judges the baseline.
     report = evaluate(frame, compared, scope, tolerance=config.run.tolerance, alpha=ALPHA)

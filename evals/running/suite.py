@@ -84,6 +84,8 @@ class SuiteConfig:
     reports: Path = DEFAULT_REPORTS
     baseline: Path | None = None
     """None: the case set's default (reports/baseline.json, or the case folder's baseline.json)."""
+    no_baseline: bool = False
+    """Gate on conformance only, said in the verdict (`--no-baseline`)."""
     tolerance: float = 0.0
     root: Path = Path(".")
     """The project root: a case folder is named relative to it (the case set's label)."""
@@ -304,10 +306,12 @@ def run_suite(
         allow_emulator=config.allow_emulator,
         per_adapter=dict(config.targets),
     )
-    baseline = _read_baseline(config.baseline_path())
+    baseline, unbased = _baseline_of(config)
     suite = plan_suite(
         config, picker, store, baseline if baseline and baseline.case_set == config.case_set else None
     )
+    if baseline is None and config.mode is Mode.REPLAY and not config.no_baseline:
+        raise UserError(unbased)  # after the plan: a case folder without cases says that first
     for line in suite.lines:
         log(line)
     results = ResultsFile.open_for(config.results, _header(config, suite))
@@ -329,10 +333,11 @@ def run_suite(
     paths = write_scorecard(frame, config.reports)
     log(f"{len(frame)} episodes; scorecard: {paths['md']}")
     scope = scope_of(results.header)
-    compared, note = baseline_for_run(baseline, scope)
+    compared, unbased = _compared(config, baseline, scope, unbased)
     report = evaluate(frame, compared, scope, tolerance=config.tolerance)
-    if note:
-        report.notes.insert(0, note)
+    if unbased:
+        report.notes.insert(0, unbased)
+        report.basis = CONFORMANCE_ONLY
     return SuiteOutcome(results, frame, card, report, paths, suite, resumed, loaded, compared)
 
 
@@ -348,8 +353,43 @@ def scope_of(header: RunHeader | None) -> RunScope:
     )
 
 
-def _read_baseline(path: Path) -> Baseline | None:
-    return read_baseline(path) if path.exists() else None
+CONFORMANCE_ONLY = "conformance only: no baseline compared"
+
+
+def _baseline_of(config: SuiteConfig) -> tuple[Baseline | None, str | None]:
+    """The baseline the run is judged against, or None with why. A replay (the CI job) is judged
+    against its baseline, so a missing one is an input error there; a run that records or goes
+    live may be a project's first, and says how to write one."""
+    if config.no_baseline:
+        return None, "--no-baseline: gated on conformance only"
+    path = config.baseline_path()
+    if path.exists() or path.is_symlink():
+        return read_baseline(path), None
+    if config.mode is Mode.REPLAY:
+        return None, (
+            f"baseline {path} does not exist: a replay is judged against its baseline (pass --no-baseline "
+            "to gate on conformance only; `xpeval gate --update-baseline` then writes one from that run)"
+        )
+    return None, (
+        f"no baseline at {path} yet: gated on conformance only (after a good run, "
+        "`xpeval gate --update-baseline` writes it from that run's results)"
+    )
+
+
+def _compared(
+    config: SuiteConfig, baseline: Baseline | None, scope: RunScope, unbased: str | None
+) -> tuple[Baseline | None, str | None]:
+    """The baseline rows the run is compared with. A replay fails closed on a baseline of another
+    case set or without a row of the run; a run that records or goes live is compared on
+    conformance only then, saying why (a new adapter's first recording has no baseline row)."""
+    if baseline is None:
+        return None, unbased
+    try:
+        return baseline_for_run(baseline, scope, config.baseline_path()), None
+    except UserError as exc:
+        if config.mode is Mode.REPLAY:
+            raise
+        return None, f"{exc}: gated on conformance only"
 
 
 def _play(

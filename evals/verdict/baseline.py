@@ -149,15 +149,19 @@ class Baseline:
         path.write_text(json.dumps(self.document(), indent=1, sort_keys=False) + "\n", encoding="utf-8")
 
 
+MAX_BASELINE_BYTES = 64 * 1024 * 1024
+"""The largest baseline read (a 2,000-case baseline of 20 rows is about 1 MB)."""
+FIRST_BASELINE_HINT = (
+    "write one from a good run with `xpeval gate --update-baseline`, or pass --no-baseline to gate "
+    "on conformance only"
+)
+
+
 def read_baseline(path: Path) -> Baseline:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"baseline {path} does not exist (create it with --update-baseline)") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise UserError(f"baseline {path} is not valid JSON: {exc}") from exc
-    if not isinstance(document, dict) or "rows" not in document:
-        raise UserError(f"baseline {path} is not an xpeval baseline")
+    """The baseline at `path`, checked whole: a UserError (one line, naming the file) for a file
+    that is missing, a folder, unreadable, too large, empty, or not a baseline of per-case
+    verdicts with at least one row. The gate compares against nothing it could not read."""
+    document = _document(path)
     version = document.get("version")
     length = READABLE_VERSIONS.get(version) if isinstance(version, int) else None
     if length is None or not isinstance(version, int):
@@ -165,18 +169,50 @@ def read_baseline(path: Path) -> Baseline:
             f"baseline {path} is version {version!r}, not {BASELINE_VERSION} (per-case "
             "verdicts): write it again with `xpeval gate --update-baseline` from a good run"
         )
+    case_set = document.get("case_set")
+    if not isinstance(case_set, str) or not case_set:
+        raise UserError(f'baseline {path} names no case set ("case_set" is {case_set!r})')
+    found = document.get("rows")
+    if not isinstance(found, dict):
+        raise UserError(f'baseline {path}: "rows" is {type(found).__name__}, not an object of rows')
+    if not found:
+        raise UserError(f"baseline {path} has no rows: it would compare nothing; {FIRST_BASELINE_HINT}")
     rows: dict[str, dict[str, str]] = {}
-    for key, row in (document.get("rows") or {}).items():
+    for key, row in found.items():
         cases = row.get("cases") if isinstance(row, dict) else None
-        if not isinstance(cases, dict) or not all(
-            isinstance(c, str) and len(c) == length and set(c) <= set("yn-") for c in cases.values()
-        ):
+        if not all(split_key(key)) or not isinstance(cases, dict) or not cases:
+            raise UserError(f"baseline {path}: row {key!r} has no valid per-case verdicts")
+        if not all(isinstance(c, str) and len(c) == length and set(c) <= set("yn-") for c in cases.values()):
             raise UserError(f"baseline {path}: row {key!r} has no valid per-case verdicts")
         pad = "-" * (len(RATES) - length)  # rates the version did not have yet: not applicable
         rows[str(key)] = {str(case): code + pad for case, code in cases.items()}
-    return Baseline(
-        case_set=str(document.get("case_set") or ""), rows=rows, run=document.get("run"), version=version
-    )
+    run = document.get("run")
+    return Baseline(case_set=case_set, rows=rows, run=run if isinstance(run, str) else None, version=version)
+
+
+def _document(path: Path) -> dict[str, Any]:
+    if path.is_dir():
+        raise UserError(f"baseline {path} is a folder, not a baseline file")
+    try:
+        size = path.stat().st_size
+        if size > MAX_BASELINE_BYTES:
+            raise UserError(f"baseline {path} is {size} bytes, above the {MAX_BASELINE_BYTES} bytes read")
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"baseline {path} does not exist: {FIRST_BASELINE_HINT}") from None
+    except OSError as exc:
+        raise UserError(f"baseline {path} cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"baseline {path} is not UTF-8 text: {exc.reason}") from None
+    if not text.strip():
+        raise UserError(f"baseline {path} is empty; {FIRST_BASELINE_HINT}")
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # RecursionError: nesting deeper than Python's stack
+        raise UserError(f"baseline {path} is not valid JSON: {exc}") from None
+    if not isinstance(document, dict) or "rows" not in document:
+        raise UserError(f'baseline {path} is not an xpeval baseline (a JSON object with "rows")')
+    return document
 
 
 @dataclass(frozen=True)

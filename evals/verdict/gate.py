@@ -21,10 +21,12 @@ from xml.etree import ElementTree
 
 import pandas as pd
 
+from xpeval.evals.errors import UserError
 from xpeval.evals.verdict.baseline import (
     BASELINE_VERSION,
     CONFORMANCE_KINDS,
     DETERMINISTIC_SOURCES,
+    FIRST_BASELINE_HINT,
     Baseline,
     codes_by_row,
     comparable,
@@ -57,6 +59,9 @@ class GateReport:
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """What the verdict rests on, said once (e.g. a run compared on conformance only)."""
+    basis: str | None = None
+    """Said in the verdict line when the run was not compared with a baseline: what it was
+    judged on instead (`conformance only, --no-baseline`)."""
 
     @property
     def failures(self) -> list[Finding]:
@@ -84,18 +89,41 @@ class RunScope:
         return self.pairs is None or (adapter, model) in self.pairs
 
 
-def baseline_for_run(baseline: Baseline | None, scope: RunScope) -> tuple[Baseline | None, str | None]:
+def baseline_for_run(baseline: Baseline, scope: RunScope, path: object = "the baseline") -> Baseline:
     """What the run is compared with: the baseline rows of the adapters it ran (the others are
-    not "missing"); None with the reason when the baseline is for another case set."""
-    if baseline is None:
-        return None, "no baseline: gated on conformance only (write one with `xpeval gate --update-baseline`)"
+    not "missing"). A UserError when the baseline is for another case set or has no row of this
+    run: a comparison with nothing would pass whatever the run did."""
     if baseline.case_set != scope.case_set:
-        return None, (
-            f"the baseline is for case set {baseline.case_set!r}, this run used {scope.case_set!r}: gated "
-            "on conformance only (write that case set's own baseline with `xpeval gate --update-baseline`)"
+        raise UserError(
+            f"baseline {path} is for case set {baseline.case_set!r}, this run used {scope.case_set!r}: pass "
+            "that case set's own baseline, or --no-baseline to gate on conformance only"
         )
+    rows = rows_of_run(baseline, scope).rows
+    if not rows:
+        ran = ", ".join(sorted(scope.adapters)) or "none"
+        raise UserError(
+            f"baseline {path} has no row of this run's adapters ({ran}): it would compare nothing; "
+            f"{FIRST_BASELINE_HINT}"
+        )
+    return Baseline(case_set=baseline.case_set, rows=rows, run=baseline.run, version=baseline.version)
+
+
+def accepted_regressions(report: GateReport) -> list[str]:
+    """What a baseline written from this failing run accepts: every case that flipped for the
+    worse (row, rate, case), and every other failure by its message (a row or case gone)."""
+    lines: list[str] = []
+    for finding in report.failures:
+        if finding.worse:
+            lines.extend(f"{finding.key} {finding.metric}: {case}" for case in finding.worse)
+        else:
+            lines.append(finding.message)
+    return lines
+
+
+def rows_of_run(baseline: Baseline, scope: RunScope) -> Baseline:
+    """The baseline's rows of the adapters and models the run planned (maybe none)."""
     rows = {key: cases for key, cases in baseline.rows.items() if scope.covers(*split_key(key)[1:])}
-    return Baseline(case_set=baseline.case_set, rows=rows, run=baseline.run, version=baseline.version), None
+    return Baseline(case_set=baseline.case_set, rows=rows, run=baseline.run, version=baseline.version)
 
 
 @dataclass
@@ -304,12 +332,18 @@ def diff_text(report: GateReport) -> str:
     lines.extend(f"FAIL {finding.message}" for finding in report.failures)
     changed = [f for f in report.findings if f.ok and (f.worse or f.better)]
     lines.extend(f"  ok {f.message}" for f in changed)
-    lines.append("gate: " + ("passed" if report.passed else f"FAILED ({len(report.failures)} problem(s))"))
+    lines.append("gate: " + verdict_line(report))
     return "\n".join(lines)
 
 
+def verdict_line(report: GateReport) -> str:
+    """`passed` or `FAILED (n problem(s))`, with what it rests on when that is not a baseline."""
+    verdict = "passed" if report.passed else f"FAILED ({len(report.failures)} problem(s))"
+    return f"{verdict} ({report.basis})" if report.basis else verdict
+
+
 def step_summary(report: GateReport) -> str:
-    lines = ["## xpeval gate: " + ("passed" if report.passed else "FAILED"), ""]
+    lines = ["## xpeval gate: " + verdict_line(report), ""]
     if report.failures:
         lines += ["| check | detail |", "|---|---|"]
         lines += [f"| {f.metric} | {f.message.replace('|', '/')} |" for f in report.failures]

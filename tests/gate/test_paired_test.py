@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from xml.etree import ElementTree
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.gate._rows import flipped, frame, outcomes
+from xpeval.evals.errors import UserError
 from xpeval.evals.results.rows import ResultRow
 from xpeval.evals.verdict.baseline import Baseline, update
 from xpeval.evals.verdict.gate import RunScope, baseline_for_run, evaluate, junit_xml
@@ -99,8 +101,7 @@ def test_a_row_in_the_baseline_missing_from_the_run_fails() -> None:
 def test_a_run_of_some_adapters_is_compared_with_their_rows_only() -> None:
     baseline = baseline_of(outcomes(BASE), outcomes([True] * 5, adapter="mimo", source="emulated"))
     scope = RunScope(adapters=frozenset({"openai-compatible"}), case_set="builtin")
-    compared, note = baseline_for_run(baseline, scope)
-    assert note is None and compared is not None
+    compared = baseline_for_run(baseline, scope)
     report = evaluate(frame(outcomes(flipped(BASE, worse=12))), compared, scope)
     assert not any(f.metric == "present" for f in report.findings), "mimo was not run, so it is not missing"
     assert any(f.metric == "accuracy" for f in report.failures), "the row's own regression still fails"
@@ -121,10 +122,16 @@ def test_a_full_run_that_skipped_baseline_cases_fails() -> None:
     assert any(f.metric == "cases" and len(f.worse) == 6 for f in report.failures)
 
 
-def test_a_baseline_of_another_case_set_is_not_compared_and_says_so() -> None:
+def test_a_baseline_of_another_case_set_is_refused_naming_both() -> None:
     baseline = baseline_of(outcomes(BASE))
-    compared, note = baseline_for_run(baseline, RunScope(adapters=SCOPE.adapters, case_set="my-cases"))
-    assert compared is None and note is not None and "my-cases" in note
+    with pytest.raises(UserError, match="case set 'builtin', this run used 'my-cases'"):
+        baseline_for_run(baseline, RunScope(adapters=SCOPE.adapters, case_set="my-cases"))
+
+
+def test_a_baseline_without_a_row_of_the_run_is_refused_not_a_comparison_with_nothing() -> None:
+    baseline = baseline_of(outcomes([True] * 5, adapter="mimo", source="emulated"))
+    with pytest.raises(UserError, match="no row of this run"):
+        baseline_for_run(baseline, RunScope(adapters=frozenset({"openai-compatible"}), case_set="builtin"))
 
 
 def test_a_row_where_every_episode_errored_measured_nothing_and_fails() -> None:

@@ -92,7 +92,7 @@ def test_two_merged_shards_of_a_committed_replay_score_as_the_unsharded_run(
     verdicts = []
     for run in (whole, merged):
         scope = scope_of(run.header)
-        compared, _ = baseline_for_run(baseline, scope)
+        compared = baseline_for_run(baseline, scope)
         verdicts.append(diff_text(evaluate(run.frame, compared, scope)))
     assert verdicts[0] == verdicts[1]
     assert verdicts[0].endswith("gate: passed")

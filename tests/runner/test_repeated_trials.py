@@ -46,8 +46,7 @@ def test_repeated_trials_record_and_replay(tmp_path: Path) -> None:
         str(tmp_path / "c"),
         "--reports",
         str(tmp_path / "r"),
-        "--baseline",
-        str(tmp_path / "none.json"),
+        "--no-baseline",
     ]
     recorded = subprocess.run(
         [
@@ -71,7 +70,16 @@ def test_repeated_trials_record_and_replay(tmp_path: Path) -> None:
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     assert len(list((tmp_path / "c" / "openai-chat").rglob("*@2.yaml"))) == 14, "every trial its own cassette"
     replayed = subprocess.run(
-        [sys.executable, "-m", "xpeval", "run", *common, "--results", str(tmp_path / "rep.jsonl")],
+        [
+            sys.executable,
+            "-m",
+            "xpeval",
+            "run",
+            *common,
+            "--no-baseline",
+            "--results",
+            str(tmp_path / "rep.jsonl"),
+        ],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
