@@ -3,19 +3,19 @@
 `xpeval.evals.verdict.custody` judges; this reads, and nothing here trusts what it reads: every
 record of the file in order with its calls (`records`, streamed: the file is never in memory
 whole), the cases of the case set the header names (`cases_of_run`), and, for a replay, what
-each planned episode's cassette says about itself (`cassette_provenance`).
+each episode's cassette says about itself (`cassette_reader`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from xpeval.evals.cases.model import Case
-from xpeval.evals.cassettes.meta import CassetteMeta, Mode
+from xpeval.evals.cassettes.meta import CassetteMeta
 from xpeval.evals.cassettes.store import CassetteStore
 from xpeval.evals.errors import UserError
 from xpeval.evals.results.file import NotAResultsFileError
@@ -50,7 +50,9 @@ def records(path: Path) -> Iterator[Record]:
                 elif value.get("type") == "complete":
                     yield RunTrailer.model_validate(value)
                 else:
-                    raise NotAResultsFileError(f"{path}: line {number} is of unknown type {value.get('type')!r}")
+                    raise NotAResultsFileError(
+                        f"{path}: line {number} is of unknown type {value.get('type')!r}"
+                    )
             except ValidationError as exc:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first["loc"])
@@ -82,23 +84,20 @@ def cases_of_run(header: RunHeader, root: Path) -> dict[str, Case]:
     return {item.case.id: item.case for item in load_cases(folder)}
 
 
-def cassette_provenance(header: RunHeader, root: Path) -> dict[EpisodeKey, CassetteMeta | None] | None:
-    """For a replay, what the cassette of each planned episode with a named model says about
-    itself (None: no cassette there, or one whose metadata cannot be read); None for a run that
-    replayed nothing."""
-    if header.config.get("mode") != Mode.REPLAY.value or header.plan is None:
-        return None
+def cassette_reader(header: RunHeader, root: Path) -> Callable[[EpisodeKey], CassetteMeta | None]:
+    """What the cassette of an episode of a replay says about itself, read when asked (None: no
+    cassette there, or one whose metadata cannot be read or is over the input limits)."""
     label = Path(str(header.config.get("cassettes") or DEFAULT_CASSETTES))
     store = CassetteStore(label if label.is_absolute() else root / label)
-    found: dict[EpisodeKey, CassetteMeta | None] = {}
-    for episode, adapter, model in header.plan.keys():
-        if model is None:
-            continue
+
+    def provenance(key: EpisodeKey) -> CassetteMeta | None:
+        episode, adapter, model = key
         try:
-            found[(episode, adapter, model)] = store.meta(store.path(adapter, episode, model))
-        except UserError:  # unreadable or over the input limits: no provenance to vouch for it
-            found[(episode, adapter, model)] = None
-    return found
+            return store.meta(store.path(adapter, episode, model))
+        except (UserError, OSError, ValueError):  # no provenance to vouch for the row
+            return None
+
+    return provenance
 
 
-__all__ = ["Record", "case_folder", "cases_of_run", "cassette_provenance", "records"]
+__all__ = ["Record", "case_folder", "cases_of_run", "cassette_reader", "records"]
