@@ -101,7 +101,10 @@ def rescore(row: ResultRow, case: Case) -> dict[str, Any]:
         )
     failed = row.error_kind is not None
     verdict = episode_verdict(case, turns, failed)
-    verdict["schema_valid"] = with_schema_validity(row, case, judged=not failed).schema_valid
+    # A row without calls is left as it is by `with_schema_validity`: its `schema_valid` is
+    # the runner's default (not judged), never what the row claims.
+    unjudged = row.model_copy(update={"schema_valid": None})
+    verdict["schema_valid"] = with_schema_validity(unjudged, case, judged=not failed).schema_valid
     return verdict
 
 
