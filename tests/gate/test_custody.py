@@ -62,7 +62,7 @@ def _records(path: Path) -> list[Record]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def _edited(source: Path, out: Path, edit: Callable[[list[Record]], None]) -> Path:
+def _edited(source: Path, out: Path, edit: Callable[[list[Record]], object]) -> Path:
     records = _records(source)
     edit(records)
     out.write_text("".join(json.dumps(r) + "\n" for r in records))
