@@ -82,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     from xpeval.evals.results.load import load_run
     from xpeval.evals.running.suite import CONFORMANCE_ONLY, default_baseline, scope_of
     from xpeval.evals.verdict.baseline import read_baseline
+    from xpeval.evals.verdict.custody import check_custody
     from xpeval.evals.verdict.gate import baseline_for_run, diff_text, evaluate, junit_xml, step_summary
 
     if args.reference and (args.update_baseline or args.no_baseline or args.baseline):
@@ -95,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     project = project_settings()
     run = load_run(args.results or project.results)
     run.check_complete()
+    check_custody(run, project.root)
     scope = scope_of(run.header)
     case_set = scope.case_set
     configured = project.baseline if project.cases and case_set != "builtin" else None

@@ -23,8 +23,9 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from xpeval.evals.project import project_settings
     from xpeval.evals.results.merge import merge_shards
+    from xpeval.evals.verdict.custody import check_custody
 
-    merged = merge_shards(args.shards, args.out, root=project_settings().root)
+    merged = merge_shards(args.shards, args.out, vouch=check_custody, root=project_settings().root)
     print(
         f"xpeval: merged {merged.shards} shards into {merged.path} ({merged.episodes} episodes, run "
         f"{merged.header.run}); judge it with `xpeval gate --results {merged.path}`",

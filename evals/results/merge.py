@@ -6,6 +6,13 @@ a final row for each episode its shard plans), all of the same configuration (th
 settings, the shard aside), of the same N, each index once, none missing, no episode in two
 files. Anything else is refused in one line naming the files, before anything is written.
 
+A shard comes from another CI job: it is untrusted input. Each is checked by `vouch` before its
+rows are merged, and `xpeval merge` passes the gate's own chain of custody
+(`xpeval.evals.verdict.custody.check_custody`: rows scored again, one final row per planned
+episode, the completion record's count, the run id, the replay's sources), so a shard the gate
+would refuse never becomes a merged file it passes. The storage room cannot import the verdict,
+hence the argument; it has no default, so no caller merges unchecked shards by omission.
+
 The merged header is the one the unsharded run would write: the same settings with `shard`
 unset, the plan without a shard, and `some_cases` true only when the shards did not run every
 case of their case set (a shard always says `some_cases`, since it runs part of the set). Its
@@ -18,7 +25,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +39,11 @@ SHARD_ONLY = ("shard", "some_cases")
 """Header settings that differ between the shards of one run and the run itself."""
 MERGED_FROM = "merged_from"
 """A merged header's note of the shard runs it was made from (not part of its fingerprint)."""
+
+
+Vouch = Callable[[LoadedRun, Path], None]
+"""Checks one shard (its loaded run, the project root) and raises a UserError when it is not
+evidence to merge."""
 
 
 class MergeError(UserError):
@@ -128,12 +140,10 @@ def _all_cases(header: RunHeader, root: Path) -> bool:
     """Whether the run planned every case of its case set (what an unsharded run's header says
     with `some_cases`, read back from the set itself)."""
     from xpeval.evals.cases import load_cases
-    from xpeval.evals.cases.loader import BUILTIN_DIR
+    from xpeval.evals.results.evidence import case_folder
 
     case_set = str(header.config.get("case_set") or "builtin")
-    folder = BUILTIN_DIR if case_set == "builtin" else Path(case_set)
-    if not folder.is_absolute() and case_set != "builtin":
-        folder = root / folder
+    folder = case_folder(header, root)
     if not folder.is_dir():
         raise MergeError(
             f"cannot tell whether the shards ran every case of case set {case_set!r}: {folder} is not here "
@@ -175,9 +185,10 @@ def _results(path: Path) -> Iterator[dict[str, Any]]:
                 yield record
 
 
-def merge_shards(paths: Sequence[Path], out: Path, *, root: Path | None = None) -> MergedRun:
+def merge_shards(paths: Sequence[Path], out: Path, *, vouch: Vouch, root: Path | None = None) -> MergedRun:
     """Merge the complete shards at `paths` into `out`; MergeError (one line) when they are not
-    the shards of one run, before anything is written."""
+    the shards of one run, or what `vouch` raises for a shard it refuses, before anything is
+    written."""
     if not paths:
         raise MergeError("merge needs the results files of every shard of a run")
     resolved = [Path(p).resolve() for p in paths]
@@ -193,7 +204,10 @@ def merge_shards(paths: Sequence[Path], out: Path, *, root: Path | None = None) 
     _check_same_run(runs)
     ordered = _check_shards(runs)
     _check_disjoint(ordered)
-    header = merged_header(ordered, root or Path.cwd())
+    project = root or Path.cwd()
+    for run in ordered:  # the costly check last: every shard is re-read and its rows scored again
+        vouch(run, project)
+    header = merged_header(ordered, project)
     rows = _write(Path(out), header, [run.path for run in ordered])
     return MergedRun(
         path=Path(out),
@@ -231,4 +245,4 @@ def _line(record: dict[str, Any]) -> bytes:
     return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-__all__ = ["MergeError", "MergedRun", "merge_shards", "merged_header"]
+__all__ = ["MergeError", "MergedRun", "Vouch", "merge_shards", "merged_header"]

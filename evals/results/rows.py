@@ -22,6 +22,15 @@ RowSource = Literal["live", "cassette", "local-model", "emulated"]
 """Where a number comes from: a live provider; a cassette recorded live (model and date in the
 row); the local model (live or replayed from its recording); the emulator (pipeline only)."""
 
+REPLAYED_SOURCE: dict[str, RowSource] = {
+    "live": "cassette",
+    "local-model": "local-model",
+    "emulated": "emulated",
+}
+"""A replayed row's source from what its cassette was recorded against (`CassetteMeta.source`):
+a live recording is `cassette`, the others keep their name. The runner labels rows by it and
+the gate checks a replay's rows against it."""
+
 EpisodeKey = tuple[str, str, str]
 """(episode id, adapter id, model): the episode id is the case id, `@trial` for later trials."""
 

@@ -13,14 +13,12 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import httpx2
 from aiolimiter import AsyncLimiter
 
-from xpeval.adapters.contract import ProviderError, ToolCall, TurnRequest, TurnResult, Usage
-from xpeval.evals.cases import Case
-from xpeval.evals.cases.model import is_multi_step
+from xpeval.adapters.contract import ProviderError, TurnRequest, TurnResult, Usage
 from xpeval.evals.cassettes.binding import recording_fault
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import CallRecord, ResultRow, RowSource, bounded, now_iso
@@ -32,7 +30,7 @@ from xpeval.evals.running.retry import backoff_delay
 from xpeval.evals.runtime.loop import TurnTaker
 from xpeval.evals.scrub import current_scrubber, scrub_value
 from xpeval.evals.verdict.argument_validity import with_schema_validity
-from xpeval.evals.verdict.scoring import score
+from xpeval.evals.verdict.scoring import episode_verdict
 
 
 @dataclass
@@ -136,7 +134,7 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
     calls = outcome.calls_per_turn if outcome else []
     kind, etype, status, message = attempt.failure()
     failed = kind is not None
-    verdict = _verdict(case, calls, failed)
+    verdict = episode_verdict(case, calls, failed)
     verdict_reason = verdict.pop("reason")
     row = ResultRow(
         run=run,
@@ -174,30 +172,6 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
     if scrubber.has_secrets:
         row = ResultRow.model_validate(scrub_value(row.model_dump(), scrubber))
     return with_schema_validity(bounded(row), case, judged=not failed)
-
-
-def _verdict(case: Case, calls: list[list[ToolCall]], failed: bool) -> dict[str, Any]:
-    """The row's verdict fields: scored against the case's expected calls, or, for an unlabelled
-    case, none but whether a call was malformed (it is judged against a reference row)."""
-    if not case.labelled:
-        malformed = any(c.parse_error is not None for turn in calls for c in turn)
-        return {
-            "correct": None,
-            "tool_selection_correct": None,
-            "arguments_correct": None,
-            "irrelevance": False,
-            "malformed": malformed,
-            "reason": None,
-        }
-    verdict = score(case, calls if is_multi_step(case.category) else (calls[0] if calls else []))
-    return {
-        "correct": verdict.correct and not failed,
-        "tool_selection_correct": verdict.tool_selection_correct and not failed,
-        "arguments_correct": None if failed else verdict.arguments_correct,
-        "irrelevance": verdict.irrelevance,
-        "malformed": verdict.malformed,
-        "reason": verdict.reason,
-    }
 
 
 class Runner:

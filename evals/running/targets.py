@@ -24,7 +24,7 @@ from xpeval.adapters.registry import create_adapter, effective_contract, provide
 from xpeval.evals.cases import Case
 from xpeval.evals.cassettes import CassetteStore, Mode, Source, bind_cassette
 from xpeval.evals.errors import UserError
-from xpeval.evals.results.rows import RowSource
+from xpeval.evals.results.rows import REPLAYED_SOURCE, RowSource
 from xpeval.evals.running.episode_transport import EpisodeRouter, upstream_pool
 from xpeval.evals.running.plan import PlannedEpisode
 from xpeval.evals.running.runner import OpenEpisode
@@ -289,6 +289,6 @@ class EpisodeFactory:
 
 
 def _row_source(mode: Mode, kind: TargetKind) -> RowSource:
-    if kind == "provider":
-        return "cassette" if mode is Mode.REPLAY else "live"
-    return SOURCE_OF[kind]
+    if mode is Mode.REPLAY:
+        return REPLAYED_SOURCE[SOURCE_OF[kind]]
+    return "live" if kind == "provider" else SOURCE_OF[kind]

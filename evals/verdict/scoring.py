@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from xpeval.adapters.contract import ToolCall
 from xpeval.evals.cases.acceptable import OPTIONAL, value_acceptable
+from xpeval.evals.cases.model import is_multi_step
 from xpeval.evals.cases.schema_root import root_properties, root_required
 
 if TYPE_CHECKING:
@@ -117,6 +118,36 @@ def score(case: Case, tool_calls: Sequence[CallLike] | Sequence[Sequence[CallLik
         malformed=any(t.malformed for t in turn_scores),
         turns=turn_scores,
     )
+
+
+def episode_verdict(case: Case, calls_per_turn: Sequence[Sequence[CallLike]], failed: bool) -> dict[str, Any]:
+    """A result row's verdict fields (`correct`, `tool_selection_correct`, `arguments_correct`,
+    `irrelevance`, `malformed`, `reason`) from an episode's calls, one list per turn, and whether
+    it ended in an error. The runner writes them; the gate's chain of custody computes them
+    again from the calls a row keeps (`xpeval.evals.verdict.custody`), so both go through here.
+
+    An unlabelled case is not scored (it is judged against a reference row): only whether a call
+    was malformed. A single-step case is scored on its first turn's calls."""
+    if not case.labelled:
+        malformed = any(_as_call(c).parse_error is not None for turn in calls_per_turn for c in turn)
+        return {
+            "correct": None,
+            "tool_selection_correct": None,
+            "arguments_correct": None,
+            "irrelevance": False,
+            "malformed": malformed,
+            "reason": None,
+        }
+    turns = [list(turn) for turn in calls_per_turn]
+    verdict = score(case, turns if is_multi_step(case.category) else (turns[0] if turns else []))
+    return {
+        "correct": verdict.correct and not failed,
+        "tool_selection_correct": verdict.tool_selection_correct and not failed,
+        "arguments_correct": None if failed else verdict.arguments_correct,
+        "irrelevance": verdict.irrelevance,
+        "malformed": verdict.malformed,
+        "reason": verdict.reason,
+    }
 
 
 def score_turn(
@@ -269,4 +300,4 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-__all__ = ["CallLike", "Score", "TurnScore", "score", "score_turn"]
+__all__ = ["CallLike", "Score", "TurnScore", "episode_verdict", "score", "score_turn"]

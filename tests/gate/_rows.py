@@ -46,6 +46,17 @@ def row(
     )
 
 
+def declined(case_ids: Sequence[str], *, run: str, model: str = "qwen") -> list[ResultRow]:
+    """Rows of built-in irrelevance cases where the model rightly made no call, with the verdict
+    the gate's chain of custody scores them again to (`xpeval.evals.verdict.custody`)."""
+    return [
+        row(case_id, True, category="irrelevance", model=model).model_copy(
+            update={"run": run, "arguments_correct": None}
+        )
+        for case_id in case_ids
+    ]
+
+
 def outcomes(passing: Sequence[bool], **kwargs: object) -> list[ResultRow]:
     """One row per case `case_000`, `case_001`, ... passing as given."""
     return [row(f"case_{i:03d}", ok, **kwargs) for i, ok in enumerate(passing)]  # type: ignore[arg-type]

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests._corpus import REPO_ROOT
-from tests.gate._rows import outcomes
+from tests.gate._rows import declined
+from xpeval.evals.cases import load_cases
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import RunHeader
 from xpeval.evals.results.run_plan import RunPlan
@@ -25,19 +26,28 @@ def gate(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+DECLINED = [c.case.id for c in load_cases() if c.case.category == "irrelevance"]
+"""Built-in cases a model that makes no call answers right: rows the gate can score again."""
+
+
+def planned_cases(planned: int) -> list[str]:
+    """The built-in irrelevance cases, then placeholders (only runs that never finish plan more)."""
+    return [*DECLINED, *(f"case_{i:03d}" for i in range(len(DECLINED), planned))][:planned]
+
+
 def header(planned: int) -> RunHeader:
     return RunHeader(
         run="run-1",
         fingerprint="f",
         started_at="2026-12-01T00:00:00+00:00",
         config={"adapters": ["openai-compatible"], "case_set": "builtin"},
-        plan=RunPlan(cases=[f"case_{i:03d}" for i in range(planned)], models={"openai-compatible": ["qwen"]}),
+        plan=RunPlan(cases=planned_cases(planned), models={"openai-compatible": ["qwen"]}),
     )
 
 
 def written(path: Path, planned: int, done: int, *, finished: bool) -> Path:
     results = ResultsFile.open_for(path, header(planned))
-    for row in outcomes([True] * done):
+    for row in declined(planned_cases(planned)[:done], run="run-1"):
         results.append(row)
     if finished:
         results.finish()
@@ -90,7 +100,7 @@ def test_a_complete_run_passes_its_gate_on_conformance_only_when_asked_and_says_
 def test_a_resumed_run_that_finished_is_complete(tmp_path: Path) -> None:
     path = written(tmp_path / "resumed.jsonl", planned=10, done=4, finished=False)
     resumed = ResultsFile.open_for(path, header(10))
-    for row in outcomes([True] * 10)[4:]:
+    for row in declined(planned_cases(10), run="run-1")[4:]:
         resumed.append(row)
     resumed.finish()
     ResultsFile.read(path).check_complete()

@@ -21,6 +21,7 @@ from xpeval.evals.results.load import load_run
 from xpeval.evals.results.merge import merge_shards
 from xpeval.evals.running.suite import SuiteConfig, run_suite, scope_of
 from xpeval.evals.verdict.baseline import read_baseline
+from xpeval.evals.verdict.custody import check_custody
 from xpeval.evals.verdict.gate import baseline_for_run, diff_text, evaluate
 from xpeval.evals.verdict.scorecard import scorecard
 
@@ -60,7 +61,7 @@ def committed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     whole = _run(tmp, "whole", categories=MERGED_CATEGORY)
     shards = [_run(tmp, f"shard{i}", shard=f"{i}/2", categories=MERGED_CATEGORY) for i in (1, 2)]
     merged = tmp / "merged.jsonl"
-    merge_shards(list(reversed(shards)), merged, root=REPO_ROOT)
+    merge_shards(list(reversed(shards)), merged, vouch=check_custody, root=REPO_ROOT)
     return {"whole": whole, "merged": merged, "shard1": shards[0], "shard2": shards[1]}
 
 
@@ -111,7 +112,7 @@ def test_the_gate_judges_the_merged_run_as_it_judges_the_unsharded_run(
 @pytest.mark.slow
 def test_one_shard_alone_does_not_pass_as_the_run(committed: dict[str, Path], tmp_path: Path) -> None:
     with pytest.raises(UserError, match=r"missing shard\(s\) 2/2"):
-        merge_shards([committed["shard1"]], tmp_path / "m.jsonl", root=REPO_ROOT)
+        merge_shards([committed["shard1"]], tmp_path / "m.jsonl", vouch=check_custody, root=REPO_ROOT)
     assert not (tmp_path / "m.jsonl").exists()
 
 
@@ -133,7 +134,9 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def test_small_shards_merge_into_the_whole_selection(small: dict[str, Path], tmp_path: Path) -> None:
-    merged = merge_shards([small["1/2"], small["2/2"]], tmp_path / "m.jsonl", root=REPO_ROOT)
+    merged = merge_shards(
+        [small["1/2"], small["2/2"]], tmp_path / "m.jsonl", vouch=check_custody, root=REPO_ROOT
+    )
     whole = load_run(small["whole"])
     assert merged.episodes == len(whole.frame) == 14
     assert merged.header.config["some_cases"] is True, "a category selection stays a selection"
@@ -156,7 +159,7 @@ def test_files_that_are_not_one_runs_shards_are_refused(
     small: dict[str, Path], tmp_path: Path, names: list[str], words: str
 ) -> None:
     with pytest.raises(UserError, match=words):
-        merge_shards([small[n] for n in names], tmp_path / "m.jsonl", root=REPO_ROOT)
+        merge_shards([small[n] for n in names], tmp_path / "m.jsonl", vouch=check_custody, root=REPO_ROOT)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -165,7 +168,7 @@ def test_an_incomplete_shard_is_refused(small: dict[str, Path], tmp_path: Path) 
     lines = small["2/2"].read_bytes().splitlines(keepends=True)
     cut.write_bytes(b"".join(lines[:-2]))  # no completion record, one episode short
     with pytest.raises(IncompleteRunError, match="did not finish"):
-        merge_shards([small["1/2"], cut], tmp_path / "m.jsonl", root=REPO_ROOT)
+        merge_shards([small["1/2"], cut], tmp_path / "m.jsonl", vouch=check_custody, root=REPO_ROOT)
 
 
 def test_an_episode_in_two_shards_is_refused(small: dict[str, Path], tmp_path: Path) -> None:
@@ -174,7 +177,7 @@ def test_an_episode_in_two_shards_is_refused(small: dict[str, Path], tmp_path: P
     doubled = tmp_path / "doubled.jsonl"
     doubled.write_text("".join([*lines[:-1], json.dumps(stolen) + "\n", lines[-1]]))
     with pytest.raises(UserError, match=r"is in a1.jsonl and in doubled.jsonl"):
-        merge_shards([small["1/2"], doubled], tmp_path / "m.jsonl", root=REPO_ROOT)
+        merge_shards([small["1/2"], doubled], tmp_path / "m.jsonl", vouch=check_custody, root=REPO_ROOT)
 
 
 def test_the_command_refuses_in_one_line_and_writes_nothing(

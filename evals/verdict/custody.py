@@ -1,0 +1,269 @@
+"""The gate's chain of custody: a results file is evidence, not a verdict.
+
+A results file, or a shard from another CI job, is untrusted input: anyone can edit a row's
+`correct` in an editor, splice in rows of another run, or relabel a row's source. Before the
+gate (or `xpeval merge`) trusts a file, every check here must hold, and the first that does
+not is one line (`CustodyError`, exit 2) naming the row:
+
+- every row, and the completion record, carries the header's run id (nothing spliced in); no
+  line follows the completion record, and it counts the result rows the file holds;
+- every final row is of an episode the header plans, and each planned episode has exactly one
+  final row (two would leave "which one counts" to the reader);
+- each final row is scored again from the calls it stores and its case, by the same pure
+  functions the runner used (`episode_verdict`, `with_schema_validity`): every verdict field the
+  scorecard reads (`correct`, `tool_selection_correct`, `arguments_correct`, `irrelevance`,
+  `malformed`, `schema_valid`) and the case's category must agree;
+- in a replay, each row's source (and its recording's model and date) is what its cassette's
+  provenance says; a row with no readable cassette behind it must be a failure.
+
+What cannot be scored again is refused rather than trusted: a row with more than
+`MAX_RESCORED_CALLS` calls, and a row whose arguments the row bound cut
+(`xpeval.evals.results.rows.MAX_VALUE_BYTES`, 4 KB a value) when it claims a right answer or its
+stored verdict differs from what its kept calls score. A cut row whose stored verdict is wrong
+and is what its kept calls score passes: a cut value cannot make a wrong answer right.
+
+`judge` and `judge_sources` are pure (records, cases and provenance in, refusals out);
+`check_custody` is the edge that reads them (`xpeval.evals.results.evidence`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from xpeval.evals.errors import UserError
+from xpeval.evals.results.rows import REPLAYED_SOURCE, EpisodeKey, ResultRow, RunHeader, RunTrailer
+from xpeval.evals.verdict.argument_validity import with_schema_validity
+from xpeval.evals.verdict.scoring import episode_verdict
+
+if TYPE_CHECKING:
+    from xpeval.evals.cases.model import Case
+    from xpeval.evals.cassettes.meta import CassetteMeta
+    from xpeval.evals.results.load import LoadedRun
+
+MAX_RESCORED_CALLS = 256
+"""Most calls one row may store and still be scored again (an episode of a handful of turns
+makes far fewer); a row with more is refused, so a hostile file cannot make the gate slow."""
+VERDICT_FIELDS = (
+    "correct",
+    "tool_selection_correct",
+    "arguments_correct",
+    "irrelevance",
+    "malformed",
+    "schema_valid",
+)
+"""A row's verdict fields the scorecard and the gate read, each recomputed from its calls."""
+CLAIMS = ("correct", "tool_selection_correct", "arguments_correct")
+"""Verdict fields whose `true` a row with cut arguments cannot back up."""
+
+
+class CustodyError(UserError):
+    """A results file whose rows are not the evidence they claim to be."""
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """What a final row of a replay says about where its answer came from."""
+
+    source: str
+    recorded_at: str | None
+    recorded_model: str | None
+    failed: bool
+    runner_failure: bool
+    """The runner could not even open the episode: its source is a placeholder."""
+
+
+@dataclass
+class Custody:
+    """What `judge` found: every refusal, in file order, and for a replay each final row's
+    provenance claims (checked by `judge_sources` once the cassettes are read)."""
+
+    refusals: list[str] = field(default_factory=list)
+    replayed: dict[EpisodeKey, Replayed] = field(default_factory=dict)
+
+
+def name_of(key: EpisodeKey) -> str:
+    """An episode as messages name it: episode/adapter/model (case, adapter, model)."""
+    return "/".join(key)
+
+
+def rescore(row: ResultRow, case: Case) -> dict[str, Any]:
+    """The verdict fields of `row` as its stored calls and its case score them."""
+    turns: list[list[dict[str, Any]]] = []
+    for call in row.calls:
+        while len(turns) <= call.turn:
+            turns.append([])
+        turns[call.turn].append(
+            {"name": call.name, "arguments": call.arguments, "parse_error": call.parse_error}
+        )
+    failed = row.error_kind is not None
+    verdict = episode_verdict(case, turns, failed)
+    # A row without calls is left as it is by `with_schema_validity`: its `schema_valid` is
+    # the runner's default (not judged), never what the row claims.
+    unjudged = row.model_copy(update={"schema_valid": None})
+    verdict["schema_valid"] = with_schema_validity(unjudged, case, judged=not failed).schema_valid
+    return verdict
+
+
+def _cut_arguments(row: ResultRow) -> bool:
+    return any(".arguments" in note.field for note in row.truncated)
+
+
+def judge_row(row: ResultRow, case: Case) -> str | None:
+    """Why a final row's stored verdict is not what its calls score; None when it is."""
+    name = name_of(row.key)
+    if len(row.calls) > MAX_RESCORED_CALLS:
+        return (
+            f"row {name} is too large to score again ({len(row.calls)} calls; the gate scores rows of "
+            f"at most {MAX_RESCORED_CALLS} again): its stored verdict is not evidence"
+        )
+    if any(call.turn < 0 for call in row.calls):
+        return f"row {name} stores a call of turn < 0: not a row xpeval wrote"
+    if row.category != case.category:
+        return f"row {name} says category {row.category!r}, its case is {case.category!r}"
+    scored = rescore(row, case)
+    differ = [f for f in VERDICT_FIELDS if getattr(row, f) != scored[f]]
+    if _cut_arguments(row) and (differ or any(getattr(row, f) is True for f in CLAIMS)):
+        return (
+            f"row {name} is too large to score again: its arguments were cut to the row bound (4 KB a "
+            "value), so its stored verdict cannot be checked"
+        )
+    if not differ:
+        return None
+    shown = ", ".join(f"{f}={_json(getattr(row, f))}" for f in differ)
+    scored_shown = ", ".join(f"{f}={_json(scored[f])}" for f in differ)
+    why = f" ({scored['reason']})" if scored.get("reason") and "correct" in differ else ""
+    return f"row {name} says {shown} but its stored calls score {scored_shown}{why}"
+
+
+def _json(value: object) -> str:
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else repr(value)
+
+
+def judge(header: RunHeader, records: Iterable[ResultRow | RunTrailer], cases: Mapping[str, Case]) -> Custody:
+    """Every check of the module docstring but the cassettes', over a file's records in order
+    (the header's run, its plan, its case set's cases by id)."""
+    custody = Custody()
+    refuse = custody.refusals.append
+    replay = header.config.get("mode") == "replay"
+    plan = header.plan.keys() if header.plan is not None else []
+    named = {key for key in plan if key[2] is not None}
+    any_model = {(key[0], key[1]) for key in plan if key[2] is None}
+    finals: Counter[tuple[str, ...]] = Counter()
+    results = 0
+    trailers: list[RunTrailer] = []
+    for record in records:
+        if isinstance(record, RunTrailer):
+            trailers.append(record)
+            if record.run != header.run:
+                refuse(
+                    f"its completion record is of run {record.run!r}, not of this file's run {header.run!r}"
+                )
+            continue
+        row = record
+        results += 1
+        key = row.key
+        name = name_of(key)
+        if trailers:
+            refuse(f"row {name} comes after the completion record: not one run's file")
+        if row.run != header.run:
+            refuse(f"row {name} is of run {row.run!r}, not of this file's run {header.run!r}: rows of "
+                   "another run spliced in")  # fmt: skip
+        if not row.final:
+            continue
+        if key in named:
+            finals[key] += 1
+        elif (key[0], key[1]) in any_model:
+            finals[(key[0], key[1])] += 1
+        else:
+            refuse(f"row {name} is of an episode its run header does not plan")
+            continue
+        if finals[key if key in named else (key[0], key[1])] == 2:
+            refuse(f"episode {name} has more than one final row: a run writes one per episode")
+        case = cases.get(row.case_id)
+        if case is None:
+            refuse(
+                f"row {name}: case {row.case_id!r} is not in the run's case set "
+                f"{header.config.get('case_set', 'builtin')!r}, so it cannot be scored again"
+            )
+        else:
+            problem = judge_row(row, case)
+            if problem:
+                refuse(problem)
+        if replay:
+            custody.replayed[key] = Replayed(
+                source=row.source,
+                recorded_at=row.recorded_at,
+                recorded_model=row.recorded_model,
+                failed=row.error_kind is not None,
+                runner_failure=row.error_kind == "runner",
+            )
+    if len(trailers) > 1:
+        refuse(f"{len(trailers)} completion records: not one run's file")
+    for trailer in trailers[:1]:
+        if trailer.rows != results:
+            refuse(f"its completion record counts {trailer.rows} result rows, the file holds {results}")
+    return custody
+
+
+def judge_sources(
+    replayed: Mapping[EpisodeKey, Replayed], provenance: Callable[[EpisodeKey], CassetteMeta | None]
+) -> list[str]:
+    """Each replayed final row against what its episode's cassette says about itself
+    (`provenance`: the cassette's metadata, None when there is no readable one)."""
+    refusals: list[str] = []
+    for key, claim in replayed.items():
+        if claim.runner_failure:
+            continue
+        meta = provenance(key)
+        name = name_of(key)
+        if meta is None:
+            if not claim.failed:
+                refusals.append(
+                    f"row {name} is an answer, but no readable cassette of its episode vouches for it"
+                )
+            continue
+        expected = REPLAYED_SOURCE[meta.source]
+        if claim.source != expected:
+            refusals.append(
+                f"row {name} says source {claim.source!r}, its cassette was recorded {meta.source!r} "
+                f"(source {expected!r}): a relabelled source"
+            )
+            continue
+        recorded_at = meta.recorded_at.isoformat(timespec="seconds")
+        if (claim.recorded_model, claim.recorded_at) != (meta.model, recorded_at):
+            refusals.append(
+                f"row {name} says it replays a recording of {claim.recorded_model} at {claim.recorded_at}, "
+                f"its cassette is of {meta.model} at {recorded_at}"
+            )
+    return refusals
+
+
+def check_custody(run: LoadedRun, root: Path) -> None:
+    """CustodyError, one line, unless every check of the module docstring holds for the results
+    file `run` was loaded from (its case set and cassettes read from `root`, the project's)."""
+    from xpeval.evals.results.evidence import cases_of_run, cassette_reader, records
+
+    custody = judge(run.header, records(run.path), cases_of_run(run.header, root))
+    refusals = custody.refusals
+    if custody.replayed:
+        refusals += judge_sources(custody.replayed, cassette_reader(run.header, root))
+    if refusals:
+        more = f" (and {len(refusals) - 1} more)" if len(refusals) > 1 else ""
+        raise CustodyError(f"{run.path}: not evidence the gate can trust: {refusals[0]}{more}")
+
+
+__all__ = [
+    "MAX_RESCORED_CALLS",
+    "Custody",
+    "CustodyError",
+    "Replayed",
+    "check_custody",
+    "judge",
+    "judge_row",
+    "judge_sources",
+    "rescore",
+]
