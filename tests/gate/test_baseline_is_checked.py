@@ -11,12 +11,15 @@ a baseline that remembers its failing cases as passing.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests._cli import Cli
+from tests._corpus import REPO_ROOT
 from tests._replay import REPLAY_TIMEOUT, CommittedReplay
+from xpeval.evals.cases.loader import BUILTIN_DIR
 
 pytestmark = pytest.mark.timeout(REPLAY_TIMEOUT)
 
@@ -107,6 +110,7 @@ def test_a_deleted_default_baseline_is_an_input_error_not_a_conformance_only_pas
     project = tmp_path / "project"
     (project / "reports").mkdir(parents=True)
     (project / "pyproject.toml").write_text('[project]\nname = "host"\n')
+    (project / "cassettes").symlink_to(REPO_ROOT / "cassettes")  # what vouches for the replay's rows
     ran = cli("gate", "--results", str(committed_replay.results), cwd=project)
     one_line_refusal(ran, str(Path("reports") / "baseline.json"), "does not exist")
 
@@ -126,7 +130,9 @@ def test_a_results_header_whose_case_set_has_no_baseline_is_an_input_error(
 ) -> None:
     lines = committed_replay.results.read_text().splitlines(keepends=True)
     header = json.loads(lines[0])
-    header["config"]["case_set"] = "evals/cases"
+    header["config"]["case_set"] = "evals/cases"  # the built-in cases, as the project's own folder
+    header["config"]["cassettes"] = str(REPO_ROOT / "cassettes")
+    shutil.copytree(BUILTIN_DIR, tmp_path / "evals" / "cases")
     moved = tmp_path / "results.jsonl"
     moved.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
     ran = cli("gate", "--results", str(moved), cwd=tmp_path)
