@@ -62,6 +62,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from xpeval.adapters.registry import refuse_if_refused_plugin_in_use
     from xpeval.evals.commands.compare import check_fractions
     from xpeval.evals.errors import UserError
     from xpeval.evals.project import project_settings
@@ -81,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     configured = project.baseline if project.cases and case_set != "builtin" else None
     baseline_path: Path = args.baseline or configured or default_baseline(case_set, project.root)
     frame = run.frame
+    refuse_if_refused_plugin_in_use(frame["adapter"].unique())
     if args.update_baseline:
         problems = refusals(frame, Thresholds(args.max_error_rate, args.max_malformed_rate))
         if problems:
