@@ -108,12 +108,23 @@ def load_plugins(
     for point in points:
         offered.setdefault(point.name, []).append(point)
     loaded: list[LoadedPlugin] = []
+    for name, rivals in offered.items():
+        if len(rivals) > 1:  # one refusal naming every distribution, none of them imported
+            dists = sorted(rivals, key=distribution_name)
+            _REFUSED.append(
+                RefusedPlugin(
+                    " and ".join(distribution_name(p) for p in dists),
+                    name,
+                    f"each offers the id {name} ({', '.join(p.value for p in dists)}); neither is "
+                    "loaded, uninstall all but one",
+                    group,
+                    (name,),
+                )
+            )
     for point in points:
-        rivals = offered[point.name]
-        if len(rivals) > 1:
-            names = " and ".join(f"{distribution_name(p)} ({declared(p)})" for p in rivals)
-            _refuse(point, group, f"{point.name} is offered by two distributions: {names}; uninstall one")
-        elif point.name in reserved:
+        if len(offered[point.name]) > 1:
+            continue
+        if point.name in reserved:
             _refuse(point, group, f"{point.name} is one of xpeval's own; a plugin cannot replace it")
         else:
             plugin = _guarded_load(point, group, guards)

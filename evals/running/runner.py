@@ -19,6 +19,7 @@ import httpx2
 from aiolimiter import AsyncLimiter
 
 from xpeval.adapters.contract import ProviderError, ToolCall, TurnRequest, TurnResult, Usage
+from xpeval.adapters.registry import AdapterFactoryError
 from xpeval.evals.cases import Case
 from xpeval.evals.cases.model import is_multi_step
 from xpeval.evals.cassettes.binding import recording_fault
@@ -258,6 +259,8 @@ class Runner:
         started = now_iso()
         try:
             episode = self.backend.open(planned)
+        except AdapterFactoryError:  # a plugin's broken factory: no episode of it can run, stop
+            raise
         except Exception as exc:  # a backend that cannot even start is a recorded failure
             placeholder = OpenEpisode(
                 adapter=_NoAdapter(),

@@ -100,5 +100,9 @@ def test_a_refused_or_duplicate_plugin_fails_the_conformance_run_naming_it(tmp_p
     ran = run_pytest(host, "--xpeval-conformance", env=env)
     assert ran.returncode == 4, ran.stdout + ran.stderr
     (line,) = [line for line in ran.stderr.splitlines() if "refused adapter plugin" in line]
-    assert "not-an-entry: host_plugins:NOT_AN_ENTRY is not a DirectEntry or WrapperEntry" in line
-    assert "openai-chat: the id is already registered" in line
+    # Each named by its entry point and distribution, and why.
+    assert "plugin not-an-entry = host_plugins:NOT_AN_ENTRY of host-plugins refused: it names a str" in line
+    assert (
+        "plugin openai-chat = host_plugins:OPENAI_CHAT of host-plugins refused: "
+        "openai-chat is one of xpeval's own" in line
+    )
