@@ -223,9 +223,9 @@ def refuse_if_refused_plugin_in_use(in_use: Iterable[str] | None) -> None:
     if hits:
         ids = sorted({i for p in hits for i in p.ids if wanted is None or i in wanted})
         raise RefusedPluginError(
-            f"adapter {', '.join(ids)} in use, but a plugin for it was refused: "
+            f"adapter {', '.join(ids)} in use, but a plugin that registers or changed it was refused: "
             + "; ".join(p.line() for p in hits)
-            + " (fix or uninstall it)"
+            + " (fix or uninstall it: docs/plugins.md)"
         )
 
 
@@ -326,7 +326,8 @@ def load_plugins(group: str = PLUGIN_GROUP) -> list[str]:
     closed naming it and why. Entries may build on each other in any order. Returns the ids
     registered."""
     pending: dict[str, tuple[plugins.LoadedPlugin, RegistryEntry]] = {}
-    for plugin in plugins.load_plugins(group, reserved=set(ADAPTER_REGISTRY), guards=[_RegistryWatch]):
+    builtin = {adapter_id for adapter_id, origin in _ORIGINS.items() if origin == BUILTIN_DISTRIBUTION}
+    for plugin in plugins.load_plugins(group, reserved=builtin, guards=[_RegistryWatch]):
         if isinstance(plugin.value, DirectEntry | WrapperEntry):
             pending[plugin.name] = (plugin, plugin.value)
         else:

@@ -105,9 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from xpeval.evals.scrub import scrub_line
 
         print(f"xpeval: {scrub_line(str(exc))}", file=sys.stderr)
+        _name_refused_plugins(already_said=str(exc))
         return getattr(exc, "exit_code", 2)
-    if args.command != "adapters":  # `xpeval adapters` names them itself
-        _name_refused_plugins()
+    _name_refused_plugins()
     return code
 
 
@@ -120,15 +120,18 @@ def _registry_errors() -> tuple[type[Exception], ...]:
     return (registry.UnknownAdapterError, registry.RegistryError)
 
 
-def _name_refused_plugins() -> None:
-    """A refused plugin that the command did not need still gets a line: never silently."""
+def _name_refused_plugins(already_said: str = "") -> None:
+    """Every refused plugin gets a line once the command ends, whether it needed the plugin or
+    not: never silently (unless the command's error named it already). Only when the command
+    loaded the registry: importing plugins here would cost the commands that need none."""
     if "xpeval.adapters.plugins" not in sys.modules:
         return
     from xpeval.adapters.plugins import refused_plugins
     from xpeval.evals.scrub import scrub_line
 
     for plugin in refused_plugins():
-        print(scrub_line(f"xpeval: {plugin.line()}"), file=sys.stderr)
+        if plugin.line() not in already_said:
+            print(scrub_line(f"xpeval: {plugin.line()}"), file=sys.stderr)
 
 
 def console_main() -> int:

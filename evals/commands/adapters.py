@@ -1,6 +1,7 @@
 """`xpeval adapters [--capabilities] [--json]`: every registered adapter, the wire it resolves
 to, the distribution it comes from (`xpeval` for the built-in ones), and what it supports (the
-capability matrix its registry entries declare). Refused plugins are named on stderr."""
+capability matrix its registry entries declare). Refused plugins are named on stderr, as after
+every command that loaded the registry (`xpeval.evals.cli`)."""
 
 from __future__ import annotations
 
@@ -93,13 +94,8 @@ def adapter_rows() -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
+    from xpeval.adapters.registry import ADAPTER_REGISTRY, effective_contract
 
-    from xpeval.adapters.registry import ADAPTER_REGISTRY, effective_contract, refused_plugins
-    from xpeval.evals.scrub import scrub_line
-
-    for plugin in refused_plugins():
-        print(scrub_line(f"xpeval: {plugin.line()}"), file=sys.stderr)
     if args.capabilities:
         return _show_capabilities(args.json)
     rows = adapter_rows()

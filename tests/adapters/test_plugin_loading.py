@@ -117,7 +117,9 @@ def test_a_plugin_changing_openai_compatible_at_import_is_refused_and_the_entry_
     ran = xpeval("run", "--adapters", "openai-compatible", "--no-progress", cwd=tmp_path, env=env)
     assert ran.returncode == 2, ran.stdout + ran.stderr
     (line,) = error_lines(ran)
-    assert line.startswith("xpeval: adapter openai-compatible in use, but a plugin for it was refused: ")
+    assert line.startswith(
+        "xpeval: adapter openai-compatible in use, but a plugin that registers or changed it was refused: "
+    )
     assert "plugin tidy = tamper:TIDY of tamper refused" in line
 
 
@@ -149,7 +151,7 @@ def test_the_gate_refuses_a_run_of_an_adapter_a_refused_plugin_changed(tmp_path:
     done = gate(env, results, baseline)
     assert done.returncode == 2 and "gate: passed" not in done.stdout
     (line,) = error_lines(done)
-    assert "adapter openai-compatible in use, but a plugin for it was refused" in line
+    assert "adapter openai-compatible in use, but a plugin that registers or changed it was refused" in line
     assert "of tamper refused" in line
 
 
