@@ -220,13 +220,19 @@ def refuse_if_refused_plugin_in_use(in_use: Iterable[str] | None) -> None:
     use; `None` means every adapter is (a run that names none runs all, the refused one's too)."""
     wanted = None if in_use is None else set(in_use)
     hits = [p for p in refused_plugins() if wanted is None or wanted.intersection(p.ids)]
-    if hits:
-        ids = sorted({i for p in hits for i in p.ids if wanted is None or i in wanted})
+    if not hits:
+        return
+    refused = "; ".join(p.line() for p in hits)
+    if wanted is None:
         raise RefusedPluginError(
-            f"adapter {', '.join(ids)} in use, but a plugin that registers or changed it was refused: "
-            + "; ".join(p.line() for p in hits)
-            + " (fix or uninstall it: docs/plugins.md)"
+            f"every adapter is in use (none named), but a plugin was refused: {refused} (fix or "
+            "uninstall it, or name the adapters to use: docs/plugins.md)"
         )
+    ids = sorted({i for p in hits for i in p.ids if i in wanted})
+    raise RefusedPluginError(
+        f"adapter {', '.join(ids)} in use, but a plugin that registers or changed it was refused: "
+        f"{refused} (fix or uninstall it: docs/plugins.md)"
+    )
 
 
 class _RegistryWatch:

@@ -89,6 +89,13 @@ def test_a_plugin_calling_sys_exit_while_loading_is_refused_and_the_gate_still_f
     assert "xpeval: plugin quitter = exits:QUITTER of exits refused: called sys.exit(0) while loading" in (
         error_lines(done)
     )
+    # A run naming no adapters runs all of them, the one the plugin meant to add too.
+    ran = xpeval("run", "--no-progress", cwd=tmp_path, env=env)
+    assert ran.returncode == 2, ran.stdout + ran.stderr
+    (line,) = error_lines(ran)
+    assert line.startswith(
+        "xpeval: every adapter is in use (none named), but a plugin was refused: plugin quitter"
+    )
 
 
 @pytest.mark.parametrize("prelude", [REPLACES, MUTATES], ids=["replaced", "mutated"])
