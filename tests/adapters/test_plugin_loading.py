@@ -9,8 +9,10 @@ plugins are imported once per process."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -234,3 +236,41 @@ def test_a_plugin_factory_building_no_adapter_is_one_line_naming_adapter_and_dis
     named = [line for line in error_lines(ran) if f"{adapter} of factories" in line]
     assert named == [f"xpeval: adapter {adapter} of factories: {why}"]
     assert not any("emulated" in line for line in ran.stdout.splitlines()), "no row was scored"
+
+
+def test_a_plugin_raising_keyboard_interrupt_itself_is_refused(tmp_path: Path) -> None:
+    raises = "raise KeyboardInterrupt\n"
+    env = with_site(
+        install_plugins(tmp_path / "site", {"fake-ctrl-c": "None"}, distribution="ki", prelude=raises)
+    )
+    listed = xpeval("adapters", "--json", env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert error_lines(listed) == [
+        "xpeval: plugin fake-ctrl-c = ki:FAKE_CTRL_C of ki refused: "
+        "raised KeyboardInterrupt while loading, without a Ctrl-C"
+    ]
+
+
+def test_a_real_ctrl_c_while_a_plugin_loads_stops_xpeval(tmp_path: Path) -> None:
+    marker = tmp_path / "loading"
+    slow = f"import pathlib, time\npathlib.Path({str(marker)!r}).write_text('x')\ntime.sleep(60)\n"
+    env = with_site(install_plugins(tmp_path / "site", {"sleepy": "None"}, distribution="slow", prelude=slow))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "xpeval", "adapters", "--json"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(1200):  # until the plugin is loading (a fresh interpreter takes a while)
+            if marker.exists() or process.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert marker.exists(), "the plugin never started loading"
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "xpeval: interrupted" and out == ""
