@@ -28,6 +28,8 @@ _EXPORTS = {
     "effective_contract": "xpeval.adapters.registry",
     "get_entry": "xpeval.adapters.registry",
     "register_adapter": "xpeval.adapters.registry",
+    "refused_plugins": "xpeval.adapters.registry",
+    "RefusedPlugin": "xpeval.adapters.plugins",
     "Provider": "xpeval.adapters.providers._spec",
     "connection_pool": "xpeval.adapters.providers._http",
     "AssistantMessage": "xpeval.adapters.contract",
@@ -63,6 +65,7 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.contract import TurnRequest as TurnRequest
     from xpeval.adapters.contract import TurnResult as TurnResult
     from xpeval.adapters.contract import UserMessage as UserMessage
+    from xpeval.adapters.plugins import RefusedPlugin as RefusedPlugin
     from xpeval.adapters.providers._http import connection_pool as connection_pool
     from xpeval.adapters.providers._spec import Provider as Provider
     from xpeval.adapters.registry import ADAPTER_REGISTRY as ADAPTER_REGISTRY
@@ -74,4 +77,5 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.registry import create_adapter as create_adapter
     from xpeval.adapters.registry import effective_contract as effective_contract
     from xpeval.adapters.registry import get_entry as get_entry
+    from xpeval.adapters.registry import refused_plugins as refused_plugins
     from xpeval.adapters.registry import register_adapter as register_adapter

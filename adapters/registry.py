@@ -10,13 +10,18 @@ string until `get_entry` / `effective_contract` accepts it.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from types import FunctionType
+from typing import Any, ClassVar, Literal
 
+from xpeval.adapters import plugins
 from xpeval.adapters.adapter import Adapter, AdapterFactory, AdapterSettings, Capabilities, EffectiveContract
 from xpeval.adapters.contract import WIRE_NAMES, WireName
+from xpeval.adapters.plugins import RefusedPlugin
 from xpeval.adapters.providers import anthropic, azure, google, openai, vertex
 from xpeval.adapters.providers._spec import Provider
 from xpeval.adapters.providers.mimo import MIMO
@@ -29,8 +34,8 @@ class UnknownAdapterError(LookupError):
     """An adapter id (or a contract parent) that the registry does not know."""
 
     def __init__(self, adapter_id: str) -> None:
-        problem = PLUGIN_PROBLEMS.get(adapter_id) if isinstance(adapter_id, str) else None
-        detail = f" (its plugin entry point was refused: {problem})" if problem else ""
+        problems = [p.line() for p in refused_plugins() if adapter_id in p.ids]
+        detail = f" (its {'; '.join(problems)})" if problems else ""
         super().__init__(f"Unknown adapter: {adapter_id}{detail}")
         self.adapter_id = adapter_id
 
@@ -184,48 +189,173 @@ def effective_contract(
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 PLUGIN_GROUP = "xpeval.adapters"
-PLUGIN_PROBLEMS: dict[str, str] = {}
-"""Adapter ids offered by an installed package's entry point and refused, with the reason."""
+BUILTIN_DISTRIBUTION = "xpeval"
+IN_PROCESS = "(registered in-process)"
+"""Where an entry registered by `register_adapter` (a conftest, a notebook) comes from."""
+_ORIGINS: dict[str, str] = {}
+"""The distribution each entry comes from (a plugin's, or `BUILTIN_DISTRIBUTION`)."""
+
+
+class RefusedPluginError(RegistryError):
+    """An adapter in use is one a refused plugin meant to register or changed."""
+
+
+class AdapterFactoryError(RegistryError):
+    """A plugin adapter's factory raised, or built something that is not an `Adapter`."""
+
+
+def distribution_of(adapter_id: str) -> str:
+    """The distribution an adapter comes from: `xpeval` for the built-in ones."""
+    get_entry(adapter_id)
+    return _ORIGINS.get(adapter_id, IN_PROCESS)
+
+
+def refused_plugins() -> tuple[RefusedPlugin, ...]:
+    """Every adapter plugin refused in this process: its distribution, entry point and why."""
+    return plugins.refused_plugins(PLUGIN_GROUP)
+
+
+def refuse_if_refused_plugin_in_use(in_use: Iterable[str] | None) -> None:
+    """Fail closed (one line) when a refused plugin meant to register or changed an adapter in
+    use; `None` means every adapter is (a run that names none runs all, the refused one's too)."""
+    wanted = None if in_use is None else set(in_use)
+    hits = [p for p in refused_plugins() if wanted is None or wanted.intersection(p.ids)]
+    if not hits:
+        return
+    refused = "; ".join(p.line() for p in hits)
+    if wanted is None:
+        raise RefusedPluginError(
+            f"every adapter is in use (none named), but a plugin was refused: {refused} (fix or "
+            "uninstall it, or name the adapters to use: docs/plugins.md)"
+        )
+    ids = sorted({i for p in hits for i in p.ids if i in wanted})
+    raise RefusedPluginError(
+        f"adapter {', '.join(ids)} in use, but a plugin that registers or changed it was refused: "
+        f"{refused} (fix or uninstall it: docs/plugins.md)"
+    )
+
+
+class _RegistryWatch:
+    """The registry as a plugin's import found it: which entry each id held, and every field of
+    every object those entries hold (providers, capabilities, factories' code). A plugin runs
+    arbitrary code, so this cannot stop a determined one; it stops the quiet kind that replaces
+    `openai-compatible` or edits its provider, which would change every number it produces."""
+
+    def __init__(self) -> None:
+        self._registry = ADAPTER_REGISTRY
+        self._entries = dict(ADAPTER_REGISTRY)
+        self._slots = {adapter_id: _slots_of(entry) for adapter_id, entry in self._entries.items()}
+
+    def check(self) -> plugins.Tampering | None:
+        changes: dict[str, str] = {}
+        module = sys.modules[__name__]
+        if getattr(module, "ADAPTER_REGISTRY", None) is not self._registry:
+            changes["ADAPTER_REGISTRY"] = "rebound"
+            setattr(module, "ADAPTER_REGISTRY", self._registry)  # noqa: B010 (mypy: a module attribute)
+        for adapter_id, entry in self._entries.items():
+            if self._registry.get(adapter_id) is not entry:
+                changes[adapter_id] = "replaced" if adapter_id in self._registry else "removed"
+            elif any(slot.changed() for slot in self._slots[adapter_id]):
+                changes[adapter_id] = "mutated"
+        for adapter_id in self._registry.keys() - self._entries.keys():
+            changes[adapter_id] = "added outside its entry point"
+        if not changes:
+            return None
+        for slots in self._slots.values():
+            for slot in slots:
+                slot.restore()
+        self._registry.clear()
+        self._registry.update(self._entries)
+        named = ", ".join(f"{adapter_id} ({how})" for adapter_id, how in sorted(changes.items()))
+        return plugins.Tampering(
+            f"changed the adapter registry while loading: {named}", tuple(sorted(changes))
+        )
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """One attribute (or a mapping's items) reachable from an entry, and what it held."""
+
+    holder: Any
+    attribute: str | None
+    """None: `holder` is a dict and `value` a copy of its items."""
+    value: Any
+
+    def changed(self) -> bool:
+        if self.attribute is None:
+            return bool(self.holder != self.value)
+        return getattr(self.holder, self.attribute) is not self.value
+
+    def restore(self) -> None:
+        if self.attribute is None:
+            self.holder.clear()
+            self.holder.update(self.value)
+        else:
+            object.__setattr__(self.holder, self.attribute, self.value)  # frozen dataclasses too
+
+
+def _slots_of(root: object) -> list[_Slot]:
+    slots: list[_Slot] = []
+    seen: set[int] = set()
+    stack: list[object] = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if dataclasses.is_dataclass(node) and not isinstance(node, type):
+            for f in dataclasses.fields(node):
+                value = getattr(node, f.name)
+                slots.append(_Slot(node, f.name, value))
+                stack.append(value)
+        elif isinstance(node, dict):
+            slots.append(_Slot(node, None, dict(node)))
+            stack.extend(node.values())
+        elif isinstance(node, tuple | frozenset):
+            stack.extend(node)
+        elif isinstance(node, FunctionType):
+            slots.extend(_Slot(node, name, getattr(node, name)) for name in _FUNCTION_STATE)
+    return slots
+
+
+_FUNCTION_STATE = ("__code__", "__defaults__", "__kwdefaults__")
 
 
 def load_plugins(group: str = PLUGIN_GROUP) -> list[str]:
     """Register the adapters other packages offer: entry points of `group`, each named by its
     adapter id and pointing at its registry entry (a `DirectEntry` or `WrapperEntry`).
 
-    Each is validated exactly like a built-in entry; one that fails (it does not load, is not
-    an entry, names an unknown parent, makes a cycle, clashes with a built-in id) is not
-    registered, so using its id fails closed with `Unknown adapter: <id>` and the reason.
-    Entries may build on each other in any order. Returns the ids registered."""
-    from importlib.metadata import entry_points
-
-    pending: dict[str, RegistryEntry] = {}
-    for point in entry_points(group=group):
-        try:
-            entry = point.load()
-        except Exception as exc:  # a broken plugin must not break xpeval
-            PLUGIN_PROBLEMS[point.name] = f"cannot load {point.value}: {type(exc).__name__}: {exc}"
-            continue
-        if not isinstance(entry, DirectEntry | WrapperEntry):
-            PLUGIN_PROBLEMS[point.name] = f"{point.value} is not a DirectEntry or WrapperEntry"
-        elif point.name in ADAPTER_REGISTRY:
-            PLUGIN_PROBLEMS[point.name] = "the id is already registered"
+    Each is imported in the guarded step (`xpeval.adapters.plugins`), then validated exactly like
+    a built-in entry; one that fails (raises anything while it loads, changes the registry, is
+    offered by two distributions, takes a built-in id, is not an entry, names an unknown parent,
+    makes a cycle) is not registered and is listed by `refused_plugins()`; using its id fails
+    closed naming it and why. Entries may build on each other in any order. Returns the ids
+    registered."""
+    pending: dict[str, tuple[plugins.LoadedPlugin, RegistryEntry]] = {}
+    builtin = {adapter_id for adapter_id, origin in _ORIGINS.items() if origin == BUILTIN_DISTRIBUTION}
+    for plugin in plugins.load_plugins(group, reserved=builtin, guards=[_RegistryWatch]):
+        if isinstance(plugin.value, DirectEntry | WrapperEntry):
+            pending[plugin.name] = (plugin, plugin.value)
         else:
-            pending[point.name] = entry
+            what = type(plugin.value).__name__
+            plugins.refuse(plugin, group, f"it names a {what}, not a DirectEntry or WrapperEntry")
     registered: list[str] = []
+    problems: dict[str, str] = {}
     while pending:
         progress = False
-        for adapter_id, entry in list(pending.items()):
+        for adapter_id, (plugin, entry) in list(pending.items()):
             try:
-                register_adapter(adapter_id, entry)
+                register_adapter(adapter_id, entry, distribution=plugin.distribution)
             except (UnknownAdapterError, RegistryError) as exc:
-                PLUGIN_PROBLEMS[adapter_id] = str(exc)
+                problems[adapter_id] = str(exc)
                 continue
-            PLUGIN_PROBLEMS.pop(adapter_id, None)
             registered.append(adapter_id)
             del pending[adapter_id]
             progress = True
         if not progress:
             break
+    for adapter_id, (plugin, _) in pending.items():
+        plugins.refuse(plugin, group, problems[adapter_id])
     return registered
 
 
@@ -266,10 +396,25 @@ def direct_adapter_for_wire(wire: WireName, registry: Mapping[str, RegistryEntry
 
 
 def create_adapter(adapter_id: str, settings: AdapterSettings | None = None) -> Adapter:
-    """Construct the adapter registered under `adapter_id` with its own factory."""
+    """Construct the adapter registered under `adapter_id` with its own factory. A plugin's
+    factory that raises or builds something else than an `Adapter` is an `AdapterFactoryError`
+    naming the adapter and its distribution (a built-in factory's own errors pass unchanged)."""
     entry = get_entry(adapter_id)
     contract = effective_contract(adapter_id)
-    return entry.factory(contract, entry.provider, settings or AdapterSettings())
+    origin = _ORIGINS.get(adapter_id, IN_PROCESS)
+    if origin == BUILTIN_DISTRIBUTION:
+        return entry.factory(contract, entry.provider, settings or AdapterSettings())
+    try:
+        adapter = entry.factory(contract, entry.provider, settings or AdapterSettings())
+    except Exception as exc:  # the plugin's bug, named as the plugin's
+        raise AdapterFactoryError(
+            f"adapter {adapter_id} of {origin}: its factory raised {type(exc).__name__}: {exc}"
+        ) from exc
+    if not isinstance(adapter, Adapter):
+        raise AdapterFactoryError(
+            f"adapter {adapter_id} of {origin}: its factory returned {type(adapter).__name__}, not an Adapter"
+        )
+    return adapter
 
 
 def provider_of(adapter_id: str) -> Provider:
@@ -282,17 +427,25 @@ def providers() -> list[Provider]:
     return list({id(entry.provider): entry.provider for entry in ADAPTER_REGISTRY.values()}.values())
 
 
-def register_adapter(adapter_id: str, entry: RegistryEntry) -> None:
-    """Add an adapter at run time (plugins, tests). Validated before it becomes visible."""
+def register_adapter(adapter_id: str, entry: RegistryEntry, *, distribution: str = IN_PROCESS) -> None:
+    """Add an adapter at run time (plugins, tests). Validated before it becomes visible; an id
+    that is taken stays taken (a built-in one above all)."""
+    if adapter_id in ADAPTER_REGISTRY:
+        raise RegistryError(f"Adapter {adapter_id} is already registered (by {_ORIGINS.get(adapter_id)})")
     candidate = {**ADAPTER_REGISTRY, adapter_id: entry}
     validate_registry(candidate)
     ADAPTER_REGISTRY[adapter_id] = entry
+    _ORIGINS[adapter_id] = distribution
 
 
 def unregister_adapter(adapter_id: str) -> None:
     get_entry(adapter_id)
+    if _ORIGINS.get(adapter_id) == BUILTIN_DISTRIBUTION:
+        raise RegistryError(f"Adapter {adapter_id} is built in; it cannot be unregistered")
     del ADAPTER_REGISTRY[adapter_id]
+    _ORIGINS.pop(adapter_id, None)
 
 
 validate_registry(ADAPTER_REGISTRY)
+_ORIGINS.update(dict.fromkeys(ADAPTER_REGISTRY, BUILTIN_DISTRIBUTION))
 load_plugins()

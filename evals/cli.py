@@ -92,20 +92,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
-    from xpeval.adapters.registry import RegistryError, UnknownAdapterError
-
     try:
-        return int(args.handler(args) or 0)
-    except (UnknownAdapterError, RegistryError, UserError) as exc:
-        from xpeval.evals.scrub import scrub_line
-
-        print(f"xpeval: {scrub_line(str(exc))}", file=sys.stderr)
-        return getattr(exc, "exit_code", 2)
-    except KeyboardInterrupt:
+        code = int(args.handler(args) or 0)
+    except KeyboardInterrupt:  # a real Ctrl-C, while a plugin loads too (xpeval.adapters.plugins)
         print("xpeval: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:
+        if not isinstance(exc, (UserError, *_registry_errors())):
+            raise
+        from xpeval.evals.scrub import scrub_line
+
+        print(f"xpeval: {scrub_line(str(exc))}", file=sys.stderr)
+        _name_refused_plugins(already_said=str(exc))
+        return getattr(exc, "exit_code", 2)
+    _name_refused_plugins()
+    return code
+
+
+def _registry_errors() -> tuple[type[Exception], ...]:
+    """The registry's errors, when the command imported the registry (importing it here would
+    import every plugin, for commands that never needed one)."""
+    registry = sys.modules.get("xpeval.adapters.registry")
+    if registry is None:
+        return ()
+    return (registry.UnknownAdapterError, registry.RegistryError)
+
+
+def _name_refused_plugins(already_said: str = "") -> None:
+    """Every refused plugin gets a line once the command ends, whether it needed the plugin or
+    not: never silently (unless the command's error named it already). Only when the command
+    loaded the registry: importing plugins here would cost the commands that need none."""
+    if "xpeval.adapters.plugins" not in sys.modules:
+        return
+    from xpeval.adapters.plugins import refused_plugins
+    from xpeval.evals.scrub import scrub_line
+
+    for plugin in refused_plugins():
+        if plugin.line() not in already_said:
+            print(scrub_line(f"xpeval: {plugin.line()}"), file=sys.stderr)
 
 
 def console_main() -> int:

@@ -1,5 +1,7 @@
 """`xpeval adapters [--capabilities] [--json]`: every registered adapter, the wire it resolves
-to, and what it supports (the capability matrix its registry entries declare)."""
+to, the distribution it comes from (`xpeval` for the built-in ones), and what it supports (the
+capability matrix its registry entries declare). Refused plugins are named on stderr, as after
+every command that loaded the registry (`xpeval.evals.cli`)."""
 
 from __future__ import annotations
 
@@ -74,7 +76,7 @@ def _show_capabilities(as_json: bool) -> int:
 
 
 def adapter_rows() -> list[dict[str, Any]]:
-    from xpeval.adapters.registry import ADAPTER_REGISTRY, WrapperEntry, effective_contract
+    from xpeval.adapters.registry import ADAPTER_REGISTRY, WrapperEntry, distribution_of, effective_contract
 
     rows = []
     for adapter_id, entry in ADAPTER_REGISTRY.items():
@@ -85,18 +87,15 @@ def adapter_rows() -> list[dict[str, Any]]:
                 "kind": entry.kind,
                 "wire": contract.wire,
                 "contract_parent": entry.contract_parent if isinstance(entry, WrapperEntry) else None,
+                "distribution": distribution_of(adapter_id),
             }
         )
     return rows
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
+    from xpeval.adapters.registry import ADAPTER_REGISTRY, effective_contract
 
-    from xpeval.adapters.registry import ADAPTER_REGISTRY, PLUGIN_PROBLEMS, effective_contract
-
-    for adapter_id, problem in sorted(PLUGIN_PROBLEMS.items()):
-        print(f"xpeval: adapter {adapter_id} of an installed package was refused: {problem}", file=sys.stderr)
     if args.capabilities:
         return _show_capabilities(args.json)
     rows = adapter_rows()
@@ -106,8 +105,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("id", "kind", "wire", "contract parent", "schema dialect", "description")
-    for column in table.columns[:5]:
+    table = Table("id", "kind", "wire", "contract parent", "schema dialect", "from", "description")
+    for column in table.columns[:6]:
         column.no_wrap = True
     for row in rows:
         contract = effective_contract(row["id"])
@@ -118,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
             row["wire"],
             row["contract_parent"] or "-",
             contract.schema_dialect,
+            row["distribution"],
             entry.description,
         )
     Console().print(table)

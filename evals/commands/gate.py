@@ -75,6 +75,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from xpeval.adapters.registry import refuse_if_refused_plugin_in_use
     from xpeval.evals.commands.compare import check_fractions
     from xpeval.evals.commands.run import no_baseline
     from xpeval.evals.errors import UserError
@@ -102,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     configured = project.baseline if project.cases and case_set != "builtin" else None
     baseline_path: Path = args.baseline or configured or default_baseline(case_set, project.root)
     frame = run.frame
+    refuse_if_refused_plugin_in_use(frame["adapter"].unique())
     if args.update_baseline:
         return _update_baseline(args, run, scope, baseline_path)
     if args.reference:

@@ -89,11 +89,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _refuse_refused_plugins() -> None:
     """A conformance run of a registry that silently lost a plugin (it did not load, was not an
-    entry, clashed with another id) would pass without ever checking it: stop, naming each."""
-    from xpeval.adapters.registry import PLUGIN_PROBLEMS
+    entry, changed the registry, was offered by two distributions) would pass without ever
+    checking it: stop, naming each."""
+    from xpeval.adapters.registry import refused_plugins
 
-    if PLUGIN_PROBLEMS:
-        named = "; ".join(f"{adapter_id}: {why}" for adapter_id, why in sorted(PLUGIN_PROBLEMS.items()))
+    refused = refused_plugins()
+    if refused:
+        named = "; ".join(plugin.line() for plugin in refused)
         raise pytest.UsageError(f"xpeval: refused adapter plugin(s), fix or uninstall them: {named}")
 
 

@@ -19,6 +19,7 @@ import httpx2
 from aiolimiter import AsyncLimiter
 
 from xpeval.adapters.contract import ProviderError, TurnRequest, TurnResult, Usage
+from xpeval.adapters.registry import AdapterFactoryError
 from xpeval.evals.cassettes.binding import recording_fault
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import CallRecord, ResultRow, RowSource, bounded, now_iso
@@ -232,6 +233,8 @@ class Runner:
         started = now_iso()
         try:
             episode = self.backend.open(planned)
+        except AdapterFactoryError:  # a plugin's broken factory: no episode of it can run, stop
+            raise
         except Exception as exc:  # a backend that cannot even start is a recorded failure
             placeholder = OpenEpisode(
                 adapter=_NoAdapter(),

@@ -119,7 +119,7 @@ def test_adapters_json_lists_every_registered_id_with_exactly_the_documented_key
     rows = json.loads(done.stdout)
     assert [r["id"] for r in rows] == list(ADAPTER_REGISTRY)
     for row in rows:
-        assert set(row) == {"id", "kind", "wire", "contract_parent"}
+        assert set(row) == {"id", "kind", "wire", "contract_parent", "distribution"}
         assert row["wire"] in WIRE_NAMES
         assert (row["kind"] == "direct") == (row["contract_parent"] is None)
 

@@ -126,16 +126,30 @@ def checks_per_adapter(output: str, adapters: list[str]) -> dict[str, int]:
     return counts
 
 
-def install_plugins(site: Path, entries: dict[str, str]) -> Path:
-    """A package offering `entries` (adapter id -> Python expression for its registry entry)
-    through the `xpeval.adapters` entry-point group, importable from `site`."""
+def install_plugins(
+    site: Path, entries: dict[str, str], *, distribution: str = "host-plugins", prelude: str = ""
+) -> Path:
+    """A distribution `distribution` offering `entries` (adapter id -> Python expression for its
+    registry entry) through the `xpeval.adapters` entry-point group, importable from `site` (put
+    it on PYTHONPATH). Its module runs `prelude` first, as a plugin's import would (several
+    distributions may share one `site`)."""
     site.mkdir(parents=True, exist_ok=True)
+    module = distribution.replace("-", "_")
     lines = [f"{adapter_id.upper().replace('-', '_')} = {value}" for adapter_id, value in entries.items()]
     header = "from xpeval.adapters import registry\n"  # values may name registry's entries
-    (site / "host_plugins.py").write_text(header + "\n".join(lines) + "\n")
-    info = site / "host_plugins-0.1.dist-info"
+    (site / f"{module}.py").write_text(header + textwrap.dedent(prelude) + "\n" + "\n".join(lines) + "\n")
+    info = site / f"{module}-0.1.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: host-plugins\nVersion: 0.1\n")
-    points = [f"{a} = host_plugins:{a.upper().replace('-', '_')}" for a in entries]
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 0.1\n")
+    points = [f"{a} = {module}:{a.upper().replace('-', '_')}" for a in entries]
     (info / "entry_points.txt").write_text("[xpeval.adapters]\n" + "\n".join(points) + "\n")
     return site
+
+
+def with_site(site: Path, env: dict[str, str] | None = None) -> dict[str, str]:
+    """`env` (default: this environment) with `site` first on PYTHONPATH, this checkout after it."""
+    environ = dict(os.environ if env is None else env)
+    environ.pop("XPEVAL_CASSETTE_MODE", None)
+    rest = environ.get("PYTHONPATH", "")
+    environ["PYTHONPATH"] = os.pathsep.join(p for p in [str(site), rest] if p)
+    return environ

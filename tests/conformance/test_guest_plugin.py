@@ -13,6 +13,7 @@ from tests.conformance._host import (
     conformance_nodes,
     install_plugins,
     run_pytest,
+    with_site,
     write_host,
 )
 
@@ -100,5 +101,32 @@ def test_a_refused_or_duplicate_plugin_fails_the_conformance_run_naming_it(tmp_p
     ran = run_pytest(host, "--xpeval-conformance", env=env)
     assert ran.returncode == 4, ran.stdout + ran.stderr
     (line,) = [line for line in ran.stderr.splitlines() if "refused adapter plugin" in line]
-    assert "not-an-entry: host_plugins:NOT_AN_ENTRY is not a DirectEntry or WrapperEntry" in line
-    assert "openai-chat: the id is already registered" in line
+    # Each named by its entry point and distribution, and why.
+    assert "plugin not-an-entry = host_plugins:NOT_AN_ENTRY of host-plugins refused: it names a str" in line
+    assert (
+        "plugin openai-chat = host_plugins:OPENAI_CHAT of host-plugins refused: "
+        "openai-chat is one of xpeval's own" in line
+    )
+
+
+def test_a_plugin_that_exits_changes_a_builtin_or_shares_its_id_fails_the_conformance_run(
+    tmp_path: Path,
+) -> None:
+    """Each of these used to leave the conformance run green: the plugin's `sys.exit(0)` ended it
+    quietly, a replaced built-in was checked as if it were xpeval's, the last of two won."""
+    host = write_host(tmp_path / "host", table='adapters = ["mimo"]')
+    site = tmp_path / "site"
+    install_plugins(site, {"quitter": "None"}, distribution="exits", prelude="import sys\nsys.exit(0)\n")
+    mutates = 'object.__setattr__(registry.ADAPTER_REGISTRY["mimo"], "description", "changed")\n'
+    install_plugins(site, {"tidy": "None"}, distribution="tamper", prelude=mutates)
+    for name in ("alpha", "beta"):
+        install_plugins(site, {"twin": 'registry.ADAPTER_REGISTRY["mimo"]'}, distribution=name)
+    ran = run_pytest(host, "--xpeval-conformance", env=with_site(site))
+    assert ran.returncode == 4, ran.stdout + ran.stderr
+    (line,) = [line for line in ran.stderr.splitlines() if "refused adapter plugin" in line]
+    assert "plugin quitter = exits:QUITTER of exits refused: called sys.exit(0) while loading" in line
+    assert (
+        "plugin tidy = tamper:TIDY of tamper refused: changed the adapter registry while loading: mimo"
+        in line
+    )
+    assert "plugin twin of alpha and beta refused: each offers the id twin" in line
