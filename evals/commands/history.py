@@ -81,10 +81,12 @@ def _append(args: argparse.Namespace, store: Path) -> int:
     from xpeval.evals.results.load import load_run
     from xpeval.evals.running.suite import default_baseline, scope_of
     from xpeval.evals.verdict.baseline import read_baseline
+    from xpeval.evals.verdict.custody import check_custody
     from xpeval.evals.verdict.gate import baseline_for_run, evaluate
 
     loaded = load_run(args.append)
     loaded.check_complete()
+    check_custody(loaded, project_settings().root)  # the store's verdicts are the gate's: from evidence only
     scope = scope_of(loaded.header)
     project = project_settings()
     # The baseline `xpeval gate` judges this run against: [tool.xpeval] baseline for the project's cases.
