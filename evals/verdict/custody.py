@@ -14,7 +14,8 @@ not is one line (`CustodyError`, exit 2) naming the row:
   scorecard reads (`correct`, `tool_selection_correct`, `arguments_correct`, `irrelevance`,
   `malformed`, `schema_valid`) and the case's category must agree;
 - in a replay, each row's source (and its recording's model and date) is what its cassette's
-  provenance says; a row with no readable cassette behind it must be a failure.
+  provenance says; a row with no readable cassette behind it must be a failure. A conformance
+  failure (a replay problem, a runner error) is not checked: it fails the gate whatever it says.
 
 What cannot be scored again is refused rather than trusted: a row with more than
 `MAX_RESCORED_CALLS` calls, and a row whose arguments the row bound cut
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from xpeval.evals.errors import UserError
 from xpeval.evals.results.rows import REPLAYED_SOURCE, EpisodeKey, ResultRow, RunHeader, RunTrailer
 from xpeval.evals.verdict.argument_validity import with_schema_validity
+from xpeval.evals.verdict.baseline import CONFORMANCE_KINDS
 from xpeval.evals.verdict.scoring import episode_verdict
 
 if TYPE_CHECKING:
@@ -72,8 +74,10 @@ class Replayed:
     recorded_at: str | None
     recorded_model: str | None
     failed: bool
-    runner_failure: bool
-    """The runner could not even open the episode: its source is a placeholder."""
+    conformance_failure: bool
+    """It ended in the suite's own failure (no usable cassette, a runner error): the gate fails
+    it whatever its source says, and its source may be a placeholder (the runner could not open
+    the episode, or the cassette the gate reads now was not there when the run played it)."""
 
 
 @dataclass
@@ -199,7 +203,7 @@ def judge(header: RunHeader, records: Iterable[ResultRow | RunTrailer], cases: M
                 recorded_at=row.recorded_at,
                 recorded_model=row.recorded_model,
                 failed=row.error_kind is not None,
-                runner_failure=row.error_kind == "runner",
+                conformance_failure=row.error_kind in CONFORMANCE_KINDS,
             )
     if len(trailers) > 1:
         refuse(f"{len(trailers)} completion records: not one run's file")
@@ -216,7 +220,7 @@ def judge_sources(
     (`provenance`: the cassette's metadata, None when there is no readable one)."""
     refusals: list[str] = []
     for key, claim in replayed.items():
-        if claim.runner_failure:
+        if claim.conformance_failure:
             continue
         meta = provenance(key)
         name = name_of(key)

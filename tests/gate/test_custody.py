@@ -19,6 +19,7 @@ from tests._cli import Cli
 from tests._corpus import REPO_ROOT
 from xpeval.evals.cli import main
 from xpeval.evals.running.suite import SuiteConfig, run_suite
+from xpeval.evals.verdict.custody import MAX_RESCORED_CALLS
 
 ADAPTER = "openai-compatible"
 CATEGORY = ("simple",)
@@ -192,6 +193,25 @@ def test_a_row_with_cut_arguments_that_claims_a_right_answer_says_it_cannot_be_s
 
     path = _edited(honest["run"], tmp_path / "cut.jsonl", cut)
     _refused(_gate(cli, path, honest["baseline"]), names[0], "too large to score again", "4 KB")
+
+
+def test_a_row_with_more_calls_than_the_gate_scores_again_is_refused(
+    honest: dict[str, Path], cli: Cli, tmp_path: Path
+) -> None:
+    names: list[str] = []
+
+    def flood(records: list[Record]) -> None:
+        row = next(r for r in _rows(records) if r["correct"] and r["calls"])
+        row["calls"] = row["calls"] * (MAX_RESCORED_CALLS + 1)
+        names.append(_name(row))
+
+    path = _edited(honest["run"], tmp_path / "flood.jsonl", flood)
+    _refused(
+        _gate(cli, path, honest["baseline"]),
+        names[0],
+        f"{MAX_RESCORED_CALLS + 1} calls",
+        f"at most {MAX_RESCORED_CALLS}",
+    )
 
 
 def test_merge_refuses_a_shard_with_an_extra_final_row_and_writes_nothing(
