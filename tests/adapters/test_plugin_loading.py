@@ -19,7 +19,8 @@ import pytest
 
 from tests._cli import xpeval
 from tests.conformance._host import install_plugins, with_site
-from tests.gate._rows import flipped, frame, outcomes
+from tests.gate._rows import declined, frame, row
+from xpeval.evals.cases import load_cases
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import RunHeader
 from xpeval.evals.results.run_plan import RunPlan
@@ -50,22 +51,28 @@ print(entry.provider is OPENAI_COMPATIBLE, repr(entry.provider), repr(entry.capa
 
 
 def results_and_baseline(folder: Path, *, regressed: int) -> tuple[Path, Path]:
-    """A finished run of openai-compatible on `CASES` cases with `regressed` of them flipped for
-    the worse, and the baseline of the same cases all passing."""
+    """A finished run of openai-compatible on `CASES` built-in irrelevance cases with `regressed`
+    of them lost to provider errors, and the baseline of the same cases all declined rightly:
+    rows the gate's chain of custody scores again to what they say."""
     folder.mkdir(parents=True, exist_ok=True)
+    cases = [c.case.id for c in load_cases() if c.case.category == "irrelevance"][:CASES]
     header = RunHeader(
         run="r",
         fingerprint="f",
         started_at="2026-12-01T00:00:00+00:00",
         config={"adapters": ["openai-compatible"], "case_set": "builtin"},
-        plan=RunPlan(cases=[f"case_{i:03d}" for i in range(CASES)], models={"openai-compatible": ["qwen"]}),
+        plan=RunPlan(cases=cases, models={"openai-compatible": ["qwen"]}),
     )
+    errored = [
+        row(case, False, category="irrelevance", error_kind="http").model_copy(update={"run": "r"})
+        for case in cases[:regressed]
+    ]
     results = ResultsFile.open_for(folder / "results.jsonl", header)
-    for row in outcomes(flipped([True] * CASES, worse=regressed)):
-        results.append(row)
+    for result in [*errored, *declined(cases[regressed:], run="r")]:
+        results.append(result)
     results.finish()
     results.close()
-    baseline, _ = update(None, frame(outcomes([True] * CASES)), case_set="builtin", run="r0", all_cases=True)
+    baseline, _ = update(None, frame(declined(cases, run="r0")), case_set="builtin", run="r0", all_cases=True)
     baseline.write(folder / "baseline.json")
     return folder / "results.jsonl", folder / "baseline.json"
 
@@ -219,7 +226,9 @@ def raises(contract, provider, settings):
         ("raiser", "its factory raised RuntimeError: a bug in the plugin"),
     ],
 )
-@pytest.mark.parametrize("mode", [[], ["--mode", "record", "--target", "emulator"]], ids=["replay", "record"])
+@pytest.mark.parametrize(
+    "mode", [["--no-baseline"], ["--mode", "record", "--target", "emulator"]], ids=["replay", "record"]
+)
 def test_a_plugin_factory_building_no_adapter_is_one_line_naming_adapter_and_distribution(
     tmp_path: Path, adapter: str, why: str, mode: list[str]
 ) -> None:
