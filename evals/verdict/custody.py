@@ -153,10 +153,7 @@ def judge(header: RunHeader, records: Iterable[ResultRow | RunTrailer], cases: M
     custody = Custody()
     refuse = custody.refusals.append
     replay = header.config.get("mode") == "replay"
-    plan = header.plan.keys() if header.plan is not None else []
-    named = {key for key in plan if key[2] is not None}
-    any_model = {(key[0], key[1]) for key in plan if key[2] is None}
-    finals: Counter[tuple[str, ...]] = Counter()
+    episodes = _PlannedEpisodes(header)
     results = 0
     trailers: list[RunTrailer] = []
     for record in records:
@@ -169,36 +166,14 @@ def judge(header: RunHeader, records: Iterable[ResultRow | RunTrailer], cases: M
             continue
         row = record
         results += 1
-        key = row.key
-        name = name_of(key)
+        name = name_of(row.key)
         if trailers:
             refuse(f"row {name} comes after the completion record: not one run's file")
         if row.run != header.run:
             refuse(f"row {name} is of run {row.run!r}, not of this file's run {header.run!r}: rows of "
                    "another run spliced in")  # fmt: skip
-        if not row.final:
-            continue
-        if key in named:
-            finals[key] += 1
-        elif (key[0], key[1]) in any_model:
-            finals[(key[0], key[1])] += 1
-        else:
-            refuse(f"row {name} is of an episode its run header does not plan")
-            continue
-        if finals[key if key in named else (key[0], key[1])] == 2:
-            refuse(f"episode {name} has more than one final row: a run writes one per episode")
-        case = cases.get(row.case_id)
-        if case is None:
-            refuse(
-                f"row {name}: case {row.case_id!r} is not in the run's case set "
-                f"{header.config.get('case_set', 'builtin')!r}, so it cannot be scored again"
-            )
-        else:
-            problem = judge_row(row, case)
-            if problem:
-                refuse(problem)
-        if replay:
-            custody.replayed[key] = Replayed(
+        if row.final and _judge_final(row, header, episodes, cases, refuse) and replay:
+            custody.replayed[row.key] = Replayed(
                 source=row.source,
                 recorded_at=row.recorded_at,
                 recorded_model=row.recorded_model,
@@ -211,6 +186,58 @@ def judge(header: RunHeader, records: Iterable[ResultRow | RunTrailer], cases: M
         if trailer.rows != results:
             refuse(f"its completion record counts {trailer.rows} result rows, the file holds {results}")
     return custody
+
+
+class _PlannedEpisodes:
+    """The episodes a run header plans, and how many final rows each has had so far. A plan entry
+    without a model stands for the one model its adapter used."""
+
+    def __init__(self, header: RunHeader) -> None:
+        plan = header.plan.keys() if header.plan is not None else []
+        self._named = {key for key in plan if key[2] is not None}
+        self._any_model = {(key[0], key[1]) for key in plan if key[2] is None}
+        self._finals: Counter[tuple[str, ...]] = Counter()
+
+    def count_final(self, key: EpisodeKey) -> int | None:
+        """How many final rows the episode of `key` has had with this one; None if not planned."""
+        slot: tuple[str, ...]
+        if key in self._named:
+            slot = key
+        elif (key[0], key[1]) in self._any_model:
+            slot = (key[0], key[1])
+        else:
+            return None
+        self._finals[slot] += 1
+        return self._finals[slot]
+
+
+def _judge_final(
+    row: ResultRow,
+    header: RunHeader,
+    episodes: _PlannedEpisodes,
+    cases: Mapping[str, Case],
+    refuse: Callable[[str], None],
+) -> bool:
+    """A final row's checks: planned, the only final row of its episode, its verdict what its
+    stored calls score. False when the row is of no planned episode (nothing more to check)."""
+    name = name_of(row.key)
+    seen = episodes.count_final(row.key)
+    if seen is None:
+        refuse(f"row {name} is of an episode its run header does not plan")
+        return False
+    if seen == 2:
+        refuse(f"episode {name} has more than one final row: a run writes one per episode")
+    case = cases.get(row.case_id)
+    if case is None:
+        refuse(
+            f"row {name}: case {row.case_id!r} is not in the run's case set "
+            f"{header.config.get('case_set', 'builtin')!r}, so it cannot be scored again"
+        )
+    else:
+        problem = judge_row(row, case)
+        if problem:
+            refuse(problem)
+    return True
 
 
 def judge_sources(
