@@ -106,6 +106,10 @@ def test_a_plugin_adapter_is_listed_and_runs_recorded_and_replayed(tmp_path: Pat
     )
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     assert (package / "cassettes" / "deepseek" / "deepseek-chat").is_dir(), "cassettes at the project root"
+    # A project's first recording is followed by its baseline, as the recording's hint says.
+    written = xpeval(env, package, "gate", "--update-baseline")
+    assert written.returncode == 0, written.stdout + written.stderr
+    assert (package / "reports" / "baseline.json").is_file()
     # From a subfolder: the project's paths still apply.
     replayed = xpeval(env, package / "reports", "run", "--categories", "simple", "--no-progress")
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
