@@ -16,7 +16,7 @@ PYTHON = ["3.11"]
 def tests(session: nox.Session) -> None:
     """The unit and conformance tests (offline, no API key)."""
     session.install("-e", ".[dev]")
-    session.run("pytest", *session.posargs)
+    session.run("pytest", "-n", "auto", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import io
-from dataclasses import dataclass
+import json
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pytest
@@ -45,5 +46,18 @@ def replay_committed(out: Path) -> CommittedReplay:
     ):
         patch.chdir(REPO_ROOT)
         code = main(argv)
+    ran = Ran(code, printed.getvalue(), errors.getvalue())
+    (out / RAN_FILE).write_text(json.dumps(asdict(ran)))
+    return read_replay(out)
+
+
+RAN_FILE = "ran.json"
+"""What the replay printed and its exit status, beside its files, for the other test workers."""
+
+
+def read_replay(out: Path) -> CommittedReplay:
+    """The replay `replay_committed(out)` made, possibly in another test worker's process."""
+    results, reports = out / "results.jsonl", out / "reports"
+    ran = Ran(**json.loads((out / RAN_FILE).read_text()))
     rows = list(final_results(ResultsFile.read(results).rows)) if results.exists() else []
-    return CommittedReplay(Ran(code, printed.getvalue(), errors.getvalue()), results, reports, rows)
+    return CommittedReplay(ran, results, reports, rows)

@@ -23,7 +23,9 @@ import pytest
 from tests._corpus import REPO_ROOT
 from tests.conformance._host import checks_per_adapter, run_pytest, write_host
 
-pytestmark = pytest.mark.slow
+# A fresh venv, the wheel and its dependencies installed, then three pytest runs of the host:
+# minutes on a loaded 2-core machine, past the suite's default 300 s.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 def _run(*command: str | Path, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess[str]:
