@@ -1,14 +1,17 @@
-"""The four direct wires. Only this package knows a provider's wire format (`RULES.md`)."""
+"""The direct wires, built in and registered by plugins (`catalog.py`). Only this package knows
+a provider's wire format (`RULES.md`)."""
 
 from __future__ import annotations
 
-from xpeval.adapters.contract import WIRE_NAMES, WireName
+from xpeval.adapters.contract import WireName
 from xpeval.adapters.wires._base import RenderedResponse, Wire, parse_arguments
 from xpeval.adapters.wires._layout import SchemaSemantics, ToolLayout
+from xpeval.adapters.wires.catalog import plugin_wire, wire_names
 
 
 def get_wire(name: WireName) -> Wire:
-    """The wire module object for `name` (imported lazily: each pulls in its SDK)."""
+    """The wire object for `name`: a built-in one (imported lazily: each pulls in its SDK) or a
+    plugin's codec."""
     if name == "openai-chat":
         from xpeval.adapters.wires.openai_chat import WIRE as chat
 
@@ -25,13 +28,16 @@ def get_wire(name: WireName) -> Wire:
         from xpeval.adapters.wires.google import WIRE as google
 
         return google
-    raise ValueError(f"Unknown wire: {name}")
+    plugin = plugin_wire(name)
+    if plugin is not None:
+        return plugin.codec
+    raise ValueError(f"Unknown wire: {name} (known: {', '.join(wire_names())})")
 
 
 def wire_for_path(url: str) -> Wire | None:
     """The wire whose SDK sends its requests to `url` (a path with its query, or a whole URL),
     by each wire's own `request_paths`; None when no wire does (an OAuth token exchange, say)."""
-    for name in WIRE_NAMES:
+    for name in wire_names():  # the built-in wires first: a plugin's paths cannot take theirs
         wire = get_wire(name)
         if any(pattern.search(url) for pattern in wire.request_paths):
             return wire
@@ -58,4 +64,5 @@ __all__ = [
     "parse_arguments",
     "tool_file_layouts",
     "wire_for_path",
+    "wire_names",
 ]
