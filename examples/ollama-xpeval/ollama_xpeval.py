@@ -33,7 +33,6 @@ from xpeval.plugin import (
     DialectSpec,
     DirectEntry,
     EffectiveContract,
-    ForceTool,
     JsonObject,
     NameRule,
     OpenAISchemaRules,
@@ -63,6 +62,7 @@ from xpeval.plugin import (
     root_type_object,
     text_pieces,
     transport_error,
+    wire_call_ids,
 )
 
 if PLUGIN_API_VERSION[0] != 1:
@@ -84,16 +84,24 @@ class OllamaError(Exception):
         self.headers = headers or {}
 
 
-def _message(message: Any, index: int) -> JsonObject:
+def _message(message: Any, index: int, ids: dict[tuple[int, int], str]) -> JsonObject:
+    """One message as Ollama takes it; calls and results carry the ids that link them (the
+    provider's own, or made up on the way out: `wire_call_ids`)."""
     if isinstance(message, SystemMessage | UserMessage):
         return {"role": message.role, "content": message.content}
     if isinstance(message, ToolResultMessage):
-        return {"role": "tool", "content": message.content, "tool_name": message.name}
+        return {
+            "role": "tool",
+            "content": message.content,
+            "tool_name": message.name,
+            "tool_call_id": ids[(index, -1)],
+        }
     assert isinstance(message, AssistantMessage)
     out: JsonObject = {"role": "assistant", "content": message.content or ""}
     if message.tool_calls:
         out["tool_calls"] = [
-            {"function": {"name": call.name, "arguments": call.arguments}} for call in message.tool_calls
+            {"id": ids[(index, c)], "function": {"name": call.name, "arguments": call.arguments}}
+            for c, call in enumerate(message.tool_calls)
         ]
     return out
 
@@ -161,11 +169,14 @@ class _Accumulator:
 
     def result(self, error: ProviderError | None = None) -> TurnResult:
         raw = self.last.get("done_reason") if self.done else None
+        finish = _finish(raw, bool(self.calls)) if self.done else None
+        if error is not None and error.kind == "stream":
+            finish = "error"
         return TurnResult(
             text=none_if_empty("".join(self.text)),
             reasoning=none_if_empty("".join(self.reasoning)),
             tool_calls=list(self.calls),
-            finish_reason=_finish(raw, bool(self.calls)) if self.done else None,
+            finish_reason=finish,
             raw_finish_reason=raw,
             usage=_usage(self.last),
             model=self.last.get("model"),
@@ -199,16 +210,14 @@ class OllamaChat:
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/api/chat(?:$|\?)"),)
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
+        ids = wire_call_ids(request.messages)
         kwargs: JsonObject = {
             "model": request.model,
-            "messages": [_message(m, i) for i, m in enumerate(request.messages)],
+            "messages": [_message(m, i, ids) for i, m in enumerate(request.messages)],
             "stream": request.stream,
         }
-        sent = tools.sent
-        if isinstance(request.tool_choice, ForceTool):  # no tool_choice in Ollama: offer only that tool
-            sent = [tool for tool in sent if tool.name == tools.wire_name(request.tool_choice.name)]
-        if sent and request.tool_choice != "none":
-            kwargs["tools"] = [_LAYOUT.definition(t.name, t.description, t.parameters) for t in sent]
+        if tools.sent:  # Ollama has no tool_choice: the adapter declares "auto" only
+            kwargs["tools"] = [_LAYOUT.definition(t.name, t.description, t.parameters) for t in tools.sent]
         options: JsonObject = {}
         if request.temperature is not None:
             options["temperature"] = request.temperature
@@ -226,10 +235,18 @@ class OllamaChat:
         return [dict(t) for t in tools] if isinstance(tools, list) else []
 
     def validate_encoded(self, kwargs: JsonObject) -> None:
+        """What Ollama's docs/api.md says a chat request holds; raises `ValueError` otherwise."""
         if not isinstance(kwargs.get("model"), str) or not isinstance(kwargs.get("messages"), list):
             raise ValueError("an Ollama chat request needs a model and a list of messages")
+        for message in kwargs["messages"]:
+            _validate_message(message)
         for tool in self.tool_definitions(kwargs):
-            if not _LAYOUT.holds(tool) or not isinstance(_LAYOUT.schema(tool), dict):
+            inner = _LAYOUT.inner(tool)
+            if not _LAYOUT.holds(tool) or inner is None or not isinstance(inner.get("name"), str):
+                raise ValueError(f"not an Ollama tool definition: {tool!r}")
+            if not isinstance(inner.get("description", ""), str) or not isinstance(
+                _LAYOUT.schema(tool), dict
+            ):
                 raise ValueError(f"not an Ollama tool definition: {tool!r}")
 
     async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
@@ -306,6 +323,25 @@ class OllamaChat:
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "messages": [{"role": "user", "content": "hi"}], "stream": False}
+
+
+def _validate_message(message: Any) -> None:
+    if not isinstance(message, dict) or message.get("role") not in ("system", "user", "assistant", "tool"):
+        raise ValueError(f"not an Ollama chat message: {message!r}")
+    if not isinstance(message.get("content"), str):
+        raise ValueError(f"an Ollama message's content is a string: {message!r}")
+    if any(not isinstance(message.get(key, ""), str) for key in ("tool_name", "tool_call_id")):
+        raise ValueError(f"an Ollama tool result's tool_name is a string: {message!r}")
+    for call in message.get("tool_calls", []):
+        function = call.get("function") if isinstance(call, dict) else None
+        if (
+            not isinstance(function, dict)
+            or not isinstance(function.get("name"), str)
+            or not isinstance(call.get("id", ""), str)
+        ):
+            raise ValueError(f"not an Ollama tool call: {call!r}")
+        if not isinstance(function.get("arguments"), dict):
+            raise ValueError(f"an Ollama tool call's arguments are an object: {call!r}")
 
 
 def _status_error(status: int, text: str, headers: dict[str, str]) -> OllamaError:
@@ -407,5 +443,5 @@ OLLAMA = DirectEntry(
     provider=OLLAMA_PROVIDER,
     factory=create,
     description="Ollama native /api/chat (example plugin wire)",
-    capabilities=Capabilities(tool_choice=frozenset({"auto", "none", "named"})),
+    capabilities=Capabilities(tool_choice=frozenset({"auto"})),
 )
