@@ -15,7 +15,7 @@ from typing import Any
 
 from xpeval.adapters.schema import apply, names, prepare
 from xpeval.adapters.schema._rules import Rules
-from xpeval.adapters.schema._types import DIALECTS, Dialect
+from xpeval.adapters.schema._types import DIALECTS
 from xpeval.adapters.schema.names import NameRule
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
@@ -41,11 +41,6 @@ class DialectSpec:
     """Tools one request may carry (None: no documented limit)."""
     strict: bool | None = None
     """The `strict` flag its tools are sent with (None: the wire sends none)."""
-
-
-def known_dialects() -> tuple[Dialect, ...]:
-    """Every dialect a registry entry can name: the built-in ones, then plugins' in order."""
-    return tuple(apply.RULES)
 
 
 def is_dialect(name: object) -> bool:

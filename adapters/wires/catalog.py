@@ -90,15 +90,6 @@ def plugin_wire(name: str) -> WirePlugin | None:
     return _WIRES.get(name)
 
 
-def plugin_wires() -> tuple[WirePlugin, ...]:
-    return tuple(_WIRES.values())
-
-
-def wire_origin(name: str) -> str:
-    """The distribution a wire comes from (`xpeval` for the built-in ones)."""
-    return "xpeval" if name in WIRE_NAMES else _ORIGINS.get(name, "(registered in-process)")
-
-
 def acceptance_modes() -> dict[str, tuple[WireName, AcceptanceMode]]:
     """Every plugin wire's acceptance modes, by mode name, with the wire they judge."""
     return {mode.name: (plugin.codec.name, mode) for plugin in _WIRES.values() for mode in plugin.acceptance}
@@ -195,6 +186,10 @@ def _mode_problem(wire: str, codec: Wire, mode: object, own: set[str], seen: set
         return f"acceptance mode {mode.name} names an unknown dialect: {mode.dialect}"
     if mode.strict is not None and not isinstance(mode.strict, bool):
         return f"acceptance mode {mode.name}: strict must be True, False or None"
+    return _rules_problem(mode) or _layout_problem(codec, mode)
+
+
+def _rules_problem(mode: AcceptanceMode) -> str | None:
     missing = [part for part in _PROFILE_PARTS if not _callables(getattr(mode.profile, part, None))]
     if missing:
         return (
@@ -205,6 +200,10 @@ def _mode_problem(wire: str, codec: Wire, mode: object, own: set[str], seen: set
         mode.max_tools is not None and (not isinstance(mode.max_tools, int) or mode.max_tools < 1)
     ):
         return f"acceptance mode {mode.name}: max_tools (a positive int) and max_tools_rule go together"
+    return None
+
+
+def _layout_problem(codec: Wire, mode: AcceptanceMode) -> str | None:
     try:
         layout = codec.tool_layout(mode.dialect, mode.strict)
     except Exception as exc:  # the plugin's code: its failure is its refusal
