@@ -11,6 +11,7 @@ string until `get_entry` / `effective_contract` accepts it.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -471,7 +472,22 @@ def unregister_adapter(adapter_id: str) -> None:
     _ORIGINS.pop(adapter_id, None)
 
 
+BUNDLED_ADAPTERS = {"mistral": "xpeval.bundled.mistral_chat:MISTRAL"}
+"""Adapters xpeval ships written as plugins are (`xpeval/bundled/`), over the wires of
+`catalog.BUNDLED_WIRES`."""
+
+
+def _load_bundled() -> None:
+    catalog.load_bundled_wires()
+    for adapter_id, target in BUNDLED_ADAPTERS.items():
+        module, _, attribute = target.partition(":")
+        register_adapter(
+            adapter_id, getattr(importlib.import_module(module), attribute), distribution=BUILTIN_DISTRIBUTION
+        )
+
+
 validate_registry(ADAPTER_REGISTRY)
 _ORIGINS.update(dict.fromkeys(ADAPTER_REGISTRY, BUILTIN_DISTRIBUTION))
+_load_bundled()
 catalog.load_wire_plugins(guards=[_RegistryWatch])  # before the adapters, whose entries name wires
 load_plugins()

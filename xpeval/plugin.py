@@ -44,6 +44,7 @@ _EXPORTS = {
     "async_http_client": "xpeval.adapters.providers._http",
     # the canonical contract
     "AssistantMessage": "xpeval.adapters.contract",
+    "FinishReason": "xpeval.adapters.contract",
     "ForceTool": "xpeval.adapters.contract",
     "JsonObject": "xpeval.adapters.contract",
     "Message": "xpeval.adapters.contract",
@@ -110,6 +111,7 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.adapter import Capabilities as Capabilities
     from xpeval.adapters.adapter import EffectiveContract as EffectiveContract
     from xpeval.adapters.contract import AssistantMessage as AssistantMessage
+    from xpeval.adapters.contract import FinishReason as FinishReason
     from xpeval.adapters.contract import ForceTool as ForceTool
     from xpeval.adapters.contract import JsonObject as JsonObject
     from xpeval.adapters.contract import Message as Message

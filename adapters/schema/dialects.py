@@ -43,6 +43,11 @@ class DialectSpec:
     """The `strict` flag its tools are sent with (None: the wire sends none)."""
 
 
+def registered_dialects() -> tuple[str, ...]:
+    """Every dialect an entry can name: the built-in ones, then those registered."""
+    return tuple(apply.RULES)
+
+
 def is_dialect(name: object) -> bool:
     return isinstance(name, str) and name in apply.RULES
 

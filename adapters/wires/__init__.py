@@ -6,7 +6,7 @@ from __future__ import annotations
 from xpeval.adapters.contract import WireName
 from xpeval.adapters.wires._base import RenderedResponse, Wire, parse_arguments
 from xpeval.adapters.wires._layout import SchemaSemantics, ToolLayout
-from xpeval.adapters.wires.catalog import plugin_wire, wire_names
+from xpeval.adapters.wires.catalog import is_builtin_wire, plugin_wire, wire_names
 
 
 def get_wire(name: WireName) -> Wire:
@@ -36,11 +36,23 @@ def get_wire(name: WireName) -> Wire:
 
 def wire_for_path(url: str) -> Wire | None:
     """The wire whose SDK sends its requests to `url` (a path with its query, or a whole URL),
-    by each wire's own `request_paths`; None when no wire does (an OAuth token exchange, say)."""
-    for name in wire_names():  # the built-in wires first: a plugin's paths cannot take theirs
-        wire = get_wire(name)
-        if any(pattern.search(url) for pattern in wire.request_paths):
-            return wire
+    by each wire's own `request_paths`; None when no wire does (an OAuth token exchange, say).
+
+    xpeval's own wires are asked first, and a plugin's only when none of them serves `url` (a
+    plugin cannot take their paths); among several, the longest match wins (Mistral's host and
+    path over OpenAI Chat's path alone)."""
+    own = [name for name in wire_names() if is_builtin_wire(name)]
+    for names in (own, [name for name in wire_names() if name not in own]):
+        best: tuple[int, Wire] | None = None
+        for name in names:
+            wire = get_wire(name)
+            found = [
+                m.end() - m.start() for m in (p.search(url) for p in wire.request_paths) if m is not None
+            ]
+            if found and (best is None or max(found) > best[0]):
+                best = (max(found), wire)
+        if best is not None:
+            return best[1]
     return None
 
 

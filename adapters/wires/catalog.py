@@ -12,6 +12,7 @@ docs/plugin-api.md is the reference.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import re
 from collections.abc import Callable, Sequence
@@ -27,6 +28,10 @@ from xpeval.adapters.wires._base import Wire
 from xpeval.adapters.wires._layout import ToolLayout
 
 WIRE_GROUP = "xpeval.wires"
+BUNDLED_WIRES = ("xpeval.bundled.mistral_chat:MISTRAL_WIRE",)
+"""Wires xpeval ships written as plugins (against `xpeval.plugin` only): registered like a
+plugin's, as xpeval's own, before any plugin."""
+BUILTIN = "xpeval"
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 _VARIANT = re.compile(r"[a-z0-9][a-z0-9._-]*")
 CODEC_METHODS = (
@@ -90,6 +95,11 @@ def plugin_wire(name: str) -> WirePlugin | None:
     return _WIRES.get(name)
 
 
+def is_builtin_wire(name: str) -> bool:
+    """Whether `name` is one of xpeval's own wires (built in, or shipped as a plugin)."""
+    return name in WIRE_NAMES or _ORIGINS.get(name) == BUILTIN
+
+
 def acceptance_modes() -> dict[str, tuple[WireName, AcceptanceMode]]:
     """Every plugin wire's acceptance modes, by mode name, with the wire they judge."""
     return {mode.name: (plugin.codec.name, mode) for plugin in _WIRES.values() for mode in plugin.acceptance}
@@ -109,7 +119,7 @@ def register_wire(plugin: WirePlugin, *, distribution: str = "(registered in-pro
 
 def unregister_wire(name: str) -> None:
     """Remove a plugin wire and its dialects (tests); the built-in ones stay."""
-    if name in WIRE_NAMES:
+    if name in WIRE_NAMES or _ORIGINS.get(name) == BUILTIN:
         raise WireError(f"wire {name} is built in; it cannot be unregistered")
     plugin = _WIRES.pop(name)
     _ORIGINS.pop(name, None)
@@ -242,6 +252,14 @@ class _WireWatch:
         return plugins.Tampering(f"registered {named} while loading, outside its entry point", tuple(changed))
 
 
+def load_bundled_wires() -> None:
+    """Register the wires xpeval ships as plugins (`BUNDLED_WIRES`); one that fails is xpeval's
+    bug, so it raises."""
+    for target in BUNDLED_WIRES:
+        module, _, attribute = target.partition(":")
+        register_wire(getattr(importlib.import_module(module), attribute), distribution=BUILTIN)
+
+
 def load_wire_plugins(guards: Sequence[Callable[[], plugins.Guard]] = ()) -> list[str]:
     """Register the wires other packages offer: entry points of `xpeval.wires`, each named by
     its wire and pointing at its `WirePlugin`. One that fails to load, changes what it must not,
@@ -249,7 +267,7 @@ def load_wire_plugins(guards: Sequence[Callable[[], plugins.Guard]] = ()) -> lis
     registered and is listed by `plugins.refused_plugins("xpeval.wires")`. Returns the names
     registered."""
     registered: list[str] = []
-    reserved = (*WIRE_NAMES, *DIALECTS)
+    reserved = (*wire_names(), *dialects.registered_dialects())
     for plugin in plugins.load_plugins(WIRE_GROUP, reserved=reserved, guards=[_WireWatch, *guards]):
         value = plugin.value
         if isinstance(value, WirePlugin) and getattr(value.codec, "name", None) != plugin.name:
