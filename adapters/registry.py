@@ -472,7 +472,10 @@ def unregister_adapter(adapter_id: str) -> None:
     _ORIGINS.pop(adapter_id, None)
 
 
-BUNDLED_ADAPTERS = {"mistral": "xpeval.bundled.mistral_chat:MISTRAL"}
+BUNDLED_ADAPTERS = {
+    "mistral": "xpeval.bundled.mistral_chat:MISTRAL",
+    "cohere": "xpeval.bundled.cohere_chat:COHERE",
+}
 """Adapters xpeval ships written as plugins are (`xpeval/bundled/`), over the wires of
 `catalog.BUNDLED_WIRES`."""
 

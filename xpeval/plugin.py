@@ -42,6 +42,7 @@ _EXPORTS = {
     "AdapterSettings": "xpeval.adapters.adapter",
     "EffectiveContract": "xpeval.adapters.adapter",
     "async_http_client": "xpeval.adapters.providers._http",
+    "http_transport": "xpeval.adapters.providers._http",
     # the canonical contract
     "AssistantMessage": "xpeval.adapters.contract",
     "FinishReason": "xpeval.adapters.contract",
@@ -125,6 +126,7 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.contract import Usage as Usage
     from xpeval.adapters.contract import UserMessage as UserMessage
     from xpeval.adapters.providers._http import async_http_client as async_http_client
+    from xpeval.adapters.providers._http import http_transport as http_transport
     from xpeval.adapters.providers._spec import Provider as Provider
     from xpeval.adapters.registry import DirectEntry as DirectEntry
     from xpeval.adapters.registry import RegistryError as RegistryError
