@@ -86,12 +86,20 @@ _WIRES: dict[str, WirePlugin] = {}
 _ORIGINS: dict[str, str] = {}
 
 
+def _loaded() -> None:
+    """The registry imported: it registers xpeval's bundled wires and loads the plugins' (once
+    per process), so asking for a wire from anywhere sees them."""
+    importlib.import_module("xpeval.adapters.registry")
+
+
 def wire_names() -> tuple[WireName, ...]:
     """Every wire an entry can name: the built-in ones, then plugins' in registration order."""
+    _loaded()
     return (*WIRE_NAMES, *_WIRES)
 
 
 def plugin_wire(name: str) -> WirePlugin | None:
+    _loaded()
     return _WIRES.get(name)
 
 
@@ -102,6 +110,7 @@ def is_builtin_wire(name: str) -> bool:
 
 def acceptance_modes() -> dict[str, tuple[WireName, AcceptanceMode]]:
     """Every plugin wire's acceptance modes, by mode name, with the wire they judge."""
+    _loaded()
     return {mode.name: (plugin.codec.name, mode) for plugin in _WIRES.values() for mode in plugin.acceptance}
 
 

@@ -47,6 +47,7 @@ from xpeval.plugin import (
     Provider,
     ProviderError,
     RenderedResponse,
+    Rule,
     SystemMessage,
     ToolCall,
     ToolLayout,
@@ -58,6 +59,7 @@ from xpeval.plugin import (
     WirePlugin,
     http_transport,
     json_response,
+    meta_schema,
     none_if_empty,
     not_the_wire,
     parse_arguments,
@@ -479,6 +481,13 @@ class _BridgedBody(httpx.AsyncByteStream):
         await self.response.aclose()
 
 
+SCHEMA = Rule(
+    "cohere.json-schema",
+    "parameters is a JSON Schema (the API reads it as JSON Schema type notation).",
+    "[doc] docs.cohere.com/v2/docs/parameter-types-in-tool-use; the cohere SDK's ToolV2Function.parameters "
+    '("the parameters of the function as a JSON schema"); docs/provider-schema-rules.md §15',
+)
+
 COHERE_WIRE = WirePlugin(
     codec=CohereChat(),
     dialects=(
@@ -498,7 +507,9 @@ COHERE_WIRE = WirePlugin(
         AcceptanceMode(
             name=WIRE,
             dialect=DIALECT,
-            profile=Profile(name_checks=(), tool_checks=(), node_checks=()),
+            profile=Profile(
+                name_checks=(), tool_checks=(meta_schema(SCHEMA, follow_dollar_schema=False),), node_checks=()
+            ),
         ),
     ),
 )
