@@ -532,7 +532,9 @@ def create(contract: EffectiveContract, provider: Provider, settings: AdapterSet
         api_key=provider.api_key(settings.secret_key()),
         base_url=provider.base_url(settings.base_url) or "https://api.cohere.com",
         httpx_client=httpx.AsyncClient(
-            transport=_HttpxBridge(http_transport(settings)), timeout=settings.timeout
+            transport=_HttpxBridge(http_transport(settings)),
+            timeout=settings.timeout,
+            headers=settings.headers,
         ),
         timeout=settings.timeout,
     )
