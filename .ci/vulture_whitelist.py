@@ -72,3 +72,5 @@ _._elsewhere
 _.handle_starttag
 _.handle_endtag
 _.handle_data
+# The plugin API (xpeval/plugin.py) exports by name what plugins and xpeval/bundled/ use.
+_.http_transport

@@ -6,14 +6,17 @@ types; everything above the adapters (runtime, scoring, runner) sees only these.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 JsonObject = dict[str, Any]
 
-WireName = Literal["openai-chat", "openai-responses", "anthropic-messages", "google-genai"]
-WIRE_NAMES: tuple[WireName, ...] = get_args(WireName)
+WireName = str
+"""A wire's name: one of `WIRE_NAMES` or a plugin's (`xpeval.adapters.wires.wire_names()` lists
+every registered one; `xpeval.plugin.register_wire` adds one)."""
+WIRE_NAMES: tuple[WireName, ...] = ("openai-chat", "openai-responses", "anthropic-messages", "google-genai")
+"""The wires xpeval ships."""
 
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "refusal", "error", "other"]
 """Normalized finish reason; the provider's own value is kept in `TurnResult.raw_finish_reason`."""

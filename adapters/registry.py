@@ -11,6 +11,7 @@ string until `get_entry` / `effective_contract` accepts it.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -20,14 +21,16 @@ from typing import Any, ClassVar, Literal
 
 from xpeval.adapters import plugins
 from xpeval.adapters.adapter import Adapter, AdapterFactory, AdapterSettings, Capabilities, EffectiveContract
-from xpeval.adapters.contract import WIRE_NAMES, WireName
+from xpeval.adapters.contract import WireName
 from xpeval.adapters.plugins import RefusedPlugin
 from xpeval.adapters.providers import anthropic, azure, google, openai, vertex
 from xpeval.adapters.providers._spec import Provider
 from xpeval.adapters.providers.mimo import MIMO
 from xpeval.adapters.providers.moonshot import MOONSHOT
 from xpeval.adapters.providers.openai_compatible import OPENAI_COMPATIBLE
-from xpeval.adapters.schema import DIALECTS, Dialect
+from xpeval.adapters.schema import Dialect
+from xpeval.adapters.schema.dialects import is_dialect
+from xpeval.adapters.wires import catalog
 
 
 class UnknownAdapterError(LookupError):
@@ -69,6 +72,9 @@ class WrapperEntry:
     description: str = ""
     capabilities: Capabilities | None = None
     """Set only where this provider supports something else than its parent."""
+    wire: WireName | None = None
+    """The wire it speaks, when stated: it must be its contract parent's (a wrapper that speaks
+    another wire is refused; a new wire is a `DirectEntry`'s)."""
 
     kind: ClassVar[Literal["wrapper"]] = "wrapper"
 
@@ -211,8 +217,8 @@ def distribution_of(adapter_id: str) -> str:
 
 
 def refused_plugins() -> tuple[RefusedPlugin, ...]:
-    """Every adapter plugin refused in this process: its distribution, entry point and why."""
-    return plugins.refused_plugins(PLUGIN_GROUP)
+    """Every adapter and wire plugin refused in this process: its distribution, entry point and why."""
+    return plugins.refused_plugins(PLUGIN_GROUP) + plugins.refused_plugins(catalog.WIRE_GROUP)
 
 
 def refuse_if_refused_plugin_in_use(in_use: Iterable[str] | None) -> None:
@@ -367,9 +373,11 @@ def validate_registry(registry: Mapping[str, RegistryEntry]) -> None:
                 f"Invalid adapter id: {adapter_id!r} (letters, digits, '.', '_' and '-', starting with a "
                 "letter or digit: it names cassette folders and CLI flags)"
             )
-        if isinstance(entry, DirectEntry) and entry.wire not in WIRE_NAMES:
-            raise RegistryError(f"Adapter {adapter_id} names an unknown wire: {entry.wire}")
-        if entry.schema_dialect is not None and entry.schema_dialect not in DIALECTS:
+        if isinstance(entry, DirectEntry) and entry.wire not in catalog.wire_names():
+            raise RegistryError(
+                f"Adapter {adapter_id} names an unknown wire: {entry.wire}{_refused_wire(entry.wire)}"
+            )
+        if entry.schema_dialect is not None and not is_dialect(entry.schema_dialect):
             raise RegistryError(
                 f"Adapter {adapter_id} names an unknown schema dialect: {entry.schema_dialect}"
             )
@@ -379,7 +387,19 @@ def validate_registry(registry: Mapping[str, RegistryEntry]) -> None:
             raise RegistryError(f"Adapter {adapter_id} states no provider")
         if entry.capabilities is not None and not isinstance(entry.capabilities, Capabilities):
             raise RegistryError(f"Adapter {adapter_id} declares capabilities that are not a Capabilities")
-        effective_contract(adapter_id, registry)
+        contract = effective_contract(adapter_id, registry)
+        if isinstance(entry, WrapperEntry) and entry.wire is not None and entry.wire != contract.wire:
+            raise RegistryError(
+                f"Adapter {adapter_id} speaks the {entry.wire} wire but its contract parent "
+                f"{entry.contract_parent} speaks {contract.wire} (a wrapper keeps its parent's wire; a new "
+                "wire needs a DirectEntry: docs/plugin-api.md)"
+            )
+
+
+def _refused_wire(wire: str) -> str:
+    """Why a wire is unknown, when a plugin that meant to register it was refused."""
+    lines = [p.line() for p in plugins.refused_plugins(catalog.WIRE_GROUP) if wire in p.ids]
+    return f" ({'; '.join(lines)})" if lines else ""
 
 
 def adapter_ids(registry: Mapping[str, RegistryEntry] | None = None) -> list[str]:
@@ -414,6 +434,12 @@ def create_adapter(adapter_id: str, settings: AdapterSettings | None = None) -> 
         raise AdapterFactoryError(
             f"adapter {adapter_id} of {origin}: its factory returned {type(adapter).__name__}, not an Adapter"
         )
+    spoken = getattr(adapter.wire, "name", None)
+    if adapter.contract != contract or spoken != contract.wire:
+        raise AdapterFactoryError(
+            f"adapter {adapter_id} of {origin}: its factory built an adapter speaking {spoken} under "
+            f"another contract than its own ({contract.wire} wire): a factory builds the contract it is given"
+        )
     return adapter
 
 
@@ -446,6 +472,25 @@ def unregister_adapter(adapter_id: str) -> None:
     _ORIGINS.pop(adapter_id, None)
 
 
+BUNDLED_ADAPTERS = {
+    "mistral": "xpeval.bundled.mistral_chat:MISTRAL",
+    "cohere": "xpeval.bundled.cohere_chat:COHERE",
+}
+"""Adapters xpeval ships written as plugins are (`xpeval/bundled/`), over the wires of
+`catalog.BUNDLED_WIRES`."""
+
+
+def _load_bundled() -> None:
+    catalog.load_bundled_wires()
+    for adapter_id, target in BUNDLED_ADAPTERS.items():
+        module, _, attribute = target.partition(":")
+        register_adapter(
+            adapter_id, getattr(importlib.import_module(module), attribute), distribution=BUILTIN_DISTRIBUTION
+        )
+
+
 validate_registry(ADAPTER_REGISTRY)
 _ORIGINS.update(dict.fromkeys(ADAPTER_REGISTRY, BUILTIN_DISTRIBUTION))
+_load_bundled()
+catalog.load_wire_plugins(guards=[_RegistryWatch])  # before the adapters, whose entries name wires
 load_plugins()

@@ -30,7 +30,8 @@ def lazy_exports(
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
+        module, _, attribute = module.partition(":")  # "module:attribute" exports it under another name
+        value = getattr(importlib.import_module(module), attribute or name)
         setattr(sys.modules[package], name, value)  # the next lookup is a plain attribute
         return value
 

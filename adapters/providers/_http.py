@@ -72,6 +72,12 @@ def async_http_client(
     )
 
 
+def http_transport(settings: AdapterSettings) -> httpx2.AsyncBaseTransport:
+    """The transport an adapter's requests go through (`settings.transport` when one is injected,
+    else a pool), observed: what a client on another HTTP library is bridged onto."""
+    return ObservingTransport(settings.transport or connection_pool())
+
+
 def sdk_client_kwargs(settings: AdapterSettings, query: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Arguments shared by the Stainless SDKs (openai, anthropic)."""
     kwargs: dict[str, Any] = {"max_retries": 0, "timeout": settings.timeout}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -10,7 +10,9 @@ from xpeval.adapters.contract import JsonObject, ToolCall, ToolSpec
 from xpeval.adapters.schema import argument_map as _arguments
 from xpeval.adapters.schema.argument_map import ArgumentMap
 
-Dialect = Literal[
+Dialect = str
+"""A schema dialect's name: one of `DIALECTS` or a plugin's (`adapters/schema/dialects.py`)."""
+DIALECTS: tuple[Dialect, ...] = (
     "openai",
     "openai-strict",
     "anthropic",
@@ -18,8 +20,8 @@ Dialect = Literal[
     "gemini-openapi",
     "gemini-json-schema",
     "moonshot",
-]
-DIALECTS: tuple[Dialect, ...] = get_args(Dialect)
+)
+"""The dialects xpeval ships."""
 
 LossAction = Literal[
     "dropped", "relaxed", "inlined", "moved-to-description", "closed-by-budget", "renamed", "narrowed"

@@ -15,8 +15,8 @@ from xpeval.adapters.schema._types import Dialect, Loss, PreparedTool, PreparedT
 from xpeval.adapters.schema.apply import apply_dialect
 from xpeval.adapters.schema.names import NAME_RULES, map_names
 
-_STRICT: dict[Dialect, bool | None] = {"openai-strict": True, "anthropic-strict": True}
-_TOOL_CAPS: dict[Dialect, int] = {
+STRICT: dict[Dialect, bool | None] = {"openai-strict": True, "anthropic-strict": True}
+TOOL_CAPS: dict[Dialect, int] = {
     "openai": 128,
     "openai-strict": 128,
     "moonshot": 128,
@@ -24,14 +24,14 @@ _TOOL_CAPS: dict[Dialect, int] = {
     "gemini-json-schema": 512,
     "anthropic-strict": 20,
 }
-_ANTHROPIC_STRICT_OPTIONAL = 24
+_ANTHROPICSTRICT_OPTIONAL = 24
 
 
 def prepare_tools(dialect: Dialect, tools: list[ToolSpec]) -> PreparedTools:
     """Every tool of one request prepared for `dialect` (pure; see the module docstring)."""
     names = map_names(dialect, [tool.name for tool in tools])
     rule = NAME_RULES[dialect]
-    cap = _TOOL_CAPS.get(dialect)
+    cap = TOOL_CAPS.get(dialect)
     optional_total = 0
     accepted = 0
     prepared: list[PreparedTool] = []
@@ -62,7 +62,7 @@ def prepare_tools(dialect: Dialect, tools: list[ToolSpec]) -> PreparedTools:
             continue
         if dialect == "anthropic-strict":
             optional = count_optional(result.schema_)
-            if optional_total + optional > _ANTHROPIC_STRICT_OPTIONAL:
+            if optional_total + optional > _ANTHROPICSTRICT_OPTIONAL:
                 prepared.append(
                     PreparedTool(
                         original=tool,
@@ -71,7 +71,7 @@ def prepare_tools(dialect: Dialect, tools: list[ToolSpec]) -> PreparedTools:
                         refusal=(
                             f"Anthropic strict tool use compiles all tools into one grammar; this tool's "
                             f"{optional} optional properties would bring the request to "
-                            f"{optional_total + optional} (reported ceiling {_ANTHROPIC_STRICT_OPTIONAL})"
+                            f"{optional_total + optional} (reported ceiling {_ANTHROPICSTRICT_OPTIONAL})"
                         ),
                     )
                 )
@@ -92,7 +92,7 @@ def prepare_tools(dialect: Dialect, tools: list[ToolSpec]) -> PreparedTools:
             )
         sent = ToolSpec(name=wire_name, description=tool.description, parameters=result.schema_)
         prepared.append(PreparedTool(original=tool, sent=sent, losses=losses, arguments=result.arguments))
-    return PreparedTools(dialect=dialect, tools=prepared, strict=_STRICT.get(dialect))
+    return PreparedTools(dialect=dialect, tools=prepared, strict=STRICT.get(dialect))
 
 
 def count_optional(schema: dict[str, Any]) -> int:

@@ -1,14 +1,17 @@
-"""The four direct wires. Only this package knows a provider's wire format (`RULES.md`)."""
+"""The direct wires, built in and registered by plugins (`catalog.py`). Only this package knows
+a provider's wire format (`RULES.md`)."""
 
 from __future__ import annotations
 
-from xpeval.adapters.contract import WIRE_NAMES, WireName
+from xpeval.adapters.contract import WireName
 from xpeval.adapters.wires._base import RenderedResponse, Wire, parse_arguments
 from xpeval.adapters.wires._layout import SchemaSemantics, ToolLayout
+from xpeval.adapters.wires.catalog import is_builtin_wire, plugin_wire, wire_names
 
 
 def get_wire(name: WireName) -> Wire:
-    """The wire module object for `name` (imported lazily: each pulls in its SDK)."""
+    """The wire object for `name`: a built-in one (imported lazily: each pulls in its SDK) or a
+    plugin's codec."""
     if name == "openai-chat":
         from xpeval.adapters.wires.openai_chat import WIRE as chat
 
@@ -25,16 +28,31 @@ def get_wire(name: WireName) -> Wire:
         from xpeval.adapters.wires.google import WIRE as google
 
         return google
-    raise ValueError(f"Unknown wire: {name}")
+    plugin = plugin_wire(name)
+    if plugin is not None:
+        return plugin.codec
+    raise ValueError(f"Unknown wire: {name} (known: {', '.join(wire_names())})")
 
 
 def wire_for_path(url: str) -> Wire | None:
     """The wire whose SDK sends its requests to `url` (a path with its query, or a whole URL),
-    by each wire's own `request_paths`; None when no wire does (an OAuth token exchange, say)."""
-    for name in WIRE_NAMES:
-        wire = get_wire(name)
-        if any(pattern.search(url) for pattern in wire.request_paths):
-            return wire
+    by each wire's own `request_paths`; None when no wire does (an OAuth token exchange, say).
+
+    xpeval's own wires are asked first, and a plugin's only when none of them serves `url` (a
+    plugin cannot take their paths); among several, the longest match wins (Mistral's host and
+    path over OpenAI Chat's path alone)."""
+    own = [name for name in wire_names() if is_builtin_wire(name)]
+    for names in (own, [name for name in wire_names() if name not in own]):
+        best: tuple[int, Wire] | None = None
+        for name in names:
+            wire = get_wire(name)
+            found = [
+                m.end() - m.start() for m in (p.search(url) for p in wire.request_paths) if m is not None
+            ]
+            if found and (best is None or max(found) > best[0]):
+                best = (max(found), wire)
+        if best is not None:
+            return best[1]
     return None
 
 
@@ -58,4 +76,5 @@ __all__ = [
     "parse_arguments",
     "tool_file_layouts",
     "wire_for_path",
+    "wire_names",
 ]

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from xpeval.adapters.adapter import AdapterSettings
-from xpeval.adapters.contract import WIRE_NAMES, ProviderError, ToolCall, TurnResult, WireName
+from xpeval.adapters.contract import ProviderError, ToolCall, TurnResult, WireName
 from xpeval.adapters.registry import create_adapter, direct_adapter_for_wire
-from xpeval.adapters.wires import Wire, wire_for_path
+from xpeval.adapters.wires import Wire, wire_for_path, wire_names
 from xpeval.evals.cassettes.format import Interaction
 from xpeval.evals.cassettes.ordered_replay import InOrderReplay
 from xpeval.evals.errors import UserError
@@ -20,7 +20,7 @@ def infer_wire(uri: str) -> WireName:
     """The wire a recorded request URL belongs to (the wires say which paths they serve)."""
     wire = wire_for_path(uri)
     if wire is None:
-        raise UserError(f"cannot tell the wire from the URL {uri!r}; pass --wire ({', '.join(WIRE_NAMES)})")
+        raise UserError(f"cannot tell the wire from the URL {uri!r}; pass --wire ({', '.join(wire_names())})")
     return wire.name
 
 
@@ -82,6 +82,8 @@ def decode_cassette(
     """One row per interaction of a provider wire. Without `wire`, interactions whose URL is no
     provider call (an OAuth token exchange, say) are skipped, reported through `on_skip`; a
     cassette with no provider call at all is an error."""
+    if wire is not None and wire not in wire_names():
+        raise UserError(f"unknown wire {wire!r} (known: {', '.join(wire_names())})")
     wires: list[WireName | None] = []
     for interaction in interactions:
         try:
@@ -91,7 +93,7 @@ def decode_cassette(
     if interactions and not any(wires):
         raise UserError(
             f"no interaction is a call to a known wire (first URL: {interactions[0].uri!r}); "
-            f"pass --wire ({', '.join(WIRE_NAMES)})"
+            f"pass --wire ({', '.join(wire_names())})"
         )
 
     async def run() -> list[dict[str, Any]]:

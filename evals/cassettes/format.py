@@ -1,7 +1,8 @@
 """Read vcrpy cassettes in every body form found in the wild.
 
 vcrpy writes `body.string` as text or as `!!binary` bytes (often gzip); pydantic-ai's
-serializer writes JSON bodies as a YAML mapping under `parsed_body`. All three become one
+serializer writes JSON bodies as a YAML mapping under `parsed_body`; an APM test agent writes one
+interaction per JSON file, its URL under `url` and its bodies as strings. All of them become one
 `Interaction` with the body bytes as they went over the wire, decompressed.
 
 A cassette comes from a pull request: it is read within the project's input limits
@@ -155,6 +156,7 @@ def load_interactions(
 ) -> list[Interaction]:
     """Interactions from an already-parsed cassette document; its encoded bodies decode to at
     most the limits' `max_bytes` in all (default: the project's limits)."""
+    data = _apm_form(data)
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise CassetteError(f"{source}: not a vcrpy cassette (no 'interactions' list)")
     limits = limits or input_limits()
@@ -170,6 +172,18 @@ def load_interactions(
     return out
 
 
+def _apm_form(data: Any) -> Any:
+    """An APM test agent's recording (one interaction: `{"request": {method, url, headers,
+    body}, "response": {status, headers, body}}`, bodies as strings) as a one-interaction
+    cassette; anything else unchanged."""
+    if not isinstance(data, dict) or "interactions" in data or set(data) != {"request", "response"}:
+        return data
+    request = data["request"]
+    if not isinstance(request, dict) or "url" not in request or "uri" in request:
+        return data
+    return {"interactions": [{"request": {**request, "uri": request["url"]}, "response": data["response"]}]}
+
+
 def read_document(path: Path, limits: InputLimits | None = None) -> Any:
     """The parsed YAML of a cassette file, or a CassetteError naming it (default: the project's
     limits)."""
@@ -180,6 +194,11 @@ def read_document(path: Path, limits: InputLimits | None = None) -> Any:
         raise CassetteError(f"{path}: cassette refused: {exc}") from exc
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read cassette: {exc.strerror or exc}") from exc
+    if path.suffix == ".json":  # an APM test agent's recording: JSON, which YAML does not always read
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise CassetteError(f"{path}: not valid JSON: {exc}") from exc
     try:
         return load_yaml(text, _Loader, limits)
     except InputRefused as exc:

@@ -12,11 +12,12 @@ SUMMARY = "decode a vcrpy cassette's responses through the SDKs and the wires"
 
 
 def register(subparsers: Any) -> None:
-    from xpeval.adapters.contract import WIRE_NAMES
-
     parser = subparsers.add_parser("decode", help=SUMMARY)
     parser.add_argument("cassette", help="path to a vcrpy cassette (YAML)")
-    parser.add_argument("--wire", choices=WIRE_NAMES, help="wire to decode with (default: from each URL)")
+    parser.add_argument(
+        "--wire",
+        help="wire to decode with, built in or a plugin's (`xpeval adapters`; default: from each URL)",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON line per interaction")
     parser.set_defaults(handler=run)
 

@@ -35,6 +35,9 @@ from xpeval.adapters.wires import RenderedResponse, Wire, wire_for_path
 from xpeval.evals.emulator.script import Reply
 
 SCRIPT_HEADER = "x-emulator-script"
+ORIGIN_HEADER = "x-emulator-origin"
+"""The scheme and host a request was meant for (a wire may be told by its host: Mistral's path
+is OpenAI Chat's)."""
 RECEIVED_KEPT = 2000
 """The latest requests kept for inspection: a long run must not hold every body it sent."""
 DEFAULT_SCRIPT = "default"
@@ -177,7 +180,8 @@ class EmulatorServer:
         headers = {k.lower(): v for k, v in handler.headers.items()}
         with self._lock:
             self.received.append(ReceivedRequest(script_id, handler.command, handler.path, headers, body))
-        wire = wire_for_path(handler.path)
+        origin = handler.headers.get(ORIGIN_HEADER) or ""
+        wire = wire_for_path(origin + handler.path)
         if wire is None:
             where = handler.path.split("?")[0]
             _send(handler, _plain_error(404, f"emulator: no wire serves {handler.command} {where}"))
@@ -265,6 +269,7 @@ class EmulatorTransport(httpx2.AsyncBaseTransport):
         url = request.url.copy_with(scheme="http", host=self.server.host, port=self.server.port)
         headers = [(k, v) for k, v in request.headers.multi_items() if k.lower() != "host"]
         headers.append((SCRIPT_HEADER, self.script_id))
+        headers.append((ORIGIN_HEADER, f"{request.url.scheme}://{request.url.netloc.decode('ascii')}"))
         forwarded = httpx2.Request(
             request.method, url, headers=headers, content=content, extensions=request.extensions
         )

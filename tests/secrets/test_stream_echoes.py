@@ -38,7 +38,7 @@ def echo() -> TurnResult:
 
 @pytest.mark.parametrize("wire", DIRECT)
 def test_an_echo_split_by_the_wires_own_framing_leaves_no_piece(wire: str) -> None:
-    chunks = get_wire(wire).render(echo(), model="m", stream=True).chunks  # type: ignore[arg-type]
+    chunks = get_wire(wire).render(echo(), model="m", stream=True).chunks
     split = [c for c in chunks if SECRET.encode() not in c and any(p.encode() in c for p in pieces())]
     assert split, "the wire's framing really splits the echo across frames"
     body = b"".join(chunks)
@@ -52,7 +52,7 @@ def test_an_echo_split_by_the_wires_own_framing_leaves_no_piece(wire: str) -> No
 
 @pytest.mark.parametrize("wire", DIRECT)
 def test_a_stream_cut_in_the_middle_of_an_echo_keeps_no_piece_of_it(wire: str) -> None:
-    rendered = get_wire(wire).render(TurnResult(text=f"Key: {SECRET} end"), model="m", stream=True)  # type: ignore[arg-type]
+    rendered = get_wire(wire).render(TurnResult(text=f"Key: {SECRET} end"), model="m", stream=True)
     frames = rendered.chunks
     cut = next(i for i, frame in enumerate(frames) if any(p.encode() in frame for p in pieces())) + 1
     body = b"".join(frames[:cut])

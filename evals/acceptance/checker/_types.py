@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-ProviderMode = Literal[
+ProviderMode = str
+"""A rule set's name: one of `PROVIDER_MODES`, or a plugin wire's (`<wire>` or `<wire>:<variant>`)."""
+PROVIDER_MODES: tuple[ProviderMode, ...] = (
     "openai-chat",
     "openai-chat-strict",
     "openai-responses",
@@ -17,8 +18,8 @@ ProviderMode = Literal[
     "gemini-parameters",
     "gemini-json-schema",
     "moonshot",
-]
-PROVIDER_MODES: tuple[ProviderMode, ...] = get_args(ProviderMode)
+)
+"""The rule sets xpeval ships."""
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from xpeval.evals.acceptance.checker._types import PROVIDER_MODES, ProviderMode, Rule, Violation, violation
-from xpeval.evals.acceptance.checker.keywords import SentTool
-from xpeval.evals.acceptance.checker.layout import layout_for, layout_pointer
+from xpeval.adapters.wires.catalog import acceptance_modes
+from xpeval.evals.acceptance.checker._types import ProviderMode, Rule, Violation, violation
+from xpeval.evals.acceptance.checker.keywords import Profile, SentTool
+from xpeval.evals.acceptance.checker.layout import layout_for, layout_pointer, mode_specs
 from xpeval.evals.acceptance.checker.rules import PROFILES
 from xpeval.evals.acceptance.checker.rules.common import ENVELOPE, MAX_JSON_DEPTH, NESTING
 from xpeval.evals.acceptance.checker.walk import json_depth, walk
@@ -93,8 +94,7 @@ def check(mode: ProviderMode, definition: Any) -> list[Violation]:
     Never raises on a hostile definition: deep or huge schemas are walked iteratively and the
     checks that would recurse are skipped past `MAX_JSON_DEPTH` (itself a violation).
     """
-    if mode not in PROFILES:
-        raise ValueError(f"Unknown provider mode: {mode!r} (known: {', '.join(PROVIDER_MODES)})")
+    profile = _profile(mode)
     found = list(_envelope(mode, definition))
     layout = layout_for(mode)
     inner = layout.inner(definition)
@@ -102,7 +102,6 @@ def check(mode: ProviderMode, definition: Any) -> list[Violation]:
         return found
     schema = inner.get(layout.schema_field)
     tool = SentTool(mode, layout, inner.get("name"), schema, json_depth(schema, MAX_JSON_DEPTH))
-    profile = PROFILES[mode]
     for name_check in profile.name_checks:
         found.extend(name_check(tool))
     if schema is None and layout.schema_optional and layout.schema_field not in inner:
@@ -125,6 +124,27 @@ def check(mode: ProviderMode, definition: Any) -> list[Violation]:
     return found
 
 
+def _profile(mode: ProviderMode) -> Profile:
+    """The rules of `mode`: a built-in one's, or a plugin wire's (`AcceptanceMode.profile`)."""
+    if mode in PROFILES:
+        return PROFILES[mode]
+    plugged = acceptance_modes().get(mode)
+    if plugged is not None and mode in mode_specs():
+        profile = plugged[1].profile
+        if isinstance(profile, Profile):
+            return profile
+    raise ValueError(f"Unknown provider mode: {mode!r} (known: {', '.join(mode_specs())})")
+
+
+def _tool_cap(mode: ProviderMode) -> tuple[Rule, int] | None:
+    if mode in _TOOL_CAPS:
+        return _TOOL_CAPS[mode]
+    plugged = acceptance_modes().get(mode)
+    if plugged is None or plugged[1].max_tools is None or mode in PROFILES:
+        return None
+    return plugged[1].max_tools_rule, plugged[1].max_tools
+
+
 def check_request(mode: ProviderMode, definitions: Sequence[Any]) -> list[Violation]:
     """`check` for every tool of one request (pointers under /tools/<i>) plus the request's own
     limits (how many tools a request may carry)."""
@@ -132,7 +152,7 @@ def check_request(mode: ProviderMode, definitions: Sequence[Any]) -> list[Violat
     for index, definition in enumerate(definitions):
         for item in check(mode, definition):
             found.append(item.model_copy(update={"pointer": f"/tools/{index}{item.pointer}"}))
-    cap = _TOOL_CAPS.get(mode)
+    cap = _tool_cap(mode)
     if cap is not None and len(definitions) > cap[1]:
         found.append(
             violation(

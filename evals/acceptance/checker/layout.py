@@ -14,6 +14,7 @@ from typing import Any
 
 from xpeval.adapters.contract import WireName
 from xpeval.adapters.wires import ToolLayout, get_wire
+from xpeval.adapters.wires.catalog import acceptance_modes
 from xpeval.evals.acceptance.checker._types import ProviderMode
 from xpeval.evals.acceptance.checker.walk import to_pointer
 
@@ -40,11 +41,25 @@ MODES: dict[ProviderMode, ModeSpec] = {
 }
 
 
-@cache
+def mode_specs() -> dict[ProviderMode, ModeSpec]:
+    """Every mode: the built-in ones (`MODES`), then those of plugin wires (`xpeval.plugin`)."""
+    plugged = {
+        name: ModeSpec(wire, mode.dialect, mode.strict)
+        for name, (wire, mode) in acceptance_modes().items()
+        if name not in MODES  # a plugin's modes are named after its wire: never a built-in one
+    }
+    return {**MODES, **plugged}
+
+
 def layout_for(mode: ProviderMode) -> ToolLayout:
     """Where a tool definition judged by `mode` carries its parts, as its wire says."""
-    spec = MODES[mode]
-    return get_wire(spec.wire).tool_layout(spec.dialect, spec.strict)
+    spec = mode_specs()[mode]
+    return _layout(spec.wire, spec.dialect, spec.strict)
+
+
+@cache
+def _layout(wire: WireName, dialect: str, strict: bool | None) -> ToolLayout:
+    return get_wire(wire).tool_layout(dialect, strict)
 
 
 def layout_pointer(layout: ToolLayout, *tokens: str) -> str:
@@ -60,14 +75,15 @@ def mode_for(wire: WireName, dialect: str, strict: bool | None) -> ProviderMode:
     The Responses wire always sends `strict` (omitted, the API normalises tools to strict form when
     it can: docs/provider-schema-rules.md §3), so its flag decides between the strict rules and not.
     """
-    candidates = [mode for mode, spec in MODES.items() if spec.wire == wire]
+    specs = mode_specs()
+    candidates = [mode for mode, spec in specs.items() if spec.wire == wire]
     if not candidates:
         raise ValueError(f"No acceptance rules for wire {wire!r}")
     sent = get_wire(wire).tool_layout(dialect, strict)
     fitting = [mode for mode in candidates if layout_for(mode) == sent]
     if not fitting:
         raise ValueError(f"No acceptance rules for what the {wire} wire sends for the {dialect} dialect")
-    return next((mode for mode in fitting if MODES[mode].dialect == dialect), fitting[0])
+    return next((mode for mode in fitting if specs[mode].dialect == dialect), fitting[0])
 
 
 def build_definition(mode: ProviderMode, name: str, description: str, schema: Any) -> dict[str, Any]:

@@ -1,0 +1,293 @@
+"""Which wires exist: the four built-in ones, and those plugins register.
+
+A plugin wire is a `WirePlugin`: its codec (an object implementing `Wire`: encode, decode plain
+and streamed, errors, tool layout, paths, recorded-stream framing and the emulator's rendering),
+the schema dialects it adds and the acceptance rules the checker judges its requests by. It is
+registered from the `xpeval.wires` entry-point group (imported in the guarded step of
+`xpeval.adapters.plugins`, like an adapter) or in-process by `register_wire`; either way it is
+validated whole before any of it becomes visible, and a wire that fails is refused with one line
+naming what to fix. A name that is taken stays taken, the built-in ones above all.
+docs/plugin-api.md is the reference.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from xpeval.adapters import plugins
+from xpeval.adapters.contract import WIRE_NAMES, WireName
+from xpeval.adapters.schema import dialects
+from xpeval.adapters.schema._types import DIALECTS
+from xpeval.adapters.schema.dialects import DialectSpec
+from xpeval.adapters.wires._base import Wire
+from xpeval.adapters.wires._layout import ToolLayout
+
+WIRE_GROUP = "xpeval.wires"
+BUNDLED_WIRES = ("xpeval.bundled.mistral_chat:MISTRAL_WIRE", "xpeval.bundled.cohere_chat:COHERE_WIRE")
+"""Wires xpeval ships written as plugins (against `xpeval.plugin` only): registered like a
+plugin's, as xpeval's own, before any plugin."""
+BUILTIN = "xpeval"
+_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
+_VARIANT = re.compile(r"[a-z0-9][a-z0-9._-]*")
+CODEC_METHODS = (
+    "encode",
+    "tool_layout",
+    "tool_definitions",
+    "validate_encoded",
+    "send",
+    "decode",
+    "error_from_exception",
+    "render",
+    "is_stream",
+    "recorded_model",
+    "replayable_response",
+    "minimal_request",
+)
+"""What a codec must have, besides `name` and `request_paths` (the `Wire` protocol)."""
+_PROFILE_PARTS = ("name_checks", "tool_checks", "node_checks")
+
+
+class WireError(ValueError):
+    """A wire that cannot be registered; its message is the one line that says what to fix."""
+
+
+@dataclass(frozen=True)
+class AcceptanceMode:
+    """One rule set of the acceptance checker for a plugin wire: which requests it judges (those
+    its wire sends for `dialect` with `strict`) and the rules (`profile`, an
+    `xpeval.plugin.Profile`)."""
+
+    name: str
+    """`<wire>` or `<wire>:<variant>` (so it never takes a built-in mode's name)."""
+    dialect: str
+    profile: Any
+    strict: bool | None = None
+    max_tools: int | None = None
+    """Tools one request may carry, judged by `max_tools_rule` (a `Rule`); None: no limit."""
+    max_tools_rule: Any = None
+
+
+@dataclass(frozen=True)
+class WirePlugin:
+    """Everything a plugin registers for one wire."""
+
+    codec: Wire
+    dialects: tuple[DialectSpec, ...] = ()
+    acceptance: tuple[AcceptanceMode, ...] = ()
+
+
+_WIRES: dict[str, WirePlugin] = {}
+"""The plugin wires registered in this process, by name, in registration order."""
+_ORIGINS: dict[str, str] = {}
+
+
+def _loaded() -> None:
+    """The registry imported: it registers xpeval's bundled wires and loads the plugins' (once
+    per process), so asking for a wire from anywhere sees them."""
+    importlib.import_module("xpeval.adapters.registry")
+
+
+def wire_names() -> tuple[WireName, ...]:
+    """Every wire an entry can name: the built-in ones, then plugins' in registration order."""
+    _loaded()
+    return (*WIRE_NAMES, *_WIRES)
+
+
+def plugin_wire(name: str) -> WirePlugin | None:
+    _loaded()
+    return _WIRES.get(name)
+
+
+def is_builtin_wire(name: str) -> bool:
+    """Whether `name` is one of xpeval's own wires (built in, or shipped as a plugin)."""
+    return name in WIRE_NAMES or _ORIGINS.get(name) == BUILTIN
+
+
+def acceptance_modes() -> dict[str, tuple[WireName, AcceptanceMode]]:
+    """Every plugin wire's acceptance modes, by mode name, with the wire they judge."""
+    _loaded()
+    return {mode.name: (plugin.codec.name, mode) for plugin in _WIRES.values() for mode in plugin.acceptance}
+
+
+def register_wire(plugin: WirePlugin, *, distribution: str = "(registered in-process)") -> None:
+    """Register a plugin wire, its dialects and its acceptance rules, all or nothing;
+    `WireError` (one line) when anything about it is wrong."""
+    problem = wire_problem(plugin)
+    if problem is not None:
+        raise WireError(problem)
+    for spec in plugin.dialects:
+        dialects.register_dialect(spec)
+    _WIRES[plugin.codec.name] = plugin
+    _ORIGINS[plugin.codec.name] = distribution
+
+
+def unregister_wire(name: str) -> None:
+    """Remove a plugin wire and its dialects (tests); the built-in ones stay."""
+    if name in WIRE_NAMES or _ORIGINS.get(name) == BUILTIN:
+        raise WireError(f"wire {name} is built in; it cannot be unregistered")
+    plugin = _WIRES.pop(name)
+    _ORIGINS.pop(name, None)
+    for spec in plugin.dialects:
+        dialects.unregister_dialect(spec.name)
+
+
+def wire_problem(plugin: object) -> str | None:
+    """What is wrong with `plugin` as a wire to register, or None."""
+    if not isinstance(plugin, WirePlugin):
+        return f"a wire plugin must be a WirePlugin, not a {type(plugin).__name__}"
+    name = getattr(plugin.codec, "name", None)
+    problem = _codec_problem(plugin.codec, name)
+    if problem is not None:
+        return problem
+    assert isinstance(name, str)
+    return _dialects_problem(name, plugin.dialects) or _acceptance_problem(name, plugin)
+
+
+def _codec_problem(codec: object, name: object) -> str | None:
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        return f"invalid wire name {name!r} (lower-case letters, digits, '.', '_' and '-')"
+    if name in WIRE_NAMES or name in DIALECTS:
+        return f"wire {name} is one of xpeval's own names; a plugin cannot take it"
+    if name in _WIRES:
+        return f"wire {name} is already registered (by {_ORIGINS.get(name)})"
+    paths = getattr(codec, "request_paths", None)
+    if not isinstance(paths, tuple) or not paths or not all(isinstance(p, re.Pattern) for p in paths):
+        return f"wire {name}: request_paths must be a non-empty tuple of compiled re patterns"
+    missing = [method for method in CODEC_METHODS if not callable(getattr(codec, method, None))]
+    if missing:
+        return f"wire {name}: its codec lacks {', '.join(missing)} (the Wire protocol: docs/plugin-api.md)"
+    if not inspect.iscoroutinefunction(codec.send):  # type: ignore[attr-defined]
+        return f"wire {name}: send must be an async method"
+    return None
+
+
+def _dialects_problem(wire: str, specs: object) -> str | None:
+    if not isinstance(specs, tuple):
+        return f"wire {wire}: dialects must be a tuple of DialectSpec"
+    seen: set[str] = set()
+    for spec in specs:
+        problem = dialects.dialect_problem(spec)
+        if problem is None and spec.name in seen:
+            problem = f"dialect {spec.name} is listed twice"
+        if problem is not None:
+            return f"wire {wire}: {problem}"
+        seen.add(spec.name)
+    return None
+
+
+def _acceptance_problem(wire: str, plugin: WirePlugin) -> str | None:
+    if not isinstance(plugin.acceptance, tuple):
+        return f"wire {wire}: acceptance must be a tuple of AcceptanceMode"
+    own = {spec.name for spec in plugin.dialects}
+    seen: set[str] = set()
+    for mode in plugin.acceptance:
+        problem = _mode_problem(wire, plugin.codec, mode, own, seen)
+        if problem is not None:
+            return f"wire {wire}: {problem}"
+        seen.add(mode.name)
+    return None
+
+
+def _mode_problem(wire: str, codec: Wire, mode: object, own: set[str], seen: set[str]) -> str | None:
+    if not isinstance(mode, AcceptanceMode):
+        return f"an acceptance mode must be an AcceptanceMode, not a {type(mode).__name__}"
+    base, _, variant = mode.name.partition(":") if isinstance(mode.name, str) else ("", "", "")
+    if base != wire or (variant and not _VARIANT.fullmatch(variant)) or mode.name.endswith(":"):
+        return f"acceptance mode {mode.name!r} must be named {wire!r} or {wire + ':<variant>'!r}"
+    if mode.name in seen:
+        return f"acceptance mode {mode.name} is listed twice"
+    if mode.dialect not in own and not dialects.is_dialect(mode.dialect):
+        return f"acceptance mode {mode.name} names an unknown dialect: {mode.dialect}"
+    if mode.strict is not None and not isinstance(mode.strict, bool):
+        return f"acceptance mode {mode.name}: strict must be True, False or None"
+    return _rules_problem(mode) or _layout_problem(codec, mode)
+
+
+def _rules_problem(mode: AcceptanceMode) -> str | None:
+    missing = [part for part in _PROFILE_PARTS if not _callables(getattr(mode.profile, part, None))]
+    if missing:
+        return (
+            f"acceptance mode {mode.name}: its profile is not a Profile "
+            f"(no tuple of checks in {', '.join(missing)})"
+        )
+    if (mode.max_tools is None) != (mode.max_tools_rule is None) or (
+        mode.max_tools is not None and (not isinstance(mode.max_tools, int) or mode.max_tools < 1)
+    ):
+        return f"acceptance mode {mode.name}: max_tools (a positive int) and max_tools_rule go together"
+    return None
+
+
+def _layout_problem(codec: Wire, mode: AcceptanceMode) -> str | None:
+    try:
+        layout = codec.tool_layout(mode.dialect, mode.strict)
+    except Exception as exc:  # the plugin's code: its failure is its refusal
+        return f"acceptance mode {mode.name}: tool_layout raised {type(exc).__name__}: {exc}"
+    if not isinstance(layout, ToolLayout):
+        return (
+            f"acceptance mode {mode.name}: tool_layout returned a {type(layout).__name__}, not a ToolLayout"
+        )
+    return None
+
+
+def _callables(value: object) -> bool:
+    return isinstance(value, tuple) and all(callable(item) for item in value)
+
+
+class _WireWatch:
+    """The wire and dialect tables as a plugin's import found them: a plugin's wire is
+    registered by xpeval from its entry point, never by the import itself."""
+
+    def __init__(self) -> None:
+        self._wires = dict(_WIRES)
+        self._dialects = dialects.snapshot()
+
+    def check(self) -> plugins.Tampering | None:
+        changed = sorted(set(_WIRES) ^ set(self._wires))
+        tables = dialects.snapshot()
+        changed_dialects = sorted(
+            {k for new, old in zip(tables, self._dialects, strict=True) for k in new.keys() ^ old.keys()}
+        )
+        if not changed and not changed_dialects:
+            return None
+        _WIRES.clear()
+        _WIRES.update(self._wires)
+        dialects.restore(self._dialects)
+        named = ", ".join([*(f"wire {n}" for n in changed), *(f"dialect {n}" for n in changed_dialects)])
+        return plugins.Tampering(f"registered {named} while loading, outside its entry point", tuple(changed))
+
+
+def load_bundled_wires() -> None:
+    """Register the wires xpeval ships as plugins (`BUNDLED_WIRES`); one that fails is xpeval's
+    bug, so it raises."""
+    for target in BUNDLED_WIRES:
+        module, _, attribute = target.partition(":")
+        register_wire(getattr(importlib.import_module(module), attribute), distribution=BUILTIN)
+
+
+def load_wire_plugins(guards: Sequence[Callable[[], plugins.Guard]] = ()) -> list[str]:
+    """Register the wires other packages offer: entry points of `xpeval.wires`, each named by
+    its wire and pointing at its `WirePlugin`. One that fails to load, changes what it must not,
+    is offered twice, takes a built-in name, is not a `WirePlugin` or fails validation is not
+    registered and is listed by `plugins.refused_plugins("xpeval.wires")`. Returns the names
+    registered."""
+    registered: list[str] = []
+    reserved = (*wire_names(), *dialects.registered_dialects())
+    for plugin in plugins.load_plugins(WIRE_GROUP, reserved=reserved, guards=[_WireWatch, *guards]):
+        value = plugin.value
+        if isinstance(value, WirePlugin) and getattr(value.codec, "name", None) != plugin.name:
+            named = getattr(value.codec, "name", None)
+            reason = f"its entry point is named {plugin.name} but its codec's name is {named!r}"
+            plugins.refuse(plugin, WIRE_GROUP, reason)
+            continue
+        try:
+            register_wire(value, distribution=plugin.distribution)  # type: ignore[arg-type]
+        except (WireError, dialects.DialectError) as exc:
+            plugins.refuse(plugin, WIRE_GROUP, str(exc))
+            continue
+        registered.append(plugin.name)
+    return registered
