@@ -120,3 +120,55 @@ def test_a_host_project_runs_its_tests_unchanged_and_its_conformance_covers_its_
         f"venv + install {installed - started:.1f} s, host runs {time.monotonic() - installed:.1f} s; "
         f"{counts['mimo']} checks for mimo: {summary}"
     )
+
+
+EXAMPLE = REPO_ROOT / "examples" / "ollama-xpeval"
+
+
+def test_the_example_plugin_in_a_fresh_venv_passes_conformance_and_records_then_replays(
+    wheel: Path, tmp_path: Path
+) -> None:
+    """Issue 20's worked example as its author ships it: `pip install` of the wheel and of
+    examples/ollama-xpeval (a wire and an adapter of its own, through `xpeval.plugin` only) into
+    a fresh venv, then in the plugin's own project: the conformance suite, a recording against the
+    loopback emulator, the baseline from it, and an offline replay that passes its gate."""
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
+    python, xpeval = env_dir / "bin" / "python", env_dir / "bin" / "xpeval"
+    plugin_source = shutil.copytree(EXAMPLE, tmp_path / "ollama-xpeval")
+    _run(python, "-m", "pip", "install", "-q", str(wheel), str(plugin_source), "pytest>=8", cwd=tmp_path)
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(EXAMPLE / "pyproject.toml", project / "pyproject.toml")  # its [tool.xpeval] names ollama
+    dropped = {"PYTHONPATH", "VIRTUAL_ENV", "XPEVAL_CASSETTE_MODE"}
+    clean = {k: v for k, v in os.environ.items() if k not in dropped}
+
+    listed = subprocess.run(
+        [xpeval, "adapters", "--json"], cwd=project, env=clean, capture_output=True, text=True, timeout=300
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert '"ollama-chat"' in listed.stdout and '"ollama-xpeval"' in listed.stdout, listed.stdout[-2000:]
+
+    conformance = run_pytest(project, "--xpeval-conformance", python=str(python), env=clean, timeout=600)
+    assert conformance.returncode == 0, conformance.stdout[-3000:] + conformance.stderr[-2000:]
+    assert " passed" in conformance.stdout.strip().splitlines()[-1], conformance.stdout[-500:]
+
+    def xp(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [xpeval, *args, "--no-progress"] if args[0] == "run" else [xpeval, *args],
+            cwd=project,
+            env=clean,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    recorded = xp("run", "--mode", "record", "--target", "emulator", "--categories", "simple")
+    assert recorded.returncode == 0, recorded.stdout[-2000:] + recorded.stderr[-2000:]
+    assert any((project / "cassettes" / "ollama").rglob("*.yaml")), "the recording is in the project"
+    written = xp("gate", "--update-baseline")
+    assert written.returncode == 0, written.stdout[-2000:] + written.stderr[-2000:]
+    replayed = xp("run", "--categories", "simple")
+    assert replayed.returncode == 0, replayed.stdout[-2000:] + replayed.stderr[-2000:]
+    assert "ollama: replay cassettes" in replayed.stderr, replayed.stderr[-2000:]
+    assert "gate: passed" in replayed.stdout, replayed.stdout[-1000:]
