@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import sys
 from pathlib import Path
 
 import httpx2
@@ -32,7 +33,15 @@ CORPUS = corpus_files("cassettes/*/*.yaml")
 COMMITTED = CassetteStore(REPO_ROOT / "cassettes")
 
 
-def test_plain_vcrpy_replays_our_cassette_with_its_standard_matchers(tmp_path: Path) -> None:
+def test_plain_vcrpy_replays_our_cassette_with_its_standard_matchers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # vcrpy 9.4's boto3 stubs no longer build against botocore 1.44 (TypeError: no consistent MRO
+    # for VCRHTTPConnection and AWSHTTPConnection) and vcrpy builds them whenever botocore is
+    # importable: with boto3 installed (Bedrock) `use_cassette` cannot start at all. Hiding
+    # botocore's connection module makes vcrpy skip its boto3 patch, as it does without boto3;
+    # the HTTP this test replays is the Anthropic SDK's, which that patch never touches.
+    monkeypatch.setitem(sys.modules, "botocore.awsrequest", None)
     store = CassetteStore(tmp_path)
     record(store, "anthropic-messages", CASE, [request_for(CASE)], answer(text="via plain vcrpy"))
 
