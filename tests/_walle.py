@@ -1,4 +1,5 @@
-"""Moonshot's own schema validator (walle), used as an oracle from ../shared/oracles/moonshot-walle.
+"""Moonshot's own schema validator (walle), used as an oracle from the shared folder's
+`oracles/moonshot-walle` (beside the repository, like the corpus).
 
 Called through its own Python wrapper at the level walle's README names as what Moonshot's server
 requires (`lite`); nothing of it is copied into the repository. Tests skip with a reason where the
@@ -57,7 +58,7 @@ def walle_lite() -> Callable[[Any], str | None]:
 
 def wrapped(case: Any) -> dict[str, Any]:
     """A case as Kimi's vendor verifier sends it: one required property of a closed object, with
-    `$defs`/`$id` lifted to the root (../shared/oracles/moonshot-walle/README.md)."""
+    `$defs`/`$id` lifted to the root (as the oracle folder's README describes it)."""
     inner = dict(case) if isinstance(case, dict) else case
     root: dict[str, Any] = {"type": "object", "required": ["value"], "additionalProperties": False}
     if isinstance(inner, dict):

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from tests._walle import cases, corpus_schemas, require_oracle, walle_lite, wrapped
+from xpeval.adapters.schema import PassResult, apply_dialect
+from xpeval.adapters.schema._mfjs_fit import UNSUPPORTED, UNSUPPORTED_SCHEMAS
 from xpeval.evals.acceptance.checker import build_definition, check
 
 STRICTER = {"moonshot.root-type-object"}
@@ -59,3 +61,41 @@ def test_the_suite_is_all_there() -> None:
     labels = [label for label, _ in _schemas()]
     assert len({label.split()[1].split("/")[0] for label in labels if label.startswith("case")}) == 16
     assert len(labels) > 500
+
+
+def _sent() -> list[tuple[str, Any, PassResult]]:
+    return [(label, schema, apply_dialect("moonshot", schema)) for label, schema in _schemas()]
+
+
+def test_the_moonshot_pass_never_sends_what_walle_lite_refuses() -> None:
+    judge = walle_lite()
+    refused = [
+        (label, judge(r.schema_)) for label, _, r in _sent() if r.schema_ is not None and judge(r.schema_)
+    ]
+    assert refused == []
+
+
+def _keywords_in(schema: Any) -> set[str]:
+    found: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            found |= set(node)
+            for key in ("properties", "$defs"):
+                if isinstance(node.get(key), dict):
+                    stack.extend(node[key].values())
+            stack.extend(node.get(k) for k in ("items", "additionalProperties"))
+            stack.extend(node.get("anyOf") or [])
+    return found
+
+
+def test_no_keyword_moonshot_does_not_honour_is_sent_without_a_loss() -> None:
+    unsupported = set(UNSUPPORTED) | set(UNSUPPORTED_SCHEMAS) | {"oneOf", "allOf", "prefixItems"}
+    silent = []
+    for label, _, result in _sent():
+        if result.schema_ is None:
+            continue
+        reported = {loss.keyword for loss in result.losses}
+        silent += [(label, k) for k in sorted((_keywords_in(result.schema_) & unsupported) - reported)]
+    assert silent == []
