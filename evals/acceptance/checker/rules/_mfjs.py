@@ -265,9 +265,14 @@ class _Lite:
                 )
             _type_value(schema, at)
         _keyword_values(schema, at)
-        for keyword in ("required", "enum", "$ref", "anyOf"):
-            if keyword in schema:
-                getattr(self, "_" + keyword.lstrip("$").replace("anyOf", "any_of"))(schema[keyword], at)
+        if "required" in schema:
+            self._required(schema["required"], at)
+        if "enum" in schema:
+            self._enum(schema["enum"], at)
+        if "$ref" in schema:
+            self._ref(schema["$ref"], at)
+        if "anyOf" in schema:
+            self._any_of(schema["anyOf"], at)
         _any_of_conflicts(schema, at)
 
     def _required(self, value: Any, at: _At) -> None:
