@@ -16,8 +16,9 @@ EXACT_ACTIONS = frozenset({"inlined", "renamed"})
 
 Outcome = Literal["refused", "loss"]
 OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
-"""What `--fail-on` can name: a refused pair, or a pair sent with a loss that changes what a
-call may contain (a loss entry other than an exact one, `EXACT_ACTIONS`)."""
+"""What `--fail-on` can name: a refused pair (by the pass, or sent with a rule of the provider
+broken, which the provider refuses), or a pair sent with a loss that changes what a call may
+contain (a loss entry other than an exact one, `EXACT_ACTIONS`)."""
 
 PROVENANCE = (
     "Offline measurement: each adapter's dialect pass and wire produce the tool definition they "
@@ -136,6 +137,10 @@ def cell(record: Any, notes: dict[str, str], *, short: bool = False) -> str:
     if record.verdict == "refused":
         reason = record.refusal if isinstance(record.refusal, str) and record.refusal else "refused"
         return f"refused {notes[reason]}" if short else f"refused ({notes[reason]})"
+    if int(record.violations) > 0:
+        # the checker says the provider refuses what would be sent: never "as-is" or "exact"
+        rules = f" ({record.violation_rules})" if not short and record.violation_rules else ""
+        return f"violates {int(record.violations)}" if short else f"{record.verdict}, violates{rules}"
     lost = int(record.lost)
     detail = f"{lost} lost" + (f" ({record.lost_keywords})" if not short and record.lost_keywords else "")
     if record.verdict == "as-is":
@@ -161,7 +166,8 @@ def failing(pairs: pd.DataFrame, outcomes: Sequence[Outcome]) -> pd.DataFrame:
     """The pairs with one of the named outcomes (`OUTCOMES`), with the outcome named."""
     if pairs.empty or not outcomes:
         return pairs.iloc[0:0].assign(outcome=pd.Series(dtype=str))
-    refused = pairs["verdict"] == "refused"
+    # a pair sent with a rule broken is one the provider refuses: it fails as refused
+    refused = (pairs["verdict"] == "refused") | (pairs["violations"] > 0)
     lost = ~refused & (pairs["lost"] > 0)
     outcome = pd.Series("", index=pairs.index)
     if "loss" in outcomes:

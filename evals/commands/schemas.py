@@ -203,7 +203,9 @@ def _fail_on(pairs: Any, outcomes: list[Any]) -> int:
         file=sys.stderr,
     )
     for record in found.itertuples(index=False):
-        if record.outcome == "refused":
+        if record.outcome == "refused" and record.verdict != "refused":
+            why = f"sent, but the provider refuses it: {record.violation_rules}"
+        elif record.outcome == "refused":
             why = f"refused: {record.refusal}"
         else:
             why = f"{record.lost} lost ({record.lost_keywords})"

@@ -143,3 +143,29 @@ def test_the_markdown_report_has_the_table_with_lost_keywords_and_the_reasons(
     assert csv[0].startswith("adapter,schema,verdict") and csv[0].endswith(
         "lost,lost_keywords,tool,source,form"
     )
+
+
+def test_a_pair_sent_with_a_rule_broken_is_never_as_is_or_exact_and_fails_as_refused() -> None:
+    from xpeval.evals.acceptance.checker import Violation
+    from xpeval.evals.acceptance.measure import PairResult
+    from xpeval.evals.acceptance.table import cell, failing, pairs_frame
+
+    broken = Violation(
+        pointer="/function/parameters/properties/t",
+        rule="openai.array-missing-items",
+        message="array schema missing items",
+        source="[err] ...",
+    )
+    rows = [
+        PairResult(adapter="openai-chat", schema="tuple", verdict="rewritten", violations=[broken]),
+        PairResult(adapter="openai-chat", schema="plain", verdict="as-is", violations=[broken]),
+    ]
+    pairs = pairs_frame(rows)
+    cells = [cell(record, {}) for record in pairs.itertuples(index=False)]
+    assert cells == [
+        "rewritten, violates (openai.array-missing-items)",
+        "as-is, violates (openai.array-missing-items)",
+    ]
+    assert [cell(record, {}, short=True) for record in pairs.itertuples(index=False)] == ["violates 1"] * 2
+    assert list(failing(pairs, ["refused"])["schema"]) == ["tuple", "plain"]
+    assert failing(pairs, ["loss"]).empty
