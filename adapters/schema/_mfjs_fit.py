@@ -4,10 +4,10 @@ takes its output, and what it reports the provider does not honour.
 Written apart from the checker's reading of the same validator (the checker judges the output).
 
 - An `enum` keeps only the values of the node's types (the others can never validate: exact), lists
-  `null` first in a two-type array (the validator checks the types in order, and a number type
-  meeting `null` is an error), and a node of several types with an enum the validator cannot take
-  beside a type array becomes one member per type. An enum no value of which has the node's type
-  admits nothing: refused.
+  `null` first in a two-type array of a number type with `null` among its values (the validator
+  checks the types in order, and a number type meeting `null` is an error), and a node of several
+  types with an enum the validator cannot take beside a type array becomes one member per type. An
+  enum no value of which has the node's type admits nothing: refused.
 - A `required` name without a property schema gets one: the `additionalProperties` schema, or any
   value (exact); beside `additionalProperties: false` no value is allowed, and the name is dropped.
 - A `description` or `$id` that is not a string is dropped.
@@ -127,7 +127,10 @@ def fit_enum(view: View, types: frozenset[str]) -> list[str] | None:
         return None
     others = [t for t in kept_types if t != "null"]
     if len(kept_types) == 2 and len(others) == 1 and others[0] in _ENUM_PAIRS:
-        kw["type"] = ["null", others[0]]
+        if others[0] in ("number", "integer") and None in kw["enum"]:
+            kw["type"] = ["null", others[0]]  # a number type meeting null first is an error
+        else:
+            kw["type"] = kept_types
         return None
     return kept_types
 

@@ -160,11 +160,24 @@ _STAY = frozenset(("anyOf", "description", "title", "$id", "$defs", "$schema", "
 
 def _assertions_into_members(view: View, task: Task) -> None:
     """`{required: [a], anyOf: [x, y]}` means `anyOf: [x and required, y and required]`: Moonshot
-    refuses a keyword both on the parent and in a branch, so the parent's plain keywords move into
-    every member (exact). Subschema keywords stay (a conflict left is refused over the output)."""
+    refuses a keyword both on the parent and in a branch, and a `required` beside no `properties`,
+    so such plain keywords move into every member (exact). Subschema keywords stay (a conflict left
+    is refused over the output)."""
     kw = view.kw
-    moving = [k for k in kw if k not in _STAY and not (task.root and k == "type")]
-    if not moving or not isinstance(kw.get("anyOf"), list):
+    if not isinstance(kw.get("anyOf"), list):
+        return
+    in_members = {
+        k for member in kw["anyOf"] for layer in member if isinstance(layer.node, dict) for k in layer.node
+    }
+    moving = [
+        k
+        for k in kw
+        if k not in _STAY
+        and not (task.root and k == "type")
+        # walle reads `required` against the node's own `properties`
+        and (k in in_members or (k == "required" and "properties" not in kw))
+    ]
+    if not moving:
         return
     layers = [Layer({k: kw.pop(k)}, view.origin(k), LayerKind.CONJ, NO_SKIP) for k in moving]
     kw["anyOf"] = [(*member, *layers) for member in kw["anyOf"]]
