@@ -160,9 +160,9 @@ _STAY = frozenset(("anyOf", "description", "title", "$id", "$defs", "$schema", "
 
 def _assertions_into_members(view: View, task: Task) -> None:
     """`{required: [a], anyOf: [x, y]}` means `anyOf: [x and required, y and required]`: Moonshot
-    refuses a keyword both on the parent and in a branch, and a `required` beside no `properties`,
-    so such plain keywords move into every member (exact). Subschema keywords stay (a conflict left
-    is refused over the output)."""
+    refuses a keyword both on the parent and in a branch, a `required` beside no `properties` and an
+    `enum` beside no `type`, so such plain keywords move into every member (exact). Subschema
+    keywords stay (a conflict left is refused over the output)."""
     kw = view.kw
     if not isinstance(kw.get("anyOf"), list):
         return
@@ -174,8 +174,9 @@ def _assertions_into_members(view: View, task: Task) -> None:
         for k in kw
         if k not in _STAY
         and not (task.root and k == "type")
-        # walle reads `required` against the node's own `properties`
-        and (k in in_members or (k == "required" and "properties" not in kw))
+        # walle reads `required` against the node's own `properties`, and wants a `type` beside an
+        # `enum` (which an anyOf parent cannot carry)
+        and (k in in_members or k == "enum" or (k == "required" and "properties" not in kw))
     ]
     if not moving:
         return

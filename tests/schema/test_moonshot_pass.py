@@ -255,3 +255,9 @@ def test_a_reference_that_never_ends_is_refused() -> None:
     assert "never ends" in (apply_dialect("moonshot", schema).refusal or "")
     optional_root = {**schema, "required": []}
     assert apply_dialect("moonshot", optional_root).refusal is None
+
+
+def test_an_enum_beside_an_any_of_moves_into_the_members_where_it_has_a_type() -> None:
+    node = {"enum": ["a", "b"], "anyOf": [{"type": "string"}]}
+    out, _ = _moonshot({"type": "object", "properties": {"a": node}})
+    assert out["properties"]["a"] == {"anyOf": [{"type": "string", "enum": ["a", "b"]}]}
