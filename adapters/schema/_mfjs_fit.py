@@ -125,14 +125,21 @@ def fit_enum(view: View, types: frozenset[str]) -> list[str] | None:
     if len(kept_types) == 1:
         kw["type"] = kept_types[0]
         return None
-    others = [t for t in kept_types if t != "null"]
-    if len(kept_types) == 2 and len(others) == 1 and others[0] in _ENUM_PAIRS:
-        if others[0] in ("number", "integer") and None in kw["enum"]:
-            kw["type"] = ["null", others[0]]  # a number type meeting null first is an error
-        else:
-            kw["type"] = kept_types
+    paired = _nullable_pair(kept_types, kw["enum"])
+    if paired is None:
+        return kept_types
+    kw["type"] = paired
+    return None
+
+
+def _nullable_pair(types: list[str], values: list[Any]) -> list[str] | None:
+    """The type array walle takes beside an enum (one type and null), or None."""
+    others = [t for t in types if t != "null"]
+    if len(types) != 2 or len(others) != 1 or others[0] not in _ENUM_PAIRS:
         return None
-    return kept_types
+    if others[0] in ("number", "integer") and None in values:
+        return ["null", others[0]]  # a number type meeting null first is an error
+    return types
 
 
 def check_enum_size(e: Engine, view: View) -> None:

@@ -32,7 +32,6 @@ Severity = Literal["validation", "guidance", "form"]
 """What a loss changes: what a validator accepts (a constraint dropped, weakened or tightened),
 only what the model is told (an annotation, a default, closing an implicitly open object), or
 only the form (an inlined `$ref`, a renamed tool)."""
-SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 GUIDANCE_KEYWORDS = frozenset(
     {
         "description",

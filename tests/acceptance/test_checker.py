@@ -231,9 +231,10 @@ def test_moonshot_refuses_what_walle_lite_refuses_that_looked_accepted() -> None
     wrong_enum = {"type": "object", "properties": {"m": {"type": "array", "enum": ["MT10"]}}}
     assert _moonshot_rules(wrong_enum) == {"moonshot.enum"}
     # walle checks the listed types in order: a null value meets "integer" first and is refused
-    nullable = {"type": "object", "properties": {"n": {"type": ["integer", "null"], "enum": [1, None]}}}
+    field: dict[str, Any] = {"type": ["integer", "null"], "enum": [1, None]}
+    nullable = {"type": "object", "properties": {"n": field}}
     assert _moonshot_rules(nullable) == {"moonshot.enum"}
-    nullable["properties"]["n"]["type"] = ["null", "integer"]
+    field["type"] = ["null", "integer"]
     assert _moonshot_rules(nullable) == set()
 
 
@@ -246,7 +247,11 @@ def test_moonshot_ref_siblings_conflict_only_when_the_target_repeats_them() -> N
 
 
 def test_moonshot_refuses_a_reference_that_never_ends() -> None:
-    node = {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}, "required": ["next"]}
+    node: dict[str, Any] = {
+        "type": "object",
+        "properties": {"next": {"$ref": "#/$defs/N"}},
+        "required": ["next"],
+    }
     schema = {
         "type": "object",
         "properties": {"n": {"$ref": "#/$defs/N"}},
