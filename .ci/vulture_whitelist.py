@@ -16,6 +16,7 @@ _.finished_at
 _.actual_calls
 _.via
 # pydantic validators run by decorator.
+_._default_severity
 _._calls_agree_with_no_call
 _._consistent
 _._matches_schema

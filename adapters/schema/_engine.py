@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from xpeval.adapters.schema import _pointer as P
-from xpeval.adapters.schema._types import Loss, LossAction, PassResult
+from xpeval.adapters.schema._types import Loss, LossAction, PassResult, Severity
 from xpeval.adapters.schema._view import ViewBuilder, sibling_keywords
 from xpeval.adapters.schema._walk import (
     NO_SKIP,
@@ -137,8 +137,11 @@ class Engine:
             narrowed_types=tuple(self.narrowed_types),
         )
 
-    def loss(self, pointer: str, keyword: str, action: LossAction, detail: str) -> None:
-        self.losses.append(Loss(pointer=pointer, keyword=keyword, action=action, detail=detail))
+    def loss(
+        self, pointer: str, keyword: str, action: LossAction, detail: str, severity: Severity | None = None
+    ) -> None:
+        loss = Loss(pointer=pointer, keyword=keyword, action=action, detail=detail)
+        self.losses.append(loss if severity is None else loss.model_copy(update={"severity": severity}))
 
     # ----------------------------------------------------------------- one node
 

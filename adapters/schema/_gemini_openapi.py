@@ -195,8 +195,12 @@ def _no_properties(e: Engine, view: View, task: Task, extra: Layers | None) -> N
             f"object); {_LABEL} needs non-empty properties on every object (§6)"
         )
     closed = extra is not None and all(layer.node is False for layer in extra)
+    # a root that declares its (empty) properties and leaves extra keys unsaid is a tool with no
+    # arguments: sending it without parameters loses nothing
+    no_arguments = extra is None and isinstance(view.kw.get("properties"), dict)
     if not closed:
         e.closed.append(e.out_pointer(task.out_ptr))
+    if not closed and not no_arguments:
         e.loss(
             view.at("properties"),
             "properties",

@@ -3,7 +3,8 @@
 Sections are those of docs/provider-schema-rules.md.
 
 - openai (Chat Completions, non-strict; §1): the root is an object; every object has
-  `properties` and every array `items` (adding `{}` costs nothing).
+  `properties` and every array `items` (adding `{}` costs nothing, beside `prefixItems` too: the
+  elements after the tuple stay any value).
 - anthropic (Messages, non-strict; §4): the root is an object and carries no `oneOf`/`anyOf`/
   `allOf`; the rest passes as any valid 2020-12 schema.
 - gemini-json-schema (`parametersJsonSchema`; §7): every `$ref` resolves, and only
@@ -38,7 +39,7 @@ class OpenAIRules(Rules):
             # §1)
             if "object" in types and "properties" not in out:
                 out["properties"] = {}
-            if "array" in types and "items" not in out and "prefixItems" not in out:
+            if "array" in types and "items" not in out:
                 out["items"] = {}
         return out
 

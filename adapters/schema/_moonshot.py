@@ -15,20 +15,23 @@ Moonshot rule in adapters/schema/RULES.md).
   becomes `anyOf`.
 - The root is `type: object`; a property literally named `$ref` breaks the validator (refused);
   tuple `items` are reported refused (dropped).
+- What else Moonshot's validator (walle, at the level its server requires) refuses is fitted or
+  refused, and the keywords it does not honour are reported (`_mfjs_fit`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from xpeval.adapters.schema import _mfjs_fit as F
 from xpeval.adapters.schema import _pointer as P
 from xpeval.adapters.schema._engine import Engine
 from xpeval.adapters.schema._rules import Rules, copy_node, root_object
 from xpeval.adapters.schema._steps import drop_inapplicable, inferred_type
 from xpeval.adapters.schema._unions import one_of_as_any_of, split_by_type, type_into_members
 from xpeval.adapters.schema._view import sibling_keywords
-from xpeval.adapters.schema._vocab import type_set
-from xpeval.adapters.schema._walk import Layer, RefAction, RefMode, Refused, Task, View
+from xpeval.adapters.schema._vocab import SCHEMA_POSITIONS, type_set
+from xpeval.adapters.schema._walk import NO_SKIP, Layer, LayerKind, RefAction, RefMode, Refused, Task, View
 from xpeval.adapters.schema._wellformed import check_common
 
 _ANY_TYPES = ("string", "number", "boolean", "object", "array", "null")
@@ -64,6 +67,8 @@ class MoonshotRules(Rules):
         if "$ref" in view.kw:
             return _bare_ref(e, view, task)
         _check_property_names(view)
+        F.drop_bad_annotations(e, view)
+        F.const_as_enum(e, view)
         if "oneOf" in view.kw:
             one_of_as_any_of(e, view)
         if "prefixItems" in view.kw:
@@ -73,17 +78,31 @@ class MoonshotRules(Rules):
             )
         types = type_set(view.kw.get("type"))
         drop_inapplicable(view, types)
+        F.check_enum_size(e, view)
         if "anyOf" in view.kw:
+            F.report_unsupported(e, view)
             return _union(e, view, task, types)
         if types is None:
             types = _type_from_values(view)
             if types is None:
                 # accepts any type: one member per type, each with the node's keywords for it
                 return split_by_type(e, view, task, list(_ANY_TYPES))
+        split = F.fit_enum(view, types)
+        if split is not None:
+            return split_by_type(e, view, task, split)
+        narrowed = type_set(view.kw.get("type"))
+        if narrowed is not None and narrowed != types:
+            types = narrowed
+            drop_inapplicable(view, types)
+        F.report_unsupported(e, view)
         out: dict[str, Any] = {}
         copy_node(e, view, task, out)
         self._complete(e, out, types)
+        F.declare_required(e, view, task, out, lambda: self.top(e))
         return out
+
+    def finish(self, e: Engine, out: dict[str, Any]) -> None:
+        F.check_output(out)
 
     def _complete(self, e: Engine, out: dict[str, Any], types: frozenset[str]) -> None:
         # what an OpenAI-Chat-compatible validator also wants: objects with properties, arrays
@@ -130,9 +149,39 @@ def _union(e: Engine, view: View, task: Task, types: frozenset[str] | None) -> d
     """With `anyOf` the type belongs in each member, not on the parent."""
     if types is not None:
         type_into_members(e, view, types)
+    _assertions_into_members(view, task)
     out: dict[str, Any] = {}
     copy_node(e, view, task, out)
     return out
+
+
+_STAY = frozenset(("anyOf", "description", "title", "$id", "$defs", "$schema", "$comment", *SCHEMA_POSITIONS))
+
+
+def _assertions_into_members(view: View, task: Task) -> None:
+    """`{required: [a], anyOf: [x, y]}` means `anyOf: [x and required, y and required]`: Moonshot
+    refuses a keyword both on the parent and in a branch, a `required` beside no `properties` and an
+    `enum` beside no `type`, so such plain keywords move into every member (exact). Subschema
+    keywords stay (a conflict left is refused over the output)."""
+    kw = view.kw
+    if not isinstance(kw.get("anyOf"), list):
+        return
+    in_members = {
+        k for member in kw["anyOf"] for layer in member if isinstance(layer.node, dict) for k in layer.node
+    }
+    moving = [
+        k
+        for k in kw
+        if k not in _STAY
+        and not (task.root and k == "type")
+        # walle reads `required` against the node's own `properties`, and wants a `type` beside an
+        # `enum` (which an anyOf parent cannot carry)
+        and (k in in_members or k == "enum" or (k == "required" and "properties" not in kw))
+    ]
+    if not moving:
+        return
+    layers = [Layer({k: kw.pop(k)}, view.origin(k), LayerKind.CONJ, NO_SKIP) for k in moving]
+    kw["anyOf"] = [(*member, *layers) for member in kw["anyOf"]]
 
 
 def _type_from_values(view: View) -> frozenset[str] | None:

@@ -270,6 +270,8 @@ class StrictRules(Rules):
                 "narrowed",
                 f"open object closed ({self.label} requires additionalProperties: false): undeclared keys "
                 "can no longer be sent",
+                # the schema left it open without saying so: what the model is told changes
+                "guidance",
             )
 
     def _object_keys(self, view: View) -> _ObjectKeys:
@@ -410,6 +412,7 @@ class OpenAIStrictRules(StrictRules):
                 "relaxed",
                 "optional property made required (OpenAI strict mode): it was nullable already, so the model "
                 "sends null to omit it and an explicit null can no longer be told from an omission",
+                "guidance",
             )
             return out
         e.made_nullable.setdefault(e.out_pointer(parent), []).append(task.key)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from xpeval.adapters.contract import JsonObject, ToolCall, ToolSpec
 from xpeval.adapters.schema import argument_map as _arguments
@@ -30,10 +30,45 @@ LossAction = Literal[
 rewritten schema refuses values the original allowed (a strict mode closing an open object)."""
 
 
+Severity = Literal["validation", "guidance", "form"]
+"""What a loss changes: what a validator accepts (a constraint dropped, weakened or tightened),
+only what the model is told (an annotation, a default, closing an implicitly open object), or
+only the form (an inlined `$ref`, a renamed tool)."""
+GUIDANCE_KEYWORDS = frozenset(
+    {
+        "description",
+        "title",
+        "default",
+        "examples",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$schema",
+        "$id",
+    }
+)
+"""Keywords that tell the model something and constrain no value."""
+
+
 class Loss(BaseModel):
     """One constraint a pass had to drop or weaken (or, `narrowed`, tighten), and where."""
 
     model_config = ConfigDict(frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_severity(cls, data: object) -> object:
+        if isinstance(data, dict) and data.get("severity") is None:
+            action, keyword = data.get("action"), data.get("keyword")
+            if action in ("inlined", "renamed"):
+                severity = "form"
+            elif keyword in GUIDANCE_KEYWORDS:
+                severity = "guidance"
+            else:
+                severity = "validation"
+            data = {**data, "severity": severity}
+        return data
 
     pointer: str
     """JSON pointer into the original schema ("" is the root)."""
@@ -41,6 +76,9 @@ class Loss(BaseModel):
     """The keyword concerned; "*" when a whole node was closed, "name" for a renamed tool."""
     action: LossAction
     detail: str = ""
+    severity: Severity = "validation"
+    """What the loss changes (`Severity`); when the pass does not say, read from the action and
+    the keyword."""
 
     @property
     def exact(self) -> bool:

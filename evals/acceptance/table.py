@@ -9,15 +9,19 @@ from typing import Any, Literal, get_args
 
 import pandas as pd
 
+from xpeval.adapters.schema import Loss
 from xpeval.evals.acceptance.measure import PairResult
 
 EXACT_ACTIONS = frozenset({"inlined", "renamed"})
 """Loss entries that change a schema's form, not its meaning."""
 
-Outcome = Literal["refused", "loss"]
+Outcome = Literal["refused", "loss", "validation", "guidance"]
 OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
-"""What `--fail-on` can name: a refused pair, or a pair sent with a loss that changes what a
-call may contain (a loss entry other than an exact one, `EXACT_ACTIONS`)."""
+"""What `--fail-on` can name: a refused pair (by the pass, or sent with a rule of the provider
+broken, which the provider refuses); a pair sent with a loss that changes what a call may
+contain (`loss`: a loss entry other than an exact one, `EXACT_ACTIONS`), or by its severity: one
+that changes what a validator accepts (`validation`), or only what the model is told
+(`guidance`; `adapters/schema/_types.Severity`)."""
 
 PROVENANCE = (
     "Offline measurement: each adapter's dialect pass and wire produce the tool definition they "
@@ -51,6 +55,7 @@ def pairs_frame(rows: Iterable[PairResult]) -> pd.DataFrame:
             "tool": row.tool,
             "source": row.source,
             "form": row.form,
+            **_by_severity(row),
         }
         for row in rows
     ]
@@ -59,8 +64,27 @@ def pairs_frame(rows: Iterable[PairResult]) -> pd.DataFrame:
         "adapter", "schema", "verdict", "losses", "loss_keywords", "violations", "violation_rules",
         "loss_rate", "false_rejections", "silent_change", "narrowed", "seconds", "refusal", "fidelity_note",
         "lost", "lost_keywords", "tool", "source", "form",
+        "validation_lost", "validation_keywords", "guidance_lost", "guidance_keywords",
     ]  # fmt: skip
     return pd.DataFrame.from_records(records, columns=columns)
+
+
+def severity_of(loss: dict[str, Any]) -> str:
+    """A reported loss's severity (read from its action and keyword when a record predates it)."""
+    given = loss.get("severity")
+    if isinstance(given, str):
+        return given
+    fields = {k: loss[k] for k in ("pointer", "keyword", "action", "detail") if k in loss}
+    return Loss.model_validate({"pointer": "", "keyword": "", "action": "dropped", **fields}).severity
+
+
+def _by_severity(row: PairResult) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for severity in ("validation", "guidance"):
+        losses = [loss for loss in _meaning_losses(row) if severity_of(loss) == severity]
+        found[f"{severity}_lost"] = len(losses)
+        found[f"{severity}_keywords"] = " ".join(sorted({str(loss.get("keyword")) for loss in losses}))
+    return found
 
 
 def _meaning_losses(row: PairResult) -> list[dict[str, Any]]:
@@ -85,6 +109,8 @@ def summary(pairs: pd.DataFrame) -> pd.DataFrame:
         rewritten=pairs["verdict"] == "rewritten",
         refused=~sent,
         sent_with_violations=sent & (pairs["violations"] > 0),
+        lossy_validation=sent & (pairs["validation_lost"] > 0),
+        lossy_guidance_only=sent & (pairs["validation_lost"] == 0) & (pairs["guidance_lost"] > 0),
         measured=pairs["loss_rate"].notna(),
     )
     table = frame.groupby("adapter", sort=False).agg(
@@ -93,6 +119,8 @@ def summary(pairs: pd.DataFrame) -> pd.DataFrame:
         rewritten=("rewritten", "sum"),
         refused=("refused", "sum"),
         sent_with_violations=("sent_with_violations", "sum"),
+        lossy_validation=("lossy_validation", "sum"),
+        lossy_guidance_only=("lossy_guidance_only", "sum"),
         losses=("losses", "sum"),
         mean_loss_rate=("loss_rate", "mean"),
         unmeasured=("measured", lambda m: int((~m).sum())),
@@ -136,13 +164,37 @@ def cell(record: Any, notes: dict[str, str], *, short: bool = False) -> str:
     if record.verdict == "refused":
         reason = record.refusal if isinstance(record.refusal, str) and record.refusal else "refused"
         return f"refused {notes[reason]}" if short else f"refused ({notes[reason]})"
+    if int(record.violations) > 0:
+        # the checker says the provider refuses what would be sent: never "as-is" or "exact"
+        rules = f" ({record.violation_rules})" if not short and record.violation_rules else ""
+        return f"violates {int(record.violations)}" if short else f"{record.verdict}, violates{rules}"
     lost = int(record.lost)
-    detail = f"{lost} lost" + (f" ({record.lost_keywords})" if not short and record.lost_keywords else "")
+    detail = _lost_detail(record, short=short)
     if record.verdict == "as-is":
         return "as-is" if lost == 0 else f"as-is, {detail}"
     if short:
         return detail if lost else "rewritten"
     return f"rewritten: {detail}" if lost else "rewritten: exact"
+
+
+def _lost_detail(record: Any, *, short: bool) -> str:
+    """`3 lost (validation: format minimum; guidance: default)`; short: `2 lost +1 guidance`
+    (validation losses counted as lost, guidance ones named)."""
+    lost, validation = int(record.lost), int(record.validation_lost)
+    if short:
+        guidance = lost - validation
+        if not validation:
+            return f"{guidance} guidance"
+        return f"{validation} lost" + (f" +{guidance} guidance" if guidance else "")
+    parts = [
+        f"{severity}: {keywords}"
+        for severity, keywords in (
+            ("validation", record.validation_keywords),
+            ("guidance", record.guidance_keywords),
+        )
+        if keywords
+    ]
+    return f"{lost} lost" + (f" ({'; '.join(parts)})" if parts else "")
 
 
 def tool_matrix(pairs: pd.DataFrame, *, short: bool = False) -> tuple[pd.DataFrame, dict[str, str]]:
@@ -161,9 +213,14 @@ def failing(pairs: pd.DataFrame, outcomes: Sequence[Outcome]) -> pd.DataFrame:
     """The pairs with one of the named outcomes (`OUTCOMES`), with the outcome named."""
     if pairs.empty or not outcomes:
         return pairs.iloc[0:0].assign(outcome=pd.Series(dtype=str))
-    refused = pairs["verdict"] == "refused"
+    # a pair sent with a rule broken is one the provider refuses: it fails as refused
+    refused = (pairs["verdict"] == "refused") | (pairs["violations"] > 0)
     lost = ~refused & (pairs["lost"] > 0)
     outcome = pd.Series("", index=pairs.index)
+    if "guidance" in outcomes:
+        outcome[~refused & (pairs["guidance_lost"] > 0)] = "guidance"
+    if "validation" in outcomes:
+        outcome[~refused & (pairs["validation_lost"] > 0)] = "validation"
     if "loss" in outcomes:
         outcome[lost] = "loss"
     if "refused" in outcomes:
@@ -181,7 +238,9 @@ def to_markdown(pairs: pd.DataFrame, corpus: str) -> str:
         f"Corpus: `{corpus}`; {pairs['schema'].nunique()} schemas x {pairs['adapter'].nunique()} adapters.",
         "",
         "`sent_with_violations`: pairs the adapter would send although a published rule refuses them "
-        "(should be 0). `false_rejections`: generated calls valid under the original schema that the "
+        "(should be 0). `lossy_validation`: pairs sent with a loss that changes what a validator accepts; "
+        "`lossy_guidance_only`: pairs whose losses only change what the model is told. "
+        "`false_rejections`: generated calls valid under the original schema that the "
         "sent schema refuses; `narrowed`: the same, but explained by a narrowing the adapter reported; "
         "`mean_loss_rate`: share of calls valid under the sent schema that the original forbids; "
         "`silent_changes`: pairs whose measured change no reported loss accounts for (should be 0).",
@@ -204,8 +263,11 @@ def _per_tool(pairs: pd.DataFrame) -> list[str]:
         "## Per tool",
         "",
         "`as-is`: sent unchanged; `rewritten: exact`: the form changed, not the meaning (references "
-        "inlined, names or combinators renamed); `rewritten: N lost (keywords)`: N reported losses "
-        "that change what a call may contain; `refused (Rn)`: not sent, for the reason below.",
+        "inlined, names or combinators renamed); `rewritten: N lost (severity: keywords)`: N reported "
+        "losses that change what a call may contain, each `validation` (what a validator accepts: a "
+        "constraint dropped, weakened or tightened) or `guidance` (only what the model is told: an "
+        "annotation, a default, an implicitly open object closed); `violates (rules)`: sent although "
+        "a published rule refuses it; `refused (Rn)`: not sent, for the reason below.",
         "",
         matrix.assign(tool=matrix["tool"].map(_escape)).to_markdown(index=False),
         "",

@@ -88,8 +88,10 @@ def register(subparsers: Any) -> None:
         type=_outcomes,
         action="append",
         metavar="OUTCOME",
-        help="exit 1 when a pair is 'refused', or sent with a 'loss' (a reported loss that changes what "
-        "a call may contain); repeatable or comma-separated",
+        help="exit 1 when a pair is 'refused' (also: sent with a provider rule broken), or sent with a "
+        "'loss' (a reported loss that changes what a call may contain), or with a loss of one severity: "
+        "'validation' (what a validator accepts) or 'guidance' (only what the model is told); "
+        "repeatable or comma-separated",
     )
     parser.add_argument(
         "--examples", type=int, default=DEFAULT_EXAMPLES, help="instances per schema and side"
@@ -203,10 +205,15 @@ def _fail_on(pairs: Any, outcomes: list[Any]) -> int:
         file=sys.stderr,
     )
     for record in found.itertuples(index=False):
-        if record.outcome == "refused":
+        if record.outcome == "refused" and record.verdict != "refused":
+            why = f"sent, but the provider refuses it: {record.violation_rules}"
+        elif record.outcome == "refused":
             why = f"refused: {record.refusal}"
         else:
             why = f"{record.lost} lost ({record.lost_keywords})"
+            if record.outcome in ("validation", "guidance"):
+                keywords = getattr(record, f"{record.outcome}_keywords")
+                why = f"{getattr(record, f'{record.outcome}_lost')} {record.outcome} lost ({keywords})"
         print(f"  {record.schema} on {record.adapter}: {why}", file=sys.stderr)
     return 1
 
@@ -247,12 +254,14 @@ def _report(pairs: Any, label: str, directory: Path) -> None:
 
 _LEGEND = (
     "rewritten: changed in form only; N lost: rewritten with N reported losses that change what a "
-    "call may contain; refused Rn: not sent, the reason below"
+    "validator accepts; M guidance: losses that change only what the model is told; violates N: sent "
+    "with N provider rules broken; refused Rn: not sent, the reason below"
 )
 
 _HEADERS = {
     "adapter": "adapter", "pairs": "pairs", "as_is": "as-is", "rewritten": "rewr", "refused": "refused",
-    "sent_with_violations": "violating", "losses": "losses", "mean_loss_rate": "loss",
+    "sent_with_violations": "violating", "lossy_validation": "lossy", "lossy_guidance_only": "guidance",
+    "losses": "losses", "mean_loss_rate": "loss",
     "false_rejections": "false rej", "silent_changes": "silent",
 }  # fmt: skip
 """The console shows these; the csv/md have every column."""

@@ -212,3 +212,53 @@ def test_mode_for_follows_the_strict_flag_the_wire_sends() -> None:
     assert mode_for("google-genai", "openai", None) == "gemini-json-schema"
     # Responses always sends the flag: `strict: false` is what goes out for a non-strict dialect.
     assert mode_for("openai-responses", "openai", None) == "openai-responses"
+
+
+def _moonshot_rules(schema: dict[str, Any]) -> set[str]:
+    return {v.rule for v in check("moonshot", build_definition("moonshot", "t", "", schema))}
+
+
+def test_moonshot_reads_walle_lite_untyped_nodes_pass_an_enum_needs_a_type() -> None:
+    # walle's "type is not defined" is said of an enum whose node has no type, of nothing else
+    assert _moonshot_rules({"type": "object", "properties": {"x": {"description": "any value"}}}) == set()
+    assert _moonshot_rules({"type": "object", "properties": {"x": {"enum": ["a"]}}}) == {
+        "moonshot.type-not-defined"
+    }
+
+
+def test_moonshot_refuses_what_walle_lite_refuses_that_looked_accepted() -> None:
+    undeclared = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "b"]}
+    assert _moonshot_rules(undeclared) == {"moonshot.required-defined"}
+    wrong_enum = {"type": "object", "properties": {"m": {"type": "array", "enum": ["MT10"]}}}
+    assert _moonshot_rules(wrong_enum) == {"moonshot.enum"}
+    # walle checks the listed types in order: a null value meets "integer" first and is refused
+    field: dict[str, Any] = {"type": ["integer", "null"], "enum": [1, None]}
+    nullable = {"type": "object", "properties": {"n": field}}
+    assert _moonshot_rules(nullable) == {"moonshot.enum"}
+    field["type"] = ["null", "integer"]
+    assert _moonshot_rules(nullable) == set()
+
+
+def test_moonshot_ref_siblings_conflict_only_when_the_target_repeats_them() -> None:
+    defs = {"$defs": {"S": {"type": "string", "maxLength": 5, "description": "d"}}}
+    described = {"type": "object", "properties": {"s": {"$ref": "#/$defs/S", "description": "x"}}, **defs}
+    assert _moonshot_rules(described) == set()
+    bounded = {"type": "object", "properties": {"s": {"$ref": "#/$defs/S", "maxLength": 3}}, **defs}
+    assert _moonshot_rules(bounded) == {"moonshot.ref-with-siblings"}
+
+
+def test_moonshot_refuses_a_reference_that_never_ends() -> None:
+    node: dict[str, Any] = {
+        "type": "object",
+        "properties": {"next": {"$ref": "#/$defs/N"}},
+        "required": ["next"],
+    }
+    schema = {
+        "type": "object",
+        "properties": {"n": {"$ref": "#/$defs/N"}},
+        "required": ["n"],
+        "$defs": {"N": node},
+    }
+    assert _moonshot_rules(schema) == {"moonshot.ref-termination"}
+    node["properties"]["next"] = {"anyOf": [{"$ref": "#/$defs/N"}, {"type": "null"}]}
+    assert _moonshot_rules(schema) == set()

@@ -180,3 +180,31 @@ def lean_tool_schemas(draw: Any) -> dict[str, Any]:
     root["$defs"] = {name: draw(_LEAN_DEFS) for name in DEF_NAMES}
     root["definitions"] = {"Old": {"type": "string", "maxLength": 5}}
     return root
+
+
+_TUPLES = st.lists(_SUBSCHEMAS, min_size=1, max_size=2).flatmap(
+    lambda m: st.sampled_from(
+        [
+            # tuple[int, str] as pydantic writes it (`prefixItems`, no `items`), closed or not
+            {"type": "array", "prefixItems": m, "minItems": len(m), "maxItems": len(m)},
+            {"type": "array", "prefixItems": m},
+        ]
+    )
+)
+_AWKWARD = st.sampled_from(
+    [
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "undeclared"]},
+        {"type": ["integer", "null"], "enum": [1, None]},
+        {"type": "array", "enum": ["not an array"]},
+    ]
+)
+
+
+@st.composite
+def sent_tool_schemas(draw: Any) -> dict[str, Any]:
+    """`tool_schemas` with shapes whose rewrite providers are picky about (tuples, required names
+    without a property, enums against their type), for what is sent, not for what it means: the
+    instance generator does not read `prefixItems`."""
+    root = draw(tool_schemas())
+    root["properties"]["t"] = draw(st.one_of(_TUPLES, _AWKWARD))
+    return root

@@ -326,3 +326,11 @@ def test_gemini_parameters_reports_narrowing_an_open_root_to_no_arguments() -> N
         result = apply_dialect("gemini-openapi", open_root)
         assert result.schema_ == {"type": "object", "properties": {}}
         assert [loss.action for loss in result.losses] == ["narrowed"]
+
+
+def test_openai_gives_a_tuple_items_too_so_it_is_not_refused_for_missing_items() -> None:
+    # tuple[int, str] as pydantic writes it; `items: {}` after `prefixItems` admits what was admitted
+    tuple_ = {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2}
+    out, losses = _ok("openai", {"type": "object", "properties": {"t": tuple_}})
+    assert out["properties"]["t"] == {**tuple_, "items": {}}
+    assert losses == []

@@ -192,3 +192,72 @@ def test_the_expansion_budget_closes_inlining_as_a_bare_ref() -> None:
     assert (len(inlined), len(bare)) == (10, 40)
     closed = [loss for loss in losses if loss.action == "closed-by-budget"]
     assert len(closed) == 40 and all("expansion" in loss.detail for loss in closed)
+
+
+# --- what Moonshot's validator (walle, at lite) takes, and what it does not honour --------------
+
+
+def test_a_required_name_without_a_property_gets_one() -> None:
+    out, losses = _moonshot(
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "b"]}
+    )
+    assert set(out["properties"]) == {"a", "b"}
+    assert out["required"] == ["a", "b"]
+    assert out["properties"]["b"] == {"$ref": "#/$defs/AnyValue"}
+    assert losses == []
+    typed = {"type": "object", "required": ["x"], "additionalProperties": {"type": "integer"}}
+    assert _moonshot(typed)[0]["properties"]["x"] == {"type": "integer"}
+    closed = {"type": "object", "properties": {}, "required": ["x"], "additionalProperties": False}
+    out, losses = _moonshot(closed)
+    assert out.get("required") == [] and [(loss.keyword, loss.action) for loss in losses] == [
+        ("required", "dropped")
+    ]
+
+
+def test_an_enum_keeps_the_values_of_its_type_and_lists_null_first() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": ["integer", "null"], "enum": [1, None, "x"]}}}
+    assert _moonshot(schema)[0]["properties"]["n"] == {"type": ["null", "integer"], "enum": [1, None]}
+    none_fits = {"type": "object", "properties": {"m": {"type": "array", "enum": ["MT10"]}}}
+    assert "admits nothing" in (apply_dialect("moonshot", none_fits).refusal or "")
+    several = {"type": "object", "properties": {"v": {"type": ["string", "integer"], "enum": ["a", 1]}}}
+    members = _moonshot(several)[0]["properties"]["v"]["anyOf"]
+    assert members == [{"type": "string", "enum": ["a"]}, {"type": "integer", "enum": [1]}]
+
+
+def test_keywords_moonshot_does_not_honour_are_losses() -> None:
+    field = {"type": "string", "format": "uuid", "pattern": "^a", "not": {"const": "b"}}
+    out, losses = _moonshot({"type": "object", "properties": {"f": field}})
+    assert out["properties"]["f"] == {"type": "string", "format": "uuid", "pattern": "^a"}
+    found = {(loss.keyword, loss.action) for loss in losses}
+    assert found == {("format", "relaxed"), ("pattern", "relaxed"), ("not", "dropped")}
+    assert all("not honoured by the provider" in loss.detail for loss in losses)
+    out, losses = _moonshot({"type": "object", "properties": {"c": {"const": "on"}}})
+    assert out["properties"]["c"] == {"type": "string", "enum": ["on"]}
+    assert [loss.action for loss in losses] == ["renamed"]
+
+
+def test_an_any_of_parents_plain_keywords_move_into_the_members() -> None:
+    node = {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"name": {"type": "string"}}}]}
+    out, _ = _moonshot({"type": "object", "properties": {"n": {**node, "required": ["name"]}}})
+    members = out["properties"]["n"]["anyOf"]
+    assert "required" not in out["properties"]["n"]
+    assert members[1]["required"] == ["name"]
+
+
+def test_a_reference_that_never_ends_is_refused() -> None:
+    node = {"type": "object", "properties": {"next": {"$ref": "#/$defs/N"}}, "required": ["next"]}
+    schema = {
+        "type": "object",
+        "properties": {"n": {"$ref": "#/$defs/N"}},
+        "required": ["n"],
+        "$defs": {"N": node},
+    }
+    assert "never ends" in (apply_dialect("moonshot", schema).refusal or "")
+    optional_root = {**schema, "required": []}
+    assert apply_dialect("moonshot", optional_root).refusal is None
+
+
+def test_an_enum_beside_an_any_of_moves_into_the_members_where_it_has_a_type() -> None:
+    node = {"enum": ["a", "b"], "anyOf": [{"type": "string"}]}
+    out, _ = _moonshot({"type": "object", "properties": {"a": node}})
+    assert out["properties"]["a"] == {"anyOf": [{"type": "string", "enum": ["a", "b"]}]}

@@ -24,7 +24,7 @@ from hypothesis_jsonschema._canonicalise import HypothesisRefResolutionError
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from tests.schema.strategies import lean_tool_schemas, tool_schemas
+from tests.schema.strategies import lean_tool_schemas, sent_tool_schemas, tool_schemas
 from xpeval.adapters.contract import ToolSpec
 from xpeval.adapters.schema import DIALECTS, Dialect, PassResult, apply_dialect
 from xpeval.adapters.schema.openapi import as_json_schema
@@ -58,7 +58,7 @@ def test_a_pass_never_raises_never_mutates_and_is_idempotent(
 
 
 @_FAST
-@given(schema=tool_schemas())
+@given(schema=st.one_of(tool_schemas(), sent_tool_schemas()))
 def test_what_an_adapter_sends_has_no_acceptance_violation_unless_refused(
     xpeval_adapter_id: str, schema: dict[str, Any]
 ) -> None:

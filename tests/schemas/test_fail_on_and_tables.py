@@ -96,7 +96,9 @@ def test_an_unknown_fail_on_outcome_is_a_usage_error(capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit) as exited:
         schemas(capsys, "--fail-on", "refused,sometimes")
     assert exited.value.code == 2
-    assert "sometimes: not an outcome (one of: refused, loss)" in capsys.readouterr().err
+    assert (
+        "sometimes: not an outcome (one of: refused, loss, validation, guidance)" in capsys.readouterr().err
+    )
 
 
 def test_the_terminal_shows_a_tool_by_adapter_table_and_the_refusal_reasons(
@@ -135,11 +137,81 @@ def test_the_markdown_report_has_the_table_with_lost_keywords_and_the_reasons(
     assert cells == {
         "server#get_weather": ["as-is", "as-is"],
         "server#tree": ["refused (R1)", "as-is"],
-        "server#schedule": ["rewritten: 1 lost (format)", "as-is"],
+        "server#schedule": ["rewritten: 1 lost (validation: format)", "as-is"],
     }
     assert "- **R1**: the schema is recursive" in per_tool
     assert "| vertex-ai " in markdown[: markdown.index("## Per tool")], "the per-adapter summary stays first"
     csv = (reports / "schema_acceptance.csv").read_text().splitlines()
+    # new columns go last (readers select by name)
     assert csv[0].startswith("adapter,schema,verdict") and csv[0].endswith(
-        "lost,lost_keywords,tool,source,form"
+        "lost,lost_keywords,tool,source,form,validation_lost,validation_keywords,guidance_lost,guidance_keywords"
     )
+
+
+def test_a_pair_sent_with_a_rule_broken_is_never_as_is_or_exact_and_fails_as_refused() -> None:
+    from xpeval.evals.acceptance.checker import Violation
+    from xpeval.evals.acceptance.measure import PairResult
+    from xpeval.evals.acceptance.table import cell, failing, pairs_frame
+
+    broken = Violation(
+        pointer="/function/parameters/properties/t",
+        rule="openai.array-missing-items",
+        message="array schema missing items",
+        source="[err] ...",
+    )
+    rows = [
+        PairResult(adapter="openai-chat", schema="tuple", verdict="rewritten", violations=[broken]),
+        PairResult(adapter="openai-chat", schema="plain", verdict="as-is", violations=[broken]),
+    ]
+    pairs = pairs_frame(rows)
+    cells = [cell(record, {}) for record in pairs.itertuples(index=False)]
+    assert cells == [
+        "rewritten, violates (openai.array-missing-items)",
+        "as-is, violates (openai.array-missing-items)",
+    ]
+    assert [cell(record, {}, short=True) for record in pairs.itertuples(index=False)] == ["violates 1"] * 2
+    assert list(failing(pairs, ["refused"])["schema"]) == ["tuple", "plain"]
+    assert failing(pairs, ["loss"]).empty
+
+
+def test_fail_on_takes_a_severity_and_the_cells_show_it() -> None:
+    from xpeval.evals.acceptance.measure import PairResult
+    from xpeval.evals.acceptance.table import cell, failing, pairs_frame
+
+    closed = {"pointer": "/additionalProperties", "keyword": "additionalProperties", "action": "narrowed"}
+    guidance = [
+        {**closed, "severity": "guidance"},
+        {"pointer": "/default", "keyword": "default", "action": "dropped"},
+    ]
+    bound = {"pointer": "/properties/n/minimum", "keyword": "minimum", "action": "dropped"}
+    rows = [
+        PairResult(adapter="openai-responses", schema="defaults", verdict="rewritten", losses=guidance),
+        PairResult(
+            adapter="openai-responses", schema="bounds", verdict="rewritten", losses=[*guidance, bound]
+        ),
+    ]
+    pairs = pairs_frame(rows)
+    assert list(failing(pairs, ["validation"])["schema"]) == ["bounds"]
+    assert list(failing(pairs, ["guidance"])["schema"]) == ["defaults", "bounds"]
+    assert list(failing(pairs, ["loss"])["schema"]) == ["defaults", "bounds"]
+    full = [cell(record, {}) for record in pairs.itertuples(index=False)]
+    assert full == [
+        "rewritten: 2 lost (guidance: additionalProperties default)",
+        "rewritten: 3 lost (validation: minimum; guidance: additionalProperties default)",
+    ]
+    assert [cell(record, {}, short=True) for record in pairs.itertuples(index=False)] == [
+        "2 guidance",
+        "1 lost +2 guidance",
+    ]
+
+
+def test_a_tool_with_no_arguments_loses_nothing_on_gemini_parameters() -> None:
+    from xpeval.adapters.schema import apply_dialect
+
+    for no_arguments in (
+        {"type": "object", "properties": {}},
+        {"type": "object", "properties": {}, "required": []},
+    ):
+        assert apply_dialect("gemini-openapi", no_arguments).losses == []
+    free_form = apply_dialect("gemini-openapi", {"type": "object", "additionalProperties": True})
+    assert [(loss.keyword, loss.severity) for loss in free_form.losses] == [("properties", "validation")]
