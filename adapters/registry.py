@@ -66,7 +66,10 @@ class DirectEntry:
 class WrapperEntry:
     contract_parent: str
     provider: Provider
-    factory: AdapterFactory
+    factory: AdapterFactory | None = None
+    """Set only where this provider's client is built otherwise than its parent's (Azure's
+    api-key header, Vertex's credentials); None builds it with the parent's factory from this
+    wrapper's own provider data (its key variable, base URL, headers)."""
     schema_dialect: Dialect | None = None
     """Set only where this provider's schema dialect differs from its parent's."""
     description: str = ""
@@ -126,20 +129,17 @@ ADAPTER_REGISTRY: dict[str, RegistryEntry] = {
     "moonshot": WrapperEntry(
         contract_parent="openai-chat",
         provider=MOONSHOT,
-        factory=openai.create,
         schema_dialect="moonshot",
         description="Moonshot / Kimi (OpenAI Chat wire, Moonshot-flavoured JSON Schema)",
     ),
     "mimo": WrapperEntry(
         contract_parent="openai-chat",
         provider=MIMO,
-        factory=openai.create,
         description="Xiaomi MiMo (OpenAI Chat wire)",
     ),
     "openai-compatible": WrapperEntry(
         contract_parent="openai-chat",
         provider=OPENAI_COMPATIBLE,
-        factory=openai.create,
         description="Any OpenAI-compatible server: vLLM, llama.cpp, Ollama, OpenRouter, Groq",
     ),
     "vertex-ai": WrapperEntry(
@@ -381,7 +381,7 @@ def validate_registry(registry: Mapping[str, RegistryEntry]) -> None:
             raise RegistryError(
                 f"Adapter {adapter_id} names an unknown schema dialect: {entry.schema_dialect}"
             )
-        if not callable(entry.factory):
+        if not callable(factory_of(adapter_id, registry)):
             raise RegistryError(f"Adapter {adapter_id} has no factory")
         if not isinstance(entry.provider, Provider):
             raise RegistryError(f"Adapter {adapter_id} states no provider")
@@ -415,17 +415,34 @@ def direct_adapter_for_wire(wire: WireName, registry: Mapping[str, RegistryEntry
     raise RegistryError(f"No direct adapter speaks the {wire} wire")
 
 
+def factory_of(adapter_id: str, registry: Mapping[str, RegistryEntry] | None = None) -> AdapterFactory | None:
+    """The factory that builds `adapter_id`: its own, or the nearest contract parent's."""
+    reg = ADAPTER_REGISTRY if registry is None else registry
+    visited: set[str] = set()
+    current = adapter_id
+    while current not in visited:
+        visited.add(current)
+        entry = get_entry(current, reg)
+        if entry.factory is not None:
+            return entry.factory
+        assert isinstance(entry, WrapperEntry)  # a DirectEntry always has one
+        current = entry.contract_parent
+    return None
+
+
 def create_adapter(adapter_id: str, settings: AdapterSettings | None = None) -> Adapter:
     """Construct the adapter registered under `adapter_id` with its own factory. A plugin's
     factory that raises or builds something else than an `Adapter` is an `AdapterFactoryError`
     naming the adapter and its distribution (a built-in factory's own errors pass unchanged)."""
     entry = get_entry(adapter_id)
     contract = effective_contract(adapter_id)
+    factory = factory_of(adapter_id)
+    assert factory is not None  # registration refuses an entry without one
     origin = _ORIGINS.get(adapter_id, IN_PROCESS)
     if origin == BUILTIN_DISTRIBUTION:
-        return entry.factory(contract, entry.provider, settings or AdapterSettings())
+        return factory(contract, entry.provider, settings or AdapterSettings())
     try:
-        adapter = entry.factory(contract, entry.provider, settings or AdapterSettings())
+        adapter = factory(contract, entry.provider, settings or AdapterSettings())
     except Exception as exc:  # the plugin's bug, named as the plugin's
         raise AdapterFactoryError(
             f"adapter {adapter_id} of {origin}: its factory raised {type(exc).__name__}: {exc}"

@@ -24,7 +24,13 @@ import pytest
 
 from tests._corpus import REPO_ROOT, corpus_files
 from xpeval import plugin
-from xpeval.adapters.registry import AdapterFactoryError, create_adapter, get_entry, unregister_adapter
+from xpeval.adapters.registry import (
+    AdapterFactoryError,
+    create_adapter,
+    factory_of,
+    get_entry,
+    unregister_adapter,
+)
 from xpeval.adapters.schema import apply_dialect, prepare_tools
 from xpeval.adapters.wires import get_wire, wire_for_path, wire_names
 from xpeval.evals.acceptance.checker import check, mode_for
@@ -383,13 +389,13 @@ def test_a_wrapper_stating_another_wire_than_its_parents_is_refused() -> None:
 
 def test_a_factory_building_an_adapter_of_another_wire_is_refused() -> None:
     openai_compatible = get_entry("openai-compatible")
+    parents_factory = factory_of("openai-compatible")
+    assert parents_factory is not None
 
     def sly(
         contract: plugin.EffectiveContract, provider: plugin.Provider, settings: plugin.AdapterSettings
     ) -> plugin.Adapter:
-        return openai_compatible.factory(
-            dataclasses.replace(contract, wire="anthropic-messages"), provider, settings
-        )
+        return parents_factory(dataclasses.replace(contract, wire="anthropic-messages"), provider, settings)
 
     plugin.register_adapter("sly", dataclasses.replace(openai_compatible, factory=sly))
     try:

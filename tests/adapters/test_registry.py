@@ -151,3 +151,25 @@ def test_an_adapter_is_live_ready_only_with_its_provider_key(monkeypatch: pytest
     monkeypatch.setenv("ANTHROPIC_API_KEY", "-".join(("sk", "ant", secrets.token_hex(12))))
     assert create_adapter("anthropic-messages").live_ready
     assert not create_adapter("openai-chat").live_ready
+
+
+def test_a_wrapper_without_a_factory_is_built_by_its_parents_from_its_own_provider_data() -> None:
+    """A wrapper holds only what differs: with no factory of its own, the parent's builds its
+    client from the wrapper's URL and key variable (docs/plugins.md, "A wrapper")."""
+    from xpeval.adapters.adapter import AdapterSettings
+    from xpeval.adapters.providers._spec import Provider
+    from xpeval.adapters.registry import WrapperEntry, create_adapter, register_adapter, unregister_adapter
+
+    acme = Provider(
+        name="acme",
+        default_model="acme-large",
+        key_vars=("ACME_TEST_KEY",),
+        default_base_url="https://api.acme.example/v1",
+    )
+    register_adapter("acme-test", WrapperEntry(contract_parent="openai-chat", provider=acme))
+    try:
+        adapter = create_adapter("acme-test", AdapterSettings())
+        assert adapter.contract.wire == "openai-chat" and adapter.provider is acme
+        assert str(adapter.client.base_url).rstrip("/") == "https://api.acme.example/v1"
+    finally:
+        unregister_adapter("acme-test")
