@@ -186,7 +186,12 @@ class LocalModelServer:
             size=artifacts.model_size,
         )
         command = server_command(
-            artifacts.binary, model_file, served_template(self.model), model=self.model, port=self.port
+            artifacts.binary,
+            model_file,
+            served_template(self.model),
+            model=self.model,
+            port=self.port,
+            threads=config.server_threads(),
         )
         began = time.monotonic()
         with self.log_file.open("wb") as log:

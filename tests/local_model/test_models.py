@@ -192,3 +192,18 @@ def test_entries_share_a_file_name_only_when_they_are_the_same_file() -> None:
         LocalModelError, match=re.escape("share a GGUF file name: qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
     ):
         check_unique([QWEN_CODER_1_5B, other_file])
+
+
+def test_the_thread_count_is_one_per_core_unless_the_environment_names_a_positive_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from xpeval.evals.local_model import config
+
+    monkeypatch.delenv(config.THREADS_ENV, raising=False)
+    assert config.server_threads() is None
+    monkeypatch.setenv(config.THREADS_ENV, "1")
+    assert config.server_threads() == 1
+    for bad in ("0", "-2", "two"):
+        monkeypatch.setenv(config.THREADS_ENV, bad)
+        with pytest.raises(LocalModelError, match=config.THREADS_ENV):
+            config.server_threads()
