@@ -41,9 +41,9 @@ def register(subparsers: Any) -> None:
 
 
 def _model_option(parser: argparse.ArgumentParser) -> None:
-    from xpeval.evals.local_model.models import DEFAULT_MODEL, MODELS, aliases
+    from xpeval.evals.local_model.models import DEFAULT_MODEL, SERVED, aliases
 
-    ports = ", ".join(f"{model.alias} on {model.port}" for model in MODELS)
+    ports = ", ".join(f"{model.alias} on {model.port}" for model in SERVED)
     parser.add_argument(
         "--model",
         choices=[*aliases(), "all"],

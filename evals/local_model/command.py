@@ -12,7 +12,7 @@ from xpeval.evals.local_model.models import DEFAULT_MODEL, ServedModel
 def server_command(
     binary: Path,
     gguf: Path,
-    chat_template: Path,
+    chat_template: Path | None,
     *,
     model: ServedModel = DEFAULT_MODEL,
     port: int | None = None,
@@ -27,8 +27,10 @@ def server_command(
     template is what makes tool calls come back structured. No flag is needed for parallel
     calls: llama-server allows them by default when the template renders a second call of an
     assistant turn, as the project's template does (a request may still send
-    `parallel_tool_calls`).
+    `parallel_tool_calls`). A `chat_template` of None leaves the server the template the GGUF
+    carries, and its tool-call parser for that template.
     """
+    template = [] if chat_template is None else ["--chat-template-file", str(chat_template)]
     return [
         str(binary),
         "--model",
@@ -40,8 +42,7 @@ def server_command(
         "--alias",
         model.alias,
         "--jinja",
-        "--chat-template-file",
-        str(chat_template),
+        *template,
         "--ctx-size",
         str(context_tokens),
         "--n-predict",

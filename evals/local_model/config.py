@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xpeval.evals.local_model.models import DEFAULT_MODEL, ServedModel
+from xpeval.evals.local_model.setup_errors import LocalModelError
 
 HOST = "127.0.0.1"
 
@@ -33,6 +34,21 @@ none; Anthropic's wire always sends 1024). Without it a small model that loops w
 context is full: one 0.5B reply ran to 15,862 tokens in 811 s (docs/local-model.md)."""
 
 HOME_ENV = "XPEVAL_LOCAL_MODEL_DIR"
+
+THREADS_ENV = "XPEVAL_LOCAL_MODEL_THREADS"
+"""Threads per server (default: one per core). On cores shared with other work, fewer threads
+than cores keep generation from stalling: two 1.5B servers of two threads each on two busy
+cores generated about 1 token/s (docs/local-model.md, "Measured")."""
+
+
+def server_threads() -> int | None:
+    """`$XPEVAL_LOCAL_MODEL_THREADS` as a positive count, None when unset (one per core)."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise LocalModelError(f"{THREADS_ENV} must be a positive whole number, not {value!r}")
+    return int(value)
 
 
 @dataclass(frozen=True)

@@ -5,14 +5,20 @@ the `local-model` extra pins their versions and this table pins the joined file'
 sha256). Each model has its own fixed port, so a recorded cassette's URL names the model that
 answered it and both can run at once; the 1.5B keeps 18181, the port of the existing
 recordings. The alias is the model name requests carry and the server reports.
+
+`VARIANTS` are the same files served differently, the way two vendors of one model differ: one
+entry, its own alias and port (so its recordings are apart), and the serving fact that differs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xpeval.evals.local_model.setup_errors import LocalModelError
+
+PROJECT_TEMPLATE = "chat_template.jinja"
+"""The project's chat template (docs/local-model.md, "The chat template, and why")."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,9 @@ class ServedModel:
     """`general.name` in the GGUF header, as the file states it."""
     file_type: int
     """`general.file_type` in the GGUF header (15: Q4_K_M)."""
+    chat_template: str | None = PROJECT_TEMPLATE
+    """The chat template llama-server is given: a file of this package, or None for the template
+    the GGUF file carries (what a server started with `--jinja` and no template file uses)."""
 
     def part_packages(self) -> list[str]:
         """Import names of the parts, in the order they are joined."""
@@ -71,18 +80,34 @@ QWEN_CODER_0_5B = ServedModel(
 )
 
 MODELS: tuple[ServedModel, ...] = (QWEN_CODER_1_5B, QWEN_CODER_0_5B)
-"""Every served model; the first is the default (what `serve` starts without `--model`)."""
+"""Every model file served; the first is the default (what `serve` starts without `--model`)."""
+
+QWEN_CODER_1_5B_GGUF_TEMPLATE = replace(
+    QWEN_CODER_1_5B,
+    alias="qwen2.5-coder-1.5b-instruct-gguf-template",
+    description="Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M, served with the template its GGUF carries",
+    port=18183,
+    chat_template=None,
+)
+"""A second vendor of the 1.5B: the same file, served as a vendor does that loads the GGUF and
+keeps the chat template it ships with (docs/reference-runs.md, "Two vendors of one model")."""
+
+VARIANTS: tuple[ServedModel, ...] = (QWEN_CODER_1_5B_GGUF_TEMPLATE,)
+"""Model files of `MODELS` served another way; recorded on demand, not by the nightly."""
+
+SERVED: tuple[ServedModel, ...] = MODELS + VARIANTS
+"""Every alias a server can answer to (what `--model` and a request's model name may name)."""
 
 DEFAULT_MODEL = MODELS[0]
 
 
 def aliases() -> list[str]:
-    return [model.alias for model in MODELS]
+    return [model.alias for model in SERVED]
 
 
 def get_model(alias: str) -> ServedModel:
     """The served model called `alias`, or LocalModelError listing the aliases there are."""
-    for model in MODELS:
+    for model in SERVED:
         if model.alias == alias:
             return model
     raise LocalModelError(f"no local model is called {alias!r}; the local models are: {', '.join(aliases())}")
@@ -90,7 +115,7 @@ def get_model(alias: str) -> ServedModel:
 
 def find_model(alias: str | None) -> ServedModel | None:
     """The served model called `alias`, or None (any other name, or no name)."""
-    return next((model for model in MODELS if model.alias == alias), None)
+    return next((model for model in SERVED if model.alias == alias), None)
 
 
 def resolve(model: ServedModel | str | None) -> ServedModel:
@@ -103,25 +128,27 @@ def resolve(model: ServedModel | str | None) -> ServedModel:
 
 
 def select(choice: str | None) -> list[ServedModel]:
-    """The models a command acts on: `all`, one alias, or (None) the default model."""
+    """The models a command acts on: `all` (variants too), one alias, or (None) the default model."""
     if choice == "all":
-        return list(MODELS)
+        return list(SERVED)
     return [resolve(choice)]
 
 
 def check_unique(models: Iterable[ServedModel]) -> None:
-    """Aliases, ports, file names and part packages are each used by one model only."""
+    """Aliases and ports are each used by one entry only; a GGUF file name or a part package is
+    shared only by entries of the same file (a variant and its model)."""
     models = list(models)
-    fields: dict[str, list[str]] = {
-        "alias": [m.alias for m in models],
-        "port": [str(m.port) for m in models],
-        "GGUF file name": [m.gguf_name for m in models],
-        "part package": [m.part_package for m in models],
-    }
-    for what, values in fields.items():
+    for what, values in (("alias", [m.alias for m in models]), ("port", [str(m.port) for m in models])):
         repeated = sorted({v for v in values if values.count(v) > 1})
+        if repeated:
+            raise LocalModelError(f"local models share a {what}: {', '.join(repeated)}")
+    for what, key in (("GGUF file name", "gguf_name"), ("part package", "part_package")):
+        files: dict[str, set[tuple[int, str, int]]] = {}
+        for m in models:
+            files.setdefault(getattr(m, key), set()).add((m.size, m.sha256, m.part_count))
+        repeated = sorted(name for name, kinds in files.items() if len(kinds) > 1)
         if repeated:
             raise LocalModelError(f"local models share a {what}: {', '.join(repeated)}")
 
 
-check_unique(MODELS)
+check_unique(SERVED)

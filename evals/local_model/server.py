@@ -27,7 +27,7 @@ import httpx2
 from xpeval.evals.local_model import config, gguf, pidfile
 from xpeval.evals.local_model.artifacts import Artifacts, find_artifacts
 from xpeval.evals.local_model.command import server_command
-from xpeval.evals.local_model.models import ServedModel, resolve
+from xpeval.evals.local_model.models import PROJECT_TEMPLATE, ServedModel, resolve
 from xpeval.evals.local_model.pidfile import ServerRecord
 from xpeval.evals.local_model.setup_errors import LocalModelError
 
@@ -59,9 +59,14 @@ class ServerStatus:
         return f"local model {self.model} {self.state}{pid} on {self.base_url}{detail}"
 
 
-def chat_template_path() -> Path:
-    """The chat template the project ships (a real file: llama-server reads it by path)."""
-    return Path(str(resources.files("xpeval.evals.local_model").joinpath("chat_template.jinja")))
+def chat_template_path(name: str = PROJECT_TEMPLATE) -> Path:
+    """A chat template the project ships (a real file: llama-server reads it by path)."""
+    return Path(str(resources.files("xpeval.evals.local_model").joinpath(name)))
+
+
+def served_template(model: ServedModel) -> Path | None:
+    """The template file `model` is served with, or None: the template its GGUF carries."""
+    return None if model.chat_template is None else chat_template_path(model.chat_template)
 
 
 def port_is_open(port: int, host: str = config.HOST) -> bool:
@@ -181,7 +186,12 @@ class LocalModelServer:
             size=artifacts.model_size,
         )
         command = server_command(
-            artifacts.binary, model_file, chat_template_path(), model=self.model, port=self.port
+            artifacts.binary,
+            model_file,
+            served_template(self.model),
+            model=self.model,
+            port=self.port,
+            threads=config.server_threads(),
         )
         began = time.monotonic()
         with self.log_file.open("wb") as log:

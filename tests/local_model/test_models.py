@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from xpeval.adapters.adapter import AdapterSettings
 from xpeval.evals.local_model import (
     DEFAULT_MODEL,
     MODEL_ALIAS,
@@ -21,8 +22,18 @@ from xpeval.evals.local_model import (
     artifacts,
     get_model,
 )
+from xpeval.evals.local_model.command import server_command
 from xpeval.evals.local_model.gguf import read_metadata
-from xpeval.evals.local_model.models import QWEN_CODER_0_5B, QWEN_CODER_1_5B, check_unique, select
+from xpeval.evals.local_model.local_adapters import create_local_adapter
+from xpeval.evals.local_model.models import (
+    QWEN_CODER_0_5B,
+    QWEN_CODER_1_5B,
+    QWEN_CODER_1_5B_GGUF_TEMPLATE,
+    SERVED,
+    check_unique,
+    select,
+)
+from xpeval.evals.local_model.server import chat_template_path, served_template
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "evals" / "local_model"
@@ -81,7 +92,7 @@ def test_unknown_aliases_are_refused_with_the_known_ones() -> None:
 def test_a_command_acts_on_the_default_model_one_model_or_all() -> None:
     assert select(None) == [DEFAULT_MODEL]
     assert select(QWEN_CODER_0_5B.alias) == [QWEN_CODER_0_5B]
-    assert select("all") == list(MODELS)
+    assert select("all") == list(SERVED)
 
 
 def test_each_model_finds_its_own_parts_in_order(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -150,3 +161,49 @@ def test_the_gguf_header_reader_refuses_other_files(tmp_path: Path) -> None:
         read_metadata(other)
     with pytest.raises(ModelIntegrityError, match="ends early"):
         read_metadata(truncated)
+
+
+def test_the_second_vendor_serves_the_1_5b_file_on_its_own_port_without_the_project_template() -> None:
+    variant = QWEN_CODER_1_5B_GGUF_TEMPLATE
+    assert get_model(variant.alias) is variant and variant in SERVED and variant not in MODELS
+    same_file = ("gguf_name", "size", "sha256", "part_package", "part_count", "general_name", "file_type")
+    assert all(getattr(variant, f) == getattr(QWEN_CODER_1_5B, f) for f in same_file)
+    assert (variant.port, variant.chat_template, served_template(variant)) == (18183, None, None)
+    assert served_template(QWEN_CODER_1_5B) == chat_template_path()
+
+    binary, gguf = Path("/bin/llama-server"), Path("/cache/model.gguf")
+    ours = server_command(binary, gguf, served_template(QWEN_CODER_1_5B), model=QWEN_CODER_1_5B)
+    theirs = server_command(binary, gguf, served_template(variant), model=variant)
+    assert ours[ours.index("--chat-template-file") + 1] == str(chat_template_path())
+    assert "--jinja" in theirs and "--chat-template-file" not in theirs
+    assert (
+        theirs[theirs.index("--port") + 1] == "18183" and theirs[theirs.index("--alias") + 1] == variant.alias
+    )
+
+    adapter = create_local_adapter("openai-compatible", AdapterSettings(model=variant.alias))
+    assert str(adapter.client.base_url).rstrip("/") == "http://127.0.0.1:18183/v1"
+
+
+def test_entries_share_a_file_name_only_when_they_are_the_same_file() -> None:
+    check_unique(SERVED)
+    other_file = dataclasses.replace(QWEN_CODER_1_5B_GGUF_TEMPLATE, sha256="0" * 64)
+
+    with pytest.raises(
+        LocalModelError, match=re.escape("share a GGUF file name: qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
+    ):
+        check_unique([QWEN_CODER_1_5B, other_file])
+
+
+def test_the_thread_count_is_one_per_core_unless_the_environment_names_a_positive_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from xpeval.evals.local_model import config
+
+    monkeypatch.delenv(config.THREADS_ENV, raising=False)
+    assert config.server_threads() is None
+    monkeypatch.setenv(config.THREADS_ENV, "1")
+    assert config.server_threads() == 1
+    for bad in ("0", "-2", "two"):
+        monkeypatch.setenv(config.THREADS_ENV, bad)
+        with pytest.raises(LocalModelError, match=config.THREADS_ENV):
+            config.server_threads()

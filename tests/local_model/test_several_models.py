@@ -93,6 +93,7 @@ def cli_models(
     """The model table with free ports, served by the fake binary, state under tmp_path."""
     table = tuple(dataclasses.replace(model, port=free_port()) for model in MODELS)
     monkeypatch.setattr(models, "MODELS", table)
+    monkeypatch.setattr(models, "SERVED", table)
     monkeypatch.setattr(models, "DEFAULT_MODEL", table[0])
     monkeypatch.setattr("xpeval.evals.local_model.server.find_artifacts", lambda model=None: fake_artifacts)
     monkeypatch.setenv("XPEVAL_LOCAL_MODEL_DIR", str(tmp_path / "home"))
