@@ -42,10 +42,10 @@ object.__setattr__({ENTRY}, "description", "the same, honest")
 """
 SHIPPED = """
 from xpeval.adapters.providers.openai_compatible import OPENAI_COMPATIBLE
-from xpeval.adapters.registry import get_entry
-entry = get_entry("openai-compatible")
+from xpeval.adapters.registry import factory_of, get_entry
+entry, factory = get_entry("openai-compatible"), factory_of("openai-compatible")
 print(entry.provider is OPENAI_COMPATIBLE, repr(entry.provider), repr(entry.capabilities), entry.description,
-      entry.factory.__module__, entry.factory.__qualname__, entry.factory.__code__.co_filename)
+      entry.factory, factory.__module__, factory.__qualname__, factory.__code__.co_filename)
 """
 """What openai-compatible's entry is in a process: its provider, capabilities and factory."""
 
