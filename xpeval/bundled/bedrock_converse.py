@@ -199,7 +199,7 @@ class _Accumulator:
     def add(self, event: Any) -> None:
         if not isinstance(event, dict) or len(event) != 1:
             return
-        (kind, payload), = event.items()
+        ((kind, payload),) = event.items()
         if not isinstance(payload, dict):
             return
         self.events += 1
@@ -302,7 +302,13 @@ class BedrockConverse:
             kwargs["system"] = system
         if tools.sent:
             specs = [
-                {"toolSpec": {"name": t.name, "description": t.description, "inputSchema": {"json": t.parameters}}}
+                {
+                    "toolSpec": {
+                        "name": t.name,
+                        "description": t.description,
+                        "inputSchema": {"json": t.parameters},
+                    }
+                }
                 for t in tools.sent
             ]
             kwargs["toolConfig"] = {"tools": specs, "toolChoice": _tool_choice(request, tools)}
@@ -349,7 +355,9 @@ class BedrockConverse:
         return self.decode(response)
 
     def decode(self, response: Any) -> TurnResult:
-        if not isinstance(response, dict) or not isinstance((response.get("output") or {}).get("message"), dict):
+        if not isinstance(response, dict) or not isinstance(
+            (response.get("output") or {}).get("message"), dict
+        ):
             return TurnResult(error=not_the_wire("Bedrock Converse response"))
         accumulator = _Accumulator()
         for event in _plain_events(response):
@@ -364,9 +372,12 @@ class BedrockConverse:
             meta = exc.response.get("ResponseMetadata") or {}
             headers = meta.get("HTTPHeaders") or {}
             in_stream = isinstance(exc, EventStreamError)
+            code = str(error.get("Code") or "")
+            # botocore names an error without a type (no x-amzn-ErrorType, none in the body) by its status
+            unnamed = code == str(meta.get("HTTPStatusCode"))
             return ProviderError(
                 status=None if in_stream else meta.get("HTTPStatusCode"),
-                type=str(error.get("Code") or "") or None,
+                type=None if unnamed or not code else code,
                 message=str(error.get("Message") or exc),
                 retry_after=None if in_stream else retry_after_seconds(headers),
                 kind="stream" if in_stream else "http",
@@ -384,7 +395,9 @@ class BedrockConverse:
             return json_response(200, _response(result))
         frames = [_frame(kind, payload) for kind, payload in _events(result)]
         if error is not None:
-            frames.append(_frame(error.type or "internalServerException", {"message": error.message}, exception=True))
+            frames.append(
+                _frame(error.type or "internalServerException", {"message": error.message}, exception=True)
+            )
         return RenderedResponse(200, {"content-type": "application/vnd.amazon.eventstream"}, frames)
 
     def is_stream(self, url: str, body: JsonObject | None) -> bool:
@@ -400,7 +413,11 @@ class BedrockConverse:
         return headers, body
 
     def minimal_request(self, model: str) -> JsonObject:
-        return {"modelId": model, "messages": [{"role": "user", "content": [{"text": "hi"}]}], "stream": False}
+        return {
+            "modelId": model,
+            "messages": [{"role": "user", "content": [{"text": "hi"}]}],
+            "stream": False,
+        }
 
 
 def _judged(tool: Any) -> JsonObject:
@@ -468,7 +485,9 @@ def _events(result: TurnResult) -> list[tuple[str, JsonObject]]:
         events.append(("contentBlockStart", {"contentBlockIndex": index, "start": start}))
         raw = call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments)
         for piece in text_pieces(raw):
-            events.append(("contentBlockDelta", {"contentBlockIndex": index, "delta": {"toolUse": {"input": piece}}}))
+            events.append(
+                ("contentBlockDelta", {"contentBlockIndex": index, "delta": {"toolUse": {"input": piece}}})
+            )
         events.append(("contentBlockStop", {"contentBlockIndex": index}))
         index += 1
     if result.error is None:
@@ -486,7 +505,11 @@ def _frame(kind: str, payload: JsonObject, *, exception: bool = False) -> bytes:
     """One eventstream message: prelude (total and headers lengths, their CRC32), string
     headers, the JSON payload, and the CRC32 of all that."""
     if exception:
-        headers = [(":exception-type", kind), (":content-type", "application/json"), (":message-type", "exception")]
+        headers = [
+            (":exception-type", kind),
+            (":content-type", "application/json"),
+            (":message-type", "exception"),
+        ]
     else:
         headers = [(":event-type", kind), (":content-type", "application/json"), (":message-type", "event")]
     head = b"".join(_header(n, v) for n, v in headers)
@@ -696,7 +719,9 @@ def create(contract: EffectiveContract, provider: Provider, settings: AdapterSet
     if not explicit:
         provider.api_key()  # a bearer token in AWS_BEARER_TOKEN_BEDROCK is registered as a secret
     bridge = _Bridge(http_transport(settings), settings, explicit or None)
-    return Adapter(contract=contract, provider=provider, client=BedrockClient(client, bridge), settings=settings)
+    return Adapter(
+        contract=contract, provider=provider, client=BedrockClient(client, bridge), settings=settings
+    )
 
 
 BEDROCK = DirectEntry(
