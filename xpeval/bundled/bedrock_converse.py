@@ -408,8 +408,8 @@ class BedrockConverse:
         return unquote(found.group(1)) if found else None
 
     def replayable_response(
-        self, url: str, headers: dict[str, list[str]], body: bytes
-    ) -> tuple[dict[str, list[str]], bytes]:
+        self, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[dict[str, str], bytes]:
         return headers, body
 
     def minimal_request(self, model: str) -> JsonObject:
