@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import struct
 import zlib
@@ -104,6 +105,14 @@ _RAW_FINISH = {"stop": "end_turn", "length": "max_tokens", "content_filter": "co
 _STREAM_PATH = re.compile(r"/converse-stream/?([?#]|$)")
 _MODEL_IN_PATH = re.compile(r"/model/([^/?#]+)/converse")
 _SIGV4_HEADERS = ("authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256")
+_STREAM_EXCEPTIONS = (
+    "internalServerException",
+    "modelStreamErrorException",
+    "validationException",
+    "throttlingException",
+    "serviceUnavailableException",
+)
+"""The errors `ConverseStreamOutput` models as stream members (botocore's service model)."""
 _SERVER_TOOL = "server_tool_use"
 """A `toolUse` block of this `type` is a server-side tool's (`systemTool`), not a client call."""
 
@@ -395,9 +404,7 @@ class BedrockConverse:
             return json_response(200, _response(result))
         frames = [_frame(kind, payload) for kind, payload in _events(result)]
         if error is not None:
-            frames.append(
-                _frame(error.type or "internalServerException", {"message": error.message}, exception=True)
-            )
+            frames.append(_frame(error.type or "", {"message": error.message}, exception=True))
         return RenderedResponse(200, {"content-type": "application/vnd.amazon.eventstream"}, frames)
 
     def is_stream(self, url: str, body: JsonObject | None) -> bool:
@@ -503,13 +510,19 @@ def _header(name: str, value: str) -> bytes:
 
 def _frame(kind: str, payload: JsonObject, *, exception: bool = False) -> bytes:
     """One eventstream message: prelude (total and headers lengths, their CRC32), string
-    headers, the JSON payload, and the CRC32 of all that."""
-    if exception:
+    headers, the JSON payload, and the CRC32 of all that. An error the API models
+    (`ConverseStreamOutput`'s exceptions) is an `exception` message; any other an `error` one,
+    its code and message in headers (botocore's parser reads both)."""
+    if exception and kind in _STREAM_EXCEPTIONS:
         headers = [
             (":exception-type", kind),
             (":content-type", "application/json"),
             (":message-type", "exception"),
         ]
+    elif exception:
+        said = str(payload.get("message") or "")
+        headers = [(":error-code", kind), (":error-message", said), (":message-type", "error")]
+        payload = {}
     else:
         headers = [(":event-type", kind), (":content-type", "application/json"), (":message-type", "event")]
     head = b"".join(_header(n, v) for n, v in headers)
@@ -563,7 +576,7 @@ class _Bridge:
         self.timeout = settings.timeout
         self.headers = dict(settings.headers)
         self.bearer = bearer
-        """A bearer token given in the settings (botocore reads one only from the environment)."""
+        """The bearer token (AWS_BEARER_TOKEN_BEDROCK or the settings' key), sent in place of SigV4."""
         self.loop: asyncio.AbstractEventLoop | None = None
 
     def run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
@@ -705,20 +718,25 @@ def create(contract: EffectiveContract, provider: Provider, settings: AdapterSet
     from botocore.config import Config
 
     where = region(provider)
-    explicit = settings.secret_key()
-    if explicit:
-        provider.api_key(explicit)  # registered as a secret: scrubbed wherever it appears
-    live = provider.live_ready(api_key=explicit)
+    bearer = settings.secret_key() or next(
+        (os.environ[n] for n in provider.key_vars if os.environ.get(n)), None
+    )
+    config: dict[str, Any] = {"retries": {"total_max_attempts": 1}, "user_agent_extra": "xpeval"}
+    credentials: dict[str, str] = {}
+    if bearer is not None:  # signed with placeholders, then the bridge sends the bearer token instead
+        provider.api_key(bearer)  # registered as a secret: scrubbed wherever it appears
+        config["signature_version"] = "v4"  # set in code: botocore leaves the bearer token to the bridge
+        credentials = dict(PLACEHOLDER_CREDENTIALS)
+    elif not provider.live_ready():
+        credentials = dict(PLACEHOLDER_CREDENTIALS)
     client = boto3.session.Session().client(
         "bedrock-runtime",
         region_name=where,
         endpoint_url=provider.base_url(settings.base_url) or f"https://bedrock-runtime.{where}.amazonaws.com",
-        config=Config(retries={"total_max_attempts": 1}, user_agent_extra="xpeval"),
-        **({} if live and not explicit else PLACEHOLDER_CREDENTIALS),
+        config=Config(**config),
+        **credentials,
     )
-    if not explicit:
-        provider.api_key()  # a bearer token in AWS_BEARER_TOKEN_BEDROCK is registered as a secret
-    bridge = _Bridge(http_transport(settings), settings, explicit or None)
+    bridge = _Bridge(http_transport(settings), settings, bearer)
     return Adapter(
         contract=contract, provider=provider, client=BedrockClient(client, bridge), settings=settings
     )
