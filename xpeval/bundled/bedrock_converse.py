@@ -691,13 +691,43 @@ BEDROCK_WIRE = WirePlugin(
     ),
 )
 
+_BOTO_MODULES = [
+    "args",
+    "auth",
+    "awsrequest",
+    "client",
+    "compress",
+    "configprovider",
+    "credentials",
+    "endpoint",
+    "endpoint_provider",
+    "handlers",
+    "hooks",
+    "httpchecksum",
+    "httpsession",
+    "parsers",
+    "regions",
+    "response",
+    "retryhandler",
+    "session",
+    "tokens",
+    "useragent",
+    "utils",
+    "retries.standard",
+    "retries.special",
+    "retries.adaptive",
+]
+BOTO_LOGGERS = ("botocore", "boto3", *(f"botocore.{module}" for module in _BOTO_MODULES))
+"""botocore's loggers, each listed (a log filter is not inherited): at DEBUG they print the
+request's parameters, its canonical request and the response's headers and body."""
+
 BEDROCK_PROVIDER = Provider(
     name="bedrock",
     default_model="us.anthropic.claude-sonnet-4-5-20250929-v1:0",
     key_vars=("AWS_BEARER_TOKEN_BEDROCK",),
     base_url_var="AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
     secret_headers=("authorization", "x-amz-security-token", "x-amz-date"),
-    sdk_loggers=("botocore", "boto3"),
+    sdk_loggers=BOTO_LOGGERS,
     ready_when=(("AWS_BEARER_TOKEN_BEDROCK",), ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")),
     extra_env={"region": "AWS_REGION", "default_region": "AWS_DEFAULT_REGION"},
     price_provider="aws",
