@@ -492,6 +492,7 @@ def unregister_adapter(adapter_id: str) -> None:
 BUNDLED_ADAPTERS = {
     "mistral": "xpeval.bundled.mistral_chat:MISTRAL",
     "cohere": "xpeval.bundled.cohere_chat:COHERE",
+    "bedrock-converse": "xpeval.bundled.bedrock_converse:BEDROCK",
 }
 """Adapters xpeval ships written as plugins are (`xpeval/bundled/`), over the wires of
 `catalog.BUNDLED_WIRES`."""

@@ -28,7 +28,11 @@ from xpeval.adapters.wires._base import Wire
 from xpeval.adapters.wires._layout import ToolLayout
 
 WIRE_GROUP = "xpeval.wires"
-BUNDLED_WIRES = ("xpeval.bundled.mistral_chat:MISTRAL_WIRE", "xpeval.bundled.cohere_chat:COHERE_WIRE")
+BUNDLED_WIRES = (
+    "xpeval.bundled.mistral_chat:MISTRAL_WIRE",
+    "xpeval.bundled.cohere_chat:COHERE_WIRE",
+    "xpeval.bundled.bedrock_converse:BEDROCK_WIRE",
+)
 """Wires xpeval ships written as plugins (against `xpeval.plugin` only): registered like a
 plugin's, as xpeval's own, before any plugin."""
 BUILTIN = "xpeval"

@@ -156,7 +156,7 @@ def load_interactions(
 ) -> list[Interaction]:
     """Interactions from an already-parsed cassette document; its encoded bodies decode to at
     most the limits' `max_bytes` in all (default: the project's limits)."""
-    data = _apm_form(data)
+    data = _paired_form(_apm_form(data))
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise CassetteError(f"{source}: not a vcrpy cassette (no 'interactions' list)")
     limits = limits or input_limits()
@@ -184,6 +184,17 @@ def _apm_form(data: Any) -> Any:
     return {"interactions": [{"request": {**request, "uri": request["url"]}, "response": data["response"]}]}
 
 
+def _paired_form(data: Any) -> Any:
+    """A cassette of parallel `requests:` and `responses:` lists (vcrpy's in-memory shape, as
+    langchain-aws saves it) as one of `interactions:`; anything else unchanged."""
+    if not isinstance(data, dict) or "interactions" in data:
+        return data
+    requests, responses = data.get("requests"), data.get("responses")
+    if not isinstance(requests, list) or not isinstance(responses, list) or len(requests) != len(responses):
+        return data
+    return {"interactions": [{"request": q, "response": r} for q, r in zip(requests, responses, strict=True)]}
+
+
 def read_document(path: Path, limits: InputLimits | None = None) -> Any:
     """The parsed YAML of a cassette file, or a CassetteError naming it (default: the project's
     limits)."""
@@ -194,6 +205,13 @@ def read_document(path: Path, limits: InputLimits | None = None) -> Any:
         raise CassetteError(f"{path}: cassette refused: {exc}") from exc
     except OSError as exc:
         raise CassetteError(f"{path}: cannot read cassette: {exc.strerror or exc}") from exc
+    if path.suffix == ".gz":  # a whole cassette gzip-compressed (`.yaml.gz`), decoded within the limits
+        try:
+            text = decompress(text, "gzip", DecodeBudget.of(limits), limits)
+        except InputRefused as exc:
+            raise CassetteError(f"{path}: cassette refused: {exc}") from exc
+        except (ValueError, OSError, EOFError) as exc:
+            raise CassetteError(f"{path}: not a gzip file: {exc}") from exc
     if path.suffix == ".json":  # an APM test agent's recording: JSON, which YAML does not always read
         try:
             return json.loads(text)

@@ -38,7 +38,7 @@ def test_the_shipped_registry_has_six_direct_and_six_wrapper_adapters_one_per_wi
     kinds = [entry.kind for entry in ADAPTER_REGISTRY.values()]
     assert kinds.count("direct") >= 6 and kinds.count("wrapper") >= 6
     assert {effective_contract(i).wire for i in ADAPTER_REGISTRY} == set(wire_names())
-    assert {"mistral-chat", "cohere-chat"} | set(WIRE_NAMES) <= set(wire_names())
+    assert {"mistral-chat", "cohere-chat", "bedrock-converse"} | set(WIRE_NAMES) <= set(wire_names())
 
 
 def test_each_adapter_constructs_with_its_own_factory(xpeval_adapter_id: str) -> None:

@@ -238,3 +238,31 @@ def test_a_response_being_recorded_is_decoded_within_the_cap_too() -> None:
     assert kept["headers"] == {"content-length": [str(len(CHAT_ANSWER))]}
     with pytest.raises(InputRefused, match="a response too large to record"):
         Scrubber().response(response(gzip_of_zeros(64)))
+
+
+_PAIRED = """requests:
+- method: POST
+  uri: https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse
+  body: !!binary eyJhIjogMX0=
+  headers: {Content-Type: '**REDACTED**'}
+responses:
+- status: {code: 200, message: OK}
+  headers: {Content-Type: '**REDACTED**'}
+  body: {string: !!binary eyJvayI6IHRydWV9}
+"""
+
+
+def test_a_whole_gzip_cassette_of_paired_lists_loads_and_a_bomb_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "paired.yaml.gz"
+    path.write_bytes(gzip.compress(_PAIRED.encode()))
+    (interaction,) = load_cassette(path)
+    assert (interaction.request_body, interaction.response_body) == (b'{"a": 1}', b'{"ok": true}')
+    assert interaction.response_headers == {"Content-Type": ["**REDACTED**"]}
+    bomb = tmp_path / "bomb.yaml.gz"
+    bomb.write_bytes(gzip.compress(_PAIRED.encode() + b"#" * MB))
+    with pytest.raises(CassetteError, match="cassette refused"):
+        load_cassette(bomb, InputLimits(max_bytes=MB // 2))
+    broken = tmp_path / "broken.yaml.gz"
+    broken.write_bytes(b"not gzip")
+    with pytest.raises(CassetteError, match="not a gzip file"):
+        load_cassette(broken)

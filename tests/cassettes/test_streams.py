@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cassettes._episodes import MODEL, SIMPLE, answer, builtin_case, play, request_for
-from xpeval.evals.cassettes import CassetteStore, Mode
+from xpeval.evals.cassettes import CassetteStore, Mode, load_cassette
 from xpeval.evals.emulator import EmulatorServer, Reply
 
 CASE = builtin_case(SIMPLE)
@@ -42,8 +42,9 @@ def test_a_recorded_sse_episode_replays_within_a_time_bound(
         )
         assert recorded.problems == [] and recorded.results[0].error is None
         assert recorded.results[0].text == long_text
-        text = store.path(xpeval_adapter_id, SIMPLE, MODEL).read_text()
-        assert text.count("data:") > 3, "the recording holds the SSE frames as sent"
+        body = load_cassette(store.path(xpeval_adapter_id, SIMPLE, MODEL))[0].response_body
+        frames = max(body.count(b"data:"), body.count(b":event-type"))  # SSE, or AWS eventstream
+        assert frames > 3, "the recording holds the stream's frames as sent"
         replayed = await asyncio.wait_for(
             play(store, xpeval_adapter_id, CASE, Mode.REPLAY, [request]), REPLAY_BOUND
         )

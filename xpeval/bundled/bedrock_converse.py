@@ -1,0 +1,782 @@
+"""AWS Bedrock Converse (`POST /model/{modelId}/converse` and `/converse-stream`) through
+`boto3`: a wire shipped with xpeval but written against `xpeval.plugin` only, as any plugin's
+would be.
+
+The format (AWS's Bedrock API reference, "Converse" and "ConverseStream";
+docs/provider-schema-rules.md §16): `messages` of role `user`/`assistant` whose `content` is a
+list of blocks (`text`, `toolUse` `{toolUseId, name, input}`, `toolResult` `{toolUseId,
+content, status}`, `reasoningContent`), the system prompt apart in `system`, tools in
+`toolConfig` (`tools[].toolSpec` `{name, description, inputSchema: {json}}`, `toolChoice`
+`auto`/`any`/`tool`; there is no "none"), `inferenceConfig` for `maxTokens`/`temperature`. An
+answer is `output.message` with the same blocks, `stopReason` (`end_turn`, `tool_use`,
+`max_tokens`, `stop_sequence`, `guardrail_intervened`, `content_filtered`) and `usage`. A stream is
+AWS eventstream binary framing (`application/vnd.amazon.eventstream`): `messageStart`,
+`contentBlockStart` (a toolUse block's id and name; text blocks get none), `contentBlockDelta`
+(`text`, `toolUse.input` string fragments, `reasoningContent`), `contentBlockStop`,
+`messageStop` (`stopReason`), `metadata` (`usage`); an error inside the stream is a frame of
+`:message-type` `exception`. botocore parses the frames (its own eventstream parser); `render`
+writes them for the emulator.
+
+boto3 sends through urllib3, not httpx2: the adapter answers botocore's `before-send` event (the
+hook botocore offers for answering a request in place of its HTTP session) by sending the signed
+request through xpeval's transport (`http_transport`: cassettes, the emulator, fault injection)
+on the running event loop, botocore's call itself running in a worker thread. SigV4 signatures
+(`Authorization`, `X-Amz-Security-Token`, `X-Amz-Date`) and the bearer token of
+`AWS_BEARER_TOKEN_BEDROCK` are secret headers, scrubbed from what is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import struct
+import zlib
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from urllib.parse import unquote
+
+import httpx2
+
+from xpeval.plugin import (
+    AcceptanceMode,
+    Adapter,
+    AdapterSettings,
+    AssistantMessage,
+    Capabilities,
+    DialectSpec,
+    DirectEntry,
+    EffectiveContract,
+    FinishReason,
+    ForceTool,
+    JsonObject,
+    NameRule,
+    OpenAISchemaRules,
+    PreparedTools,
+    Profile,
+    Provider,
+    ProviderError,
+    RenderedResponse,
+    Rule,
+    SystemMessage,
+    ToolCall,
+    ToolLayout,
+    ToolResultMessage,
+    TurnRequest,
+    TurnResult,
+    Usage,
+    UserMessage,
+    WirePlugin,
+    http_transport,
+    json_response,
+    meta_schema,
+    name_length,
+    name_pattern,
+    none_if_empty,
+    not_the_wire,
+    parse_arguments,
+    read_stream,
+    retry_after_header,
+    retry_after_seconds,
+    sent_in_stream,
+    text_pieces,
+    transport_error,
+    wire_call_ids,
+)
+
+WIRE = "bedrock-converse"
+DIALECT = "bedrock"
+_T = TypeVar("_T")
+_LAYOUT = ToolLayout(envelope=("toolSpec",), schema_field="inputSchema", strict=None)
+"""Where the checker finds a tool: `toolSpec.inputSchema` holds `{"json": schema}` on the wire;
+`tool_definitions` hands the checker the schema itself there (the layout has one schema member)."""
+_FINISH: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls",
+    "guardrail_intervened": "content_filter",
+    "content_filtered": "content_filter",
+}
+_RAW_FINISH = {"stop": "end_turn", "length": "max_tokens", "content_filter": "content_filtered"}
+_STREAM_PATH = re.compile(r"/converse-stream/?([?#]|$)")
+_MODEL_IN_PATH = re.compile(r"/model/([^/?#]+)/converse")
+_SIGV4_HEADERS = ("authorization", "x-amz-date", "x-amz-security-token", "x-amz-content-sha256")
+_STREAM_EXCEPTIONS = (
+    "internalServerException",
+    "modelStreamErrorException",
+    "validationException",
+    "throttlingException",
+    "serviceUnavailableException",
+)
+"""The errors `ConverseStreamOutput` models as stream members (botocore's service model)."""
+_SERVER_TOOL = "server_tool_use"
+"""A `toolUse` block of this `type` is a server-side tool's (`systemTool`), not a client call."""
+
+
+# --- encoding ---------------------------------------------------------------------------------
+
+
+def _blocks(message: Any, index: int, ids: dict[tuple[int, int], str]) -> list[JsonObject]:
+    if isinstance(message, UserMessage):
+        return [{"text": message.content}]
+    if isinstance(message, ToolResultMessage):
+        result: JsonObject = {"toolUseId": ids[(index, -1)], "content": [{"text": message.content}]}
+        if message.is_error:
+            result["status"] = "error"
+        return [{"toolResult": result}]
+    assert isinstance(message, AssistantMessage)
+    blocks: list[JsonObject] = [{"text": message.content}] if message.content else []
+    blocks.extend(
+        {"toolUse": {"toolUseId": ids[(index, c)], "name": call.name, "input": call.arguments}}
+        for c, call in enumerate(message.tool_calls)
+    )
+    return blocks or [{"text": " "}]  # a message holds at least one block
+
+
+def _messages(request: TurnRequest) -> tuple[list[JsonObject], list[JsonObject]]:
+    """(system blocks, messages): tool results are user blocks, and consecutive messages of one
+    role are one message (the API wants the roles to alternate)."""
+    ids = wire_call_ids(request.messages)
+    system: list[JsonObject] = []
+    out: list[JsonObject] = []
+    for index, message in enumerate(request.messages):
+        if isinstance(message, SystemMessage):
+            system.append({"text": message.content})
+            continue
+        role = "assistant" if isinstance(message, AssistantMessage) else "user"
+        blocks = _blocks(message, index, ids)
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    return system, out
+
+
+def _tool_choice(request: TurnRequest, tools: PreparedTools) -> JsonObject:
+    if isinstance(request.tool_choice, ForceTool):
+        return {"tool": {"name": tools.wire_name(request.tool_choice.name)}}
+    return {"any": {}} if request.tool_choice == "required" else {"auto": {}}
+
+
+# --- decoding ---------------------------------------------------------------------------------
+
+
+def _usage(usage: Any) -> Usage | None:
+    if not isinstance(usage, dict) or not usage:
+        return None
+
+    def count(key: str) -> int | None:
+        value = usage.get(key)
+        return int(value) if isinstance(value, int | float) else None
+
+    return Usage(
+        input_tokens=count("inputTokens"),
+        output_tokens=count("outputTokens"),
+        total_tokens=count("totalTokens"),
+        cache_read_tokens=count("cacheReadInputTokens"),
+        cache_write_tokens=count("cacheWriteInputTokens"),
+    )
+
+
+@dataclass
+class _Block:
+    kind: str = "text"
+    id: str | None = None
+    name: str = ""
+    parts: list[str] = field(default_factory=list)
+
+
+class _Accumulator:
+    """Folds ConverseStream events (`{eventName: payload}`, as botocore yields them) into one
+    result; whole once `messageStop` arrived."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.blocks: dict[int, _Block] = {}
+        self.reasoning: list[str] = []
+        self.stop: str | None = None
+        self.usage: Usage | None = None
+
+    @property
+    def terminal(self) -> bool:
+        return self.stop is not None
+
+    def add(self, event: Any) -> None:
+        if not isinstance(event, dict) or len(event) != 1:
+            return
+        ((kind, payload),) = event.items()
+        if not isinstance(payload, dict):
+            return
+        self.events += 1
+        index = payload.get("contentBlockIndex")
+        index = index if isinstance(index, int) else 0
+        if kind == "contentBlockStart":
+            self._start(index, payload.get("start") or {})
+        elif kind == "contentBlockDelta":
+            self._delta(index, payload.get("delta") or {})
+        elif kind == "messageStop":
+            self.stop = str(payload.get("stopReason") or "")
+        elif kind == "metadata":
+            self.usage = _usage(payload.get("usage")) or self.usage
+
+    def _start(self, index: int, start: JsonObject) -> None:
+        use = start.get("toolUse")
+        if isinstance(use, dict):
+            kind = "server" if use.get("type") == _SERVER_TOOL else "tool"
+            self.blocks[index] = _Block(kind, use.get("toolUseId") or None, str(use.get("name") or ""))
+        elif "toolResult" in start:
+            self.blocks[index] = _Block("result")
+
+    def _delta(self, index: int, delta: JsonObject) -> None:
+        block = self.blocks.setdefault(index, _Block())
+        if isinstance(delta.get("text"), str) and block.kind == "text":
+            block.parts.append(delta["text"])
+        use = delta.get("toolUse")
+        if isinstance(use, dict) and block.kind in ("tool", "server"):
+            block.parts.append(str(use.get("input") or ""))
+        reasoning = delta.get("reasoningContent")
+        if isinstance(reasoning, dict) and isinstance(reasoning.get("text"), str):
+            self.reasoning.append(reasoning["text"])
+
+    def result(self, error: ProviderError | None = None) -> TurnResult:
+        text: list[str] = []
+        calls: list[ToolCall] = []
+        for _, block in sorted(self.blocks.items()):
+            if block.kind == "text":
+                text.append("".join(block.parts))
+            elif block.kind == "tool":
+                calls.append(_call(block.id, block.name, "".join(block.parts)))
+        if error is not None and error.kind == "stream":
+            finish: FinishReason | None = "error"
+        elif self.stop is None:
+            finish = None
+        else:
+            finish = "tool_calls" if calls and self.stop == "end_turn" else _FINISH.get(self.stop, "other")
+        return TurnResult(
+            text=none_if_empty("".join(text)),
+            reasoning=none_if_empty("".join(self.reasoning)),
+            tool_calls=calls,
+            finish_reason=finish,
+            raw_finish_reason=self.stop,
+            usage=self.usage,
+            error=error,
+        )
+
+
+def _call(call_id: str | None, name: str, raw: str) -> ToolCall:
+    arguments, problem = parse_arguments(raw or "{}")
+    return ToolCall(id=call_id, name=name, arguments=arguments, raw_arguments=raw, parse_error=problem)
+
+
+def _plain_events(body: JsonObject) -> Iterator[JsonObject]:
+    """A Converse answer as the stream events that would carry it (one decoder for both)."""
+    message = (body.get("output") or {}).get("message") or {}
+    for index, block in enumerate(message.get("content") or []):
+        if not isinstance(block, dict):
+            continue
+        if isinstance(block.get("text"), str):
+            yield {"contentBlockDelta": {"contentBlockIndex": index, "delta": {"text": block["text"]}}}
+        use = block.get("toolUse")
+        if isinstance(use, dict):
+            yield {"contentBlockStart": {"contentBlockIndex": index, "start": {"toolUse": use}}}
+            raw = json.dumps(use.get("input")) if isinstance(use.get("input"), dict) else ""
+            yield {"contentBlockDelta": {"contentBlockIndex": index, "delta": {"toolUse": {"input": raw}}}}
+        reasoning = (block.get("reasoningContent") or {}).get("reasoningText")
+        if isinstance(reasoning, dict):
+            delta = {"reasoningContent": {"text": str(reasoning.get("text") or "")}}
+            yield {"contentBlockDelta": {"contentBlockIndex": index, "delta": delta}}
+        if "toolResult" in block:
+            yield {"contentBlockStart": {"contentBlockIndex": index, "start": {"toolResult": {}}}}
+    yield {"messageStop": {"stopReason": body.get("stopReason")}}
+    yield {"metadata": {"usage": body.get("usage") or {}}}
+
+
+# --- the codec --------------------------------------------------------------------------------
+
+
+class BedrockConverse:
+    """The `bedrock-converse` codec (the `Wire` protocol)."""
+
+    name = WIRE
+    request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/model/[^/?#]+/converse(-stream)?/?([?#]|$)"),)
+
+    def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
+        system, messages = _messages(request)
+        kwargs: JsonObject = {"modelId": request.model, "messages": messages, "stream": request.stream}
+        if system:
+            kwargs["system"] = system
+        if tools.sent:
+            specs = [
+                {
+                    "toolSpec": {
+                        "name": t.name,
+                        "description": t.description,
+                        "inputSchema": {"json": t.parameters},
+                    }
+                }
+                for t in tools.sent
+            ]
+            kwargs["toolConfig"] = {"tools": specs, "toolChoice": _tool_choice(request, tools)}
+        inference: JsonObject = {}
+        if request.max_output_tokens is not None:
+            inference["maxTokens"] = request.max_output_tokens
+        if request.temperature is not None:
+            inference["temperature"] = request.temperature
+        if inference:
+            kwargs["inferenceConfig"] = inference
+        return kwargs
+
+    def tool_layout(self, dialect: str, strict: bool | None) -> ToolLayout:
+        return _LAYOUT
+
+    def tool_definitions(self, kwargs: JsonObject) -> list[JsonObject]:
+        tools = (kwargs.get("toolConfig") or {}).get("tools")
+        return [_judged(t) for t in tools] if isinstance(tools, list) else []
+
+    def validate_encoded(self, kwargs: JsonObject) -> None:
+        import botocore.session
+        from botocore.exceptions import ParamValidationError
+        from botocore.validate import ParamValidator
+
+        if kwargs.get("stream") not in (True, False):
+            raise ValueError("the encoded arguments say whether to stream (stream: true or false)")
+        model = botocore.session.get_session().get_service_model("bedrock-runtime")
+        operation = model.operation_model("ConverseStream" if kwargs["stream"] else "Converse")
+        arguments = {k: v for k, v in kwargs.items() if k != "stream"}
+        report = ParamValidator().validate(arguments, operation.input_shape)
+        if report.has_errors():
+            raise ValueError(str(ParamValidationError(report=report.generate_report())))
+
+    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
+        arguments = {k: v for k, v in kwargs.items() if k != "stream"}
+        if kwargs.get("stream"):
+            return await read_stream(
+                client.stream(arguments), _Accumulator(), self.error_from_exception, "messageStop"
+            )
+        try:
+            response = await client.call("converse", arguments)
+        except Exception as exc:
+            return TurnResult(error=self.error_from_exception(exc))
+        return self.decode(response)
+
+    def decode(self, response: Any) -> TurnResult:
+        if not isinstance(response, dict) or not isinstance(
+            (response.get("output") or {}).get("message"), dict
+        ):
+            return TurnResult(error=not_the_wire("Bedrock Converse response"))
+        accumulator = _Accumulator()
+        for event in _plain_events(response):
+            accumulator.add(event)
+        return accumulator.result()
+
+    def error_from_exception(self, exc: BaseException) -> ProviderError:
+        from botocore.exceptions import ClientError, EventStreamError
+
+        if isinstance(exc, ClientError):
+            error = exc.response.get("Error") or {}
+            meta = exc.response.get("ResponseMetadata") or {}
+            headers = meta.get("HTTPHeaders") or {}
+            in_stream = isinstance(exc, EventStreamError)
+            code = str(error.get("Code") or "")
+            # botocore names an error without a type (no x-amzn-ErrorType, none in the body) by its status
+            unnamed = code == str(meta.get("HTTPStatusCode"))
+            return ProviderError(
+                status=None if in_stream else meta.get("HTTPStatusCode"),
+                type=None if unnamed or not code else code,
+                message=str(error.get("Message") or exc),
+                retry_after=None if in_stream else retry_after_seconds(headers),
+                kind="stream" if in_stream else "http",
+            )
+        return transport_error(exc)
+
+    def render(self, result: TurnResult, *, model: str, stream: bool) -> RenderedResponse:
+        error = result.error
+        if error is not None and not sent_in_stream(error, stream=stream):
+            headers = dict(retry_after_header(error))
+            if error.type:
+                headers["x-amzn-ErrorType"] = error.type
+            return json_response(error.status or 500, {"message": error.message}, headers)
+        if not stream:
+            return json_response(200, _response(result))
+        frames = [_frame(kind, payload) for kind, payload in _events(result)]
+        if error is not None:
+            frames.append(_frame(error.type or "", {"message": error.message}, exception=True))
+        return RenderedResponse(200, {"content-type": "application/vnd.amazon.eventstream"}, frames)
+
+    def is_stream(self, url: str, body: JsonObject | None) -> bool:
+        return bool(_STREAM_PATH.search(url))
+
+    def recorded_model(self, url: str, body: JsonObject | None) -> str | None:
+        found = _MODEL_IN_PATH.search(url)
+        return unquote(found.group(1)) if found else None
+
+    def replayable_response(
+        self, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[dict[str, str], bytes]:
+        return headers, body
+
+    def minimal_request(self, model: str) -> JsonObject:
+        return {
+            "modelId": model,
+            "messages": [{"role": "user", "content": [{"text": "hi"}]}],
+            "stream": False,
+        }
+
+
+def _judged(tool: Any) -> JsonObject:
+    """A tool as the checker judges it: `inputSchema.json` is the schema (anything else under
+    `inputSchema` is left as sent, so the checker refuses it)."""
+    if not isinstance(tool, dict) or not isinstance(tool.get("toolSpec"), dict):
+        return dict(tool) if isinstance(tool, dict) else {"toolSpec": tool}
+    spec = dict(tool["toolSpec"])
+    schema = spec.get("inputSchema")
+    if isinstance(schema, dict) and set(schema) == {"json"}:
+        spec["inputSchema"] = schema["json"]
+    return {**tool, "toolSpec": spec}
+
+
+# --- rendering (the emulator's side) ----------------------------------------------------------
+
+
+def _raw_stop(result: TurnResult) -> str:
+    if result.tool_calls:
+        return "tool_use"
+    return _RAW_FINISH.get(result.finish_reason or "", "end_turn")
+
+
+def _usage_body(result: TurnResult) -> JsonObject:
+    usage = result.usage or Usage()
+    prompt, output = usage.input_tokens or 0, usage.output_tokens or 0
+    return {"inputTokens": prompt, "outputTokens": output, "totalTokens": prompt + output}
+
+
+def _input(call: ToolCall) -> Any:
+    return call.arguments if call.parse_error is None else call.raw_arguments
+
+
+def _response(result: TurnResult) -> JsonObject:
+    content: list[JsonObject] = []
+    if result.reasoning:
+        content.append({"reasoningContent": {"reasoningText": {"text": result.reasoning}}})
+    if result.text:
+        content.append({"text": result.text})
+    content.extend(
+        {"toolUse": {"toolUseId": call.id or f"tooluse_{index}", "name": call.name, "input": _input(call)}}
+        for index, call in enumerate(result.tool_calls)
+    )
+    return {
+        "output": {"message": {"role": "assistant", "content": content}},
+        "stopReason": _raw_stop(result),
+        "usage": _usage_body(result),
+        "metrics": {"latencyMs": 0},
+    }
+
+
+def _events(result: TurnResult) -> list[tuple[str, JsonObject]]:
+    events: list[tuple[str, JsonObject]] = [("messageStart", {"role": "assistant"})]
+    index = 0
+    for kind, whole in (("reasoningContent", result.reasoning), ("text", result.text)):
+        if not whole:
+            continue
+        for piece in text_pieces(whole):
+            delta = {"reasoningContent": {"text": piece}} if kind == "reasoningContent" else {"text": piece}
+            events.append(("contentBlockDelta", {"contentBlockIndex": index, "delta": delta}))
+        events.append(("contentBlockStop", {"contentBlockIndex": index}))
+        index += 1
+    for number, call in enumerate(result.tool_calls):
+        start = {"toolUse": {"toolUseId": call.id or f"tooluse_{number}", "name": call.name}}
+        events.append(("contentBlockStart", {"contentBlockIndex": index, "start": start}))
+        raw = call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments)
+        for piece in text_pieces(raw):
+            events.append(
+                ("contentBlockDelta", {"contentBlockIndex": index, "delta": {"toolUse": {"input": piece}}})
+            )
+        events.append(("contentBlockStop", {"contentBlockIndex": index}))
+        index += 1
+    if result.error is None:
+        events.append(("messageStop", {"stopReason": _raw_stop(result)}))
+        events.append(("metadata", {"usage": _usage_body(result), "metrics": {"latencyMs": 0}}))
+    return events
+
+
+def _header(name: str, value: str) -> bytes:
+    encoded, text = name.encode(), value.encode()
+    return struct.pack(">B", len(encoded)) + encoded + struct.pack(">BH", 7, len(text)) + text
+
+
+def _frame(kind: str, payload: JsonObject, *, exception: bool = False) -> bytes:
+    """One eventstream message: prelude (total and headers lengths, their CRC32), string
+    headers, the JSON payload, and the CRC32 of all that. An error the API models
+    (`ConverseStreamOutput`'s exceptions) is an `exception` message; any other an `error` one,
+    its code and message in headers (botocore's parser reads both)."""
+    if exception and kind in _STREAM_EXCEPTIONS:
+        headers = [
+            (":exception-type", kind),
+            (":content-type", "application/json"),
+            (":message-type", "exception"),
+        ]
+    elif exception:
+        said = str(payload.get("message") or "")
+        headers = [(":error-code", kind), (":error-message", said), (":message-type", "error")]
+        payload = {}
+    else:
+        headers = [(":event-type", kind), (":content-type", "application/json"), (":message-type", "event")]
+    head = b"".join(_header(n, v) for n, v in headers)
+    body = json.dumps(payload).encode()
+    prelude = struct.pack(">II", 12 + len(head) + len(body) + 4, len(head))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + head + body
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+# --- the transport bridge ---------------------------------------------------------------------
+
+
+class _BridgedBody:
+    """An httpx2 response's body as botocore reads a urllib3 one (`stream()`, `close()`), each
+    chunk fetched on the event loop the request was sent from."""
+
+    def __init__(self, bridge: _Bridge, response: httpx2.Response) -> None:
+        self.bridge = bridge
+        self.response = response
+        self.chunks: AsyncIterator[bytes] | None = None
+
+    def stream(self, **_: Any) -> Iterator[bytes]:
+        if self.response.is_stream_consumed:  # served whole (a recording)
+            yield self.response.content
+            return
+        self.chunks = self.response.aiter_bytes().__aiter__()
+        while True:
+            chunk = self.bridge.run(_next(self.chunks))
+            if chunk is None:
+                return
+            yield chunk
+
+    def close(self) -> None:
+        self.bridge.run(self.response.aclose())
+
+
+async def _next(chunks: AsyncIterator[bytes]) -> bytes | None:
+    try:
+        return await chunks.__anext__()
+    except StopAsyncIteration:
+        return None
+
+
+class _Bridge:
+    """Answers botocore's `before-send` with the response of xpeval's transport."""
+
+    def __init__(
+        self, transport: httpx2.AsyncBaseTransport, settings: AdapterSettings, bearer: str | None
+    ) -> None:
+        self.transport = transport
+        self.timeout = settings.timeout
+        self.headers = dict(settings.headers)
+        self.bearer = bearer
+        """The bearer token (AWS_BEARER_TOKEN_BEDROCK or the settings' key), sent in place of SigV4."""
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
+        if self.loop is None:
+            coroutine.close()
+            raise RuntimeError("the Bedrock client is used outside an adapter's send")
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    def send(self, request: Any, **_: Any) -> Any:
+        from botocore.awsrequest import AWSResponse
+
+        response = self.run(self._forward(request))
+        headers = {k: v for k, v in response.headers.items() if k.lower() != "content-encoding"}
+        return AWSResponse(str(request.url), response.status_code, headers, _BridgedBody(self, response))
+
+    async def _forward(self, request: Any) -> httpx2.Response:
+        body = request.body
+        content = body.encode() if isinstance(body, str) else body.read() if hasattr(body, "read") else body
+        headers = [
+            (k, v.decode() if isinstance(v, bytes) else str(v))
+            for k, v in request.headers.items()
+            if k.lower() not in ("host", "content-length")
+        ]
+        headers.extend(self.headers.items())
+        if self.bearer is not None:
+            headers = [(k, v) for k, v in headers if k.lower() not in _SIGV4_HEADERS]
+            headers.append(("Authorization", f"Bearer {self.bearer}"))
+        forwarded = httpx2.Request(
+            request.method,
+            str(request.url),
+            headers=headers,
+            content=content or b"",
+            extensions={"timeout": httpx2.Timeout(self.timeout).as_dict()},
+        )
+        return await self.transport.handle_async_request(forwarded)
+
+
+class BedrockClient:
+    """The adapter's client: a boto3 `bedrock-runtime` client whose requests go through the
+    bridge; its calls run in a worker thread while the event loop serves the transport."""
+
+    def __init__(self, client: Any, bridge: _Bridge) -> None:
+        self.client = client
+        self.bridge = bridge
+        client.meta.events.register("before-send.bedrock-runtime", bridge.send)
+
+    async def call(self, operation: str, arguments: JsonObject) -> Any:
+        self.bridge.loop = asyncio.get_running_loop()
+        return await asyncio.to_thread(getattr(self.client, operation), **arguments)
+
+    async def stream(self, arguments: JsonObject) -> AsyncIterator[Any]:
+        response = await self.call("converse_stream", arguments)
+        return _events_of(response["stream"])
+
+    async def aclose(self) -> None:
+        await self.bridge.transport.aclose()
+        self.client.close()
+
+
+async def _events_of(stream: Any) -> AsyncIterator[Any]:
+    """botocore's EventStream (blocking reads) as an async iterator: each event read in a thread."""
+    events = iter(stream)
+    done = object()
+    try:
+        while (event := await asyncio.to_thread(next, events, done)) is not done:
+            yield event
+    finally:
+        await asyncio.to_thread(stream.close)
+
+
+# --- dialect, rules, provider, adapter --------------------------------------------------------
+
+
+SCHEMA = Rule(
+    "bedrock.json-schema",
+    "toolSpec.inputSchema.json is a JSON Schema document.",
+    "[doc] docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolInputSchema.html "
+    '("The JSON schema for the tool"); docs/provider-schema-rules.md §16',
+)
+NAME = Rule(
+    "bedrock.tool-name",
+    "toolSpec.name matches [a-zA-Z0-9_-]+ and has 1 to 64 characters.",
+    "[doc] docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolSpecification.html "
+    "(name: Length Constraints 1-64, Pattern ^[a-zA-Z0-9_-]+$); docs/provider-schema-rules.md §16",
+)
+
+BEDROCK_WIRE = WirePlugin(
+    codec=BedrockConverse(),
+    dialects=(
+        DialectSpec(
+            name=DIALECT,
+            rules=OpenAISchemaRules(),
+            tool_names=NameRule(
+                re.compile(r"[a-zA-Z0-9_-]{1,64}"),
+                re.compile(r"[^a-zA-Z0-9_-]"),
+                re.compile(r"[a-zA-Z0-9_-]"),
+                64,
+                "^[a-zA-Z0-9_-]{1,64}$",
+            ),
+        ),
+    ),
+    acceptance=(
+        AcceptanceMode(
+            name=WIRE,
+            dialect=DIALECT,
+            profile=Profile(
+                name_checks=(name_pattern(NAME, r"[a-zA-Z0-9_-]+"), name_length(NAME, 64)),
+                tool_checks=(meta_schema(SCHEMA, follow_dollar_schema=False),),
+                node_checks=(),
+            ),
+        ),
+    ),
+)
+
+_BOTO_MODULES = [
+    "args",
+    "auth",
+    "awsrequest",
+    "client",
+    "compress",
+    "configprovider",
+    "credentials",
+    "endpoint",
+    "endpoint_provider",
+    "handlers",
+    "hooks",
+    "httpchecksum",
+    "httpsession",
+    "parsers",
+    "regions",
+    "response",
+    "retryhandler",
+    "session",
+    "tokens",
+    "useragent",
+    "utils",
+    "retries.standard",
+    "retries.special",
+    "retries.adaptive",
+]
+BOTO_LOGGERS = ("botocore", "boto3", *(f"botocore.{module}" for module in _BOTO_MODULES))
+"""botocore's loggers, each listed (a log filter is not inherited): at DEBUG they print the
+request's parameters, its canonical request and the response's headers and body."""
+
+BEDROCK_PROVIDER = Provider(
+    name="bedrock",
+    default_model="us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    key_vars=("AWS_BEARER_TOKEN_BEDROCK",),
+    base_url_var="AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+    secret_headers=("authorization", "x-amz-security-token", "x-amz-date"),
+    sdk_loggers=BOTO_LOGGERS,
+    ready_when=(("AWS_BEARER_TOKEN_BEDROCK",), ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")),
+    extra_env={"region": "AWS_REGION", "default_region": "AWS_DEFAULT_REGION"},
+    price_provider="aws",
+)
+PLACEHOLDER_CREDENTIALS = {"aws_access_key_id": "AKIDPLACEHOLDER", "aws_secret_access_key": "not-a-secret"}
+"""Signing keys when none are configured (cassettes, the emulator): botocore signs every request,
+and without keys it would search the instance metadata service."""
+
+
+def region(provider: Provider) -> str:
+    """The region in the endpoint's host: AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1."""
+    return provider.env("region") or provider.env("default_region") or "us-east-1"
+
+
+def create(contract: EffectiveContract, provider: Provider, settings: AdapterSettings) -> Adapter:
+    """The adapter: a boto3 `bedrock-runtime` client, its requests sent through xpeval's transport."""
+    import boto3
+    from botocore.config import Config
+
+    where = region(provider)
+    bearer = settings.secret_key() or next(
+        (os.environ[n] for n in provider.key_vars if os.environ.get(n)), None
+    )
+    config: dict[str, Any] = {"retries": {"total_max_attempts": 1}, "user_agent_extra": "xpeval"}
+    credentials: dict[str, str] = {}
+    if bearer is not None:  # signed with placeholders, then the bridge sends the bearer token instead
+        provider.api_key(bearer)  # registered as a secret: scrubbed wherever it appears
+        config["signature_version"] = "v4"  # set in code: botocore leaves the bearer token to the bridge
+        credentials = dict(PLACEHOLDER_CREDENTIALS)
+    elif not provider.live_ready():
+        credentials = dict(PLACEHOLDER_CREDENTIALS)
+    client = boto3.session.Session().client(
+        "bedrock-runtime",
+        region_name=where,
+        endpoint_url=provider.base_url(settings.base_url) or f"https://bedrock-runtime.{where}.amazonaws.com",
+        config=Config(**config),
+        **credentials,
+    )
+    bridge = _Bridge(http_transport(settings), settings, bearer)
+    return Adapter(
+        contract=contract, provider=provider, client=BedrockClient(client, bridge), settings=settings
+    )
+
+
+BEDROCK = DirectEntry(
+    wire=WIRE,
+    schema_dialect=DIALECT,
+    provider=BEDROCK_PROVIDER,
+    factory=create,
+    description="AWS Bedrock Converse (boto3)",
+    capabilities=Capabilities(tool_choice=frozenset({"auto", "required", "named"})),
+)
