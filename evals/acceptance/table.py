@@ -130,7 +130,34 @@ def summary(pairs: pd.DataFrame) -> pd.DataFrame:
         median_seconds=("seconds", "median"),
     )
     table.loc[:, "unmeasured"] -= table["refused"]  # a refused pair has nothing to measure
+    caps = [request_cap(str(adapter)) for adapter in table.index]
+    table["tools_per_request"] = pd.Series(caps, index=table.index, dtype="object")
+    sent_tools = table["pairs"] - table["refused"]
+    table["requests_needed"] = [
+        1 if cap is None else max(1, -(-int(count) // cap))
+        for cap, count in zip(caps, sent_tools, strict=True)
+    ]
     return table.reset_index()
+
+
+def request_cap(adapter: str) -> int | None:
+    """How many tools one request of `adapter` may carry (its dialect's documented cap,
+    docs/provider-schema-rules.md §13.8); None: no cap found. Each pair is measured in a request
+    of its own, so the cap is reported here, for the whole catalog."""
+    from xpeval.adapters.registry import effective_contract
+    from xpeval.adapters.schema.prepare import TOOL_CAPS
+
+    return TOOL_CAPS.get(effective_contract(adapter).schema_dialect)
+
+
+def over_cap(table: pd.DataFrame) -> str | None:
+    """One line naming every adapter whose sent tools do not fit one request, None when all fit."""
+    over = [
+        f"{record.adapter} {record.requests_needed} (at most {record.tools_per_request})"
+        for record in table.itertuples(index=False)
+        if record.requests_needed > 1
+    ]
+    return "more tools than one request takes; requests needed: " + ", ".join(over) if over else None
 
 
 def remaining_violations(pairs: pd.DataFrame) -> pd.DataFrame:
