@@ -245,14 +245,14 @@ def _report(pairs: Any, label: str, directory: Path, *, per_tool: bool = True) -
         tools = pairs["schema"].nunique()
         print(f"{tools} tools: the tool x adapter table is in the md below (--per-tool prints it)")
     elif not matrix.empty:
-        per_tool = Table(title=f"Schema acceptance per tool - {label}")
-        per_tool.add_column("tool", overflow="fold")
+        rows = Table(title=f"Schema acceptance per tool - {label}")
+        rows.add_column("tool", overflow="fold")
         for adapter in matrix.columns[1:]:
             # an id split at its first hyphen: ten adapters fit a wide terminal
-            per_tool.add_column(str(adapter).replace("-", "-\n", 1), no_wrap=True)
+            rows.add_column(str(adapter).replace("-", "-\n", 1), no_wrap=True)
         for record in matrix.itertuples(index=False):
-            per_tool.add_row(*(_styled(str(value)) for value in record))
-        console.print(per_tool)
+            rows.add_row(*(_styled(str(value)) for value in record))
+        console.print(rows)
         console.print(_LEGEND, markup=False, highlight=False)
         for reason, note in notes.items():
             console.print(f"{note}: {reason}", markup=False, highlight=False)
