@@ -33,40 +33,47 @@ PROVENANCE = (
 
 
 def pairs_frame(rows: Iterable[PairResult]) -> pd.DataFrame:
-    """One row per pair, flat (counts and rule ids instead of nested lists)."""
-    records = [
-        {
-            "adapter": row.adapter,
-            "schema": row.schema_,
-            "verdict": row.verdict,
-            "losses": len(row.losses),
-            "loss_keywords": " ".join(sorted({str(loss.get("keyword")) for loss in row.losses})),
-            "violations": len(row.violations),
-            "violation_rules": " ".join(sorted({v.rule for v in row.violations})),
-            "loss_rate": row.loss_rate,
-            "false_rejections": row.false_rejections,
-            "silent_change": _silent(row),
-            "narrowed": row.narrowed,
-            "seconds": row.seconds,
-            "refusal": row.refusal,
-            "fidelity_note": row.fidelity_note,
-            "lost": len(_meaning_losses(row)),
-            "lost_keywords": " ".join(sorted({str(loss.get("keyword")) for loss in _meaning_losses(row)})),
-            "tool": row.tool,
-            "source": row.source,
-            "form": row.form,
-            **_by_severity(row),
-        }
-        for row in rows
-    ]
-    # new columns go last: readers of the csv (notebooks/scorecard.ipynb) select by name
-    columns = [
-        "adapter", "schema", "verdict", "losses", "loss_keywords", "violations", "violation_rules",
-        "loss_rate", "false_rejections", "silent_change", "narrowed", "seconds", "refusal", "fidelity_note",
-        "lost", "lost_keywords", "tool", "source", "form",
-        "validation_lost", "validation_keywords", "guidance_lost", "guidance_keywords",
-    ]  # fmt: skip
-    return pd.DataFrame.from_records(records, columns=columns)
+    """One row per pair, flat (counts and rule ids instead of nested lists). Built column by
+    column as the rows come: a catalog of 10,000 tools x 12 adapters holds no record per pair."""
+    columns: dict[str, list[Any]] = {name: [] for name in PAIR_COLUMNS}
+    for row in rows:
+        for name, value in _flat(row).items():
+            columns[name].append(value)
+    return pd.DataFrame(columns, columns=list(PAIR_COLUMNS))
+
+
+# new columns go last: readers of the csv (notebooks/scorecard.ipynb) select by name
+PAIR_COLUMNS = (
+    "adapter", "schema", "verdict", "losses", "loss_keywords", "violations", "violation_rules",
+    "loss_rate", "false_rejections", "silent_change", "narrowed", "seconds", "refusal", "fidelity_note",
+    "lost", "lost_keywords", "tool", "source", "form",
+    "validation_lost", "validation_keywords", "guidance_lost", "guidance_keywords",
+)  # fmt: skip
+
+
+def _flat(row: PairResult) -> dict[str, Any]:
+    return {
+        "adapter": row.adapter,
+        "schema": row.schema_,
+        "verdict": row.verdict,
+        "losses": len(row.losses),
+        "loss_keywords": " ".join(sorted({str(loss.get("keyword")) for loss in row.losses})),
+        "violations": len(row.violations),
+        "violation_rules": " ".join(sorted({v.rule for v in row.violations})),
+        "loss_rate": row.loss_rate,
+        "false_rejections": row.false_rejections,
+        "silent_change": _silent(row),
+        "narrowed": row.narrowed,
+        "seconds": row.seconds,
+        "refusal": row.refusal,
+        "fidelity_note": row.fidelity_note,
+        "lost": len(_meaning_losses(row)),
+        "lost_keywords": " ".join(sorted({str(loss.get("keyword")) for loss in _meaning_losses(row)})),
+        "tool": row.tool,
+        "source": row.source,
+        "form": row.form,
+        **_by_severity(row),
+    }
 
 
 def severity_of(loss: dict[str, Any]) -> str:
