@@ -33,40 +33,47 @@ PROVENANCE = (
 
 
 def pairs_frame(rows: Iterable[PairResult]) -> pd.DataFrame:
-    """One row per pair, flat (counts and rule ids instead of nested lists)."""
-    records = [
-        {
-            "adapter": row.adapter,
-            "schema": row.schema_,
-            "verdict": row.verdict,
-            "losses": len(row.losses),
-            "loss_keywords": " ".join(sorted({str(loss.get("keyword")) for loss in row.losses})),
-            "violations": len(row.violations),
-            "violation_rules": " ".join(sorted({v.rule for v in row.violations})),
-            "loss_rate": row.loss_rate,
-            "false_rejections": row.false_rejections,
-            "silent_change": _silent(row),
-            "narrowed": row.narrowed,
-            "seconds": row.seconds,
-            "refusal": row.refusal,
-            "fidelity_note": row.fidelity_note,
-            "lost": len(_meaning_losses(row)),
-            "lost_keywords": " ".join(sorted({str(loss.get("keyword")) for loss in _meaning_losses(row)})),
-            "tool": row.tool,
-            "source": row.source,
-            "form": row.form,
-            **_by_severity(row),
-        }
-        for row in rows
-    ]
-    # new columns go last: readers of the csv (notebooks/scorecard.ipynb) select by name
-    columns = [
-        "adapter", "schema", "verdict", "losses", "loss_keywords", "violations", "violation_rules",
-        "loss_rate", "false_rejections", "silent_change", "narrowed", "seconds", "refusal", "fidelity_note",
-        "lost", "lost_keywords", "tool", "source", "form",
-        "validation_lost", "validation_keywords", "guidance_lost", "guidance_keywords",
-    ]  # fmt: skip
-    return pd.DataFrame.from_records(records, columns=columns)
+    """One row per pair, flat (counts and rule ids instead of nested lists). Built column by
+    column as the rows come: a catalog of 10,000 tools x 12 adapters holds no record per pair."""
+    columns: dict[str, list[Any]] = {name: [] for name in PAIR_COLUMNS}
+    for row in rows:
+        for name, value in _flat(row).items():
+            columns[name].append(value)
+    return pd.DataFrame(columns, columns=list(PAIR_COLUMNS))
+
+
+# new columns go last: readers of the csv (notebooks/scorecard.ipynb) select by name
+PAIR_COLUMNS = (
+    "adapter", "schema", "verdict", "losses", "loss_keywords", "violations", "violation_rules",
+    "loss_rate", "false_rejections", "silent_change", "narrowed", "seconds", "refusal", "fidelity_note",
+    "lost", "lost_keywords", "tool", "source", "form",
+    "validation_lost", "validation_keywords", "guidance_lost", "guidance_keywords",
+)  # fmt: skip
+
+
+def _flat(row: PairResult) -> dict[str, Any]:
+    return {
+        "adapter": row.adapter,
+        "schema": row.schema_,
+        "verdict": row.verdict,
+        "losses": len(row.losses),
+        "loss_keywords": " ".join(sorted({str(loss.get("keyword")) for loss in row.losses})),
+        "violations": len(row.violations),
+        "violation_rules": " ".join(sorted({v.rule for v in row.violations})),
+        "loss_rate": row.loss_rate,
+        "false_rejections": row.false_rejections,
+        "silent_change": _silent(row),
+        "narrowed": row.narrowed,
+        "seconds": row.seconds,
+        "refusal": row.refusal,
+        "fidelity_note": row.fidelity_note,
+        "lost": len(_meaning_losses(row)),
+        "lost_keywords": " ".join(sorted({str(loss.get("keyword")) for loss in _meaning_losses(row)})),
+        "tool": row.tool,
+        "source": row.source,
+        "form": row.form,
+        **_by_severity(row),
+    }
 
 
 def severity_of(loss: dict[str, Any]) -> str:
@@ -130,7 +137,34 @@ def summary(pairs: pd.DataFrame) -> pd.DataFrame:
         median_seconds=("seconds", "median"),
     )
     table.loc[:, "unmeasured"] -= table["refused"]  # a refused pair has nothing to measure
+    caps = [request_cap(str(adapter)) for adapter in table.index]
+    table["tools_per_request"] = pd.Series(caps, index=table.index, dtype="object")
+    sent_tools = table["pairs"] - table["refused"]
+    table["requests_needed"] = [
+        1 if cap is None else max(1, -(-int(count) // cap))
+        for cap, count in zip(caps, sent_tools, strict=True)
+    ]
     return table.reset_index()
+
+
+def request_cap(adapter: str) -> int | None:
+    """How many tools one request of `adapter` may carry (its dialect's documented cap,
+    docs/provider-schema-rules.md §13.8); None: no cap found. Each pair is measured in a request
+    of its own, so the cap is reported here, for the whole catalog."""
+    from xpeval.adapters.registry import effective_contract
+    from xpeval.adapters.schema.prepare import TOOL_CAPS
+
+    return TOOL_CAPS.get(effective_contract(adapter).schema_dialect)
+
+
+def over_cap(table: pd.DataFrame) -> str | None:
+    """One line naming every adapter whose sent tools do not fit one request, None when all fit."""
+    over = [
+        f"{record.adapter} {record.requests_needed} (at most {record.tools_per_request})"
+        for record in table.itertuples(index=False)
+        if record.requests_needed > 1
+    ]
+    return "more tools than one request takes; requests needed: " + ", ".join(over) if over else None
 
 
 def remaining_violations(pairs: pd.DataFrame) -> pd.DataFrame:

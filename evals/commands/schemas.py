@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +104,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--workers", type=int, default=None, help="parallel processes (default: CPUs, max 4)")
     parser.add_argument(
+        "--per-tool",
+        action="store_true",
+        help=f"print the tool x adapter table also for more than {PER_TOOL_ROWS} tools (it is always in "
+        "the written md)",
+    )
+    parser.add_argument(
         "--reports", type=Path, default=None, help="where the csv/md go (default: [tool.xpeval] reports)"
     )
     parser.set_defaults(handler=run)
@@ -171,7 +177,6 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--examples must be at least 1 and --seconds positive")
     fail_on = list(dict.fromkeys(outcome for group in args.fail_on or [] for outcome in group))
     tools, label = _read_sources(args)
-    measured = []
     with ItemProgress(f"schemas: tools x {len(adapters)} adapters") as progress:
         rows = measure_tools(
             tools,
@@ -182,14 +187,22 @@ def run(args: argparse.Namespace) -> int:
             workers=args.workers or default_workers(),
             on_schema=progress,
         )
-        for row in rows:
-            measured.append(row)
-            if args.json:
-                print(json.dumps(row.line(), ensure_ascii=False), flush=True)
-    pairs = pairs_frame(measured)
+        pairs = pairs_frame(_streamed(rows, echo=args.json))  # one flat record kept per pair
     if not args.json:
-        _report(pairs, label, reports)
+        _report(pairs, label, reports, per_tool=args.per_tool or len(tools) <= PER_TOOL_ROWS)
     return _fail_on(pairs, fail_on)
+
+
+PER_TOOL_ROWS = 50
+"""Above this many tools the console shows the per-adapter summary only (the md has every tool)."""
+
+
+def _streamed(rows: Iterator[Any], *, echo: bool) -> Iterator[Any]:
+    """`rows` as they come, each printed as a JSON line when `echo`; none is held here."""
+    for row in rows:
+        if echo:
+            print(json.dumps(row.line(), ensure_ascii=False), flush=True)
+        yield row
 
 
 def _fail_on(pairs: Any, outcomes: list[Any]) -> int:
@@ -218,25 +231,28 @@ def _fail_on(pairs: Any, outcomes: list[Any]) -> int:
     return 1
 
 
-def _report(pairs: Any, label: str, directory: Path) -> None:
+def _report(pairs: Any, label: str, directory: Path, *, per_tool: bool = True) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from xpeval.evals.acceptance.table import summary, tool_matrix, write_acceptance_report
+    from xpeval.evals.acceptance.table import over_cap, summary, tool_matrix, write_acceptance_report
 
     console = Console()
     if not console.is_terminal:  # piped or captured: rich would assume 80 columns and squeeze the table
         console = Console(width=200)
-    matrix, notes = tool_matrix(pairs, short=True)
-    if not matrix.empty:
-        per_tool = Table(title=f"Schema acceptance per tool - {label}")
-        per_tool.add_column("tool", overflow="fold")
+    matrix, notes = tool_matrix(pairs, short=True) if per_tool else (None, {})
+    if matrix is None:
+        tools = pairs["schema"].nunique()
+        print(f"{tools} tools: the tool x adapter table is in the md below (--per-tool prints it)")
+    elif not matrix.empty:
+        rows = Table(title=f"Schema acceptance per tool - {label}")
+        rows.add_column("tool", overflow="fold")
         for adapter in matrix.columns[1:]:
             # an id split at its first hyphen: ten adapters fit a wide terminal
-            per_tool.add_column(str(adapter).replace("-", "-\n", 1), no_wrap=True)
+            rows.add_column(str(adapter).replace("-", "-\n", 1), no_wrap=True)
         for record in matrix.itertuples(index=False):
-            per_tool.add_row(*(_styled(str(value)) for value in record))
-        console.print(per_tool)
+            rows.add_row(*(_styled(str(value)) for value in record))
+        console.print(rows)
         console.print(_LEGEND, markup=False, highlight=False)
         for reason, note in notes.items():
             console.print(f"{note}: {reason}", markup=False, highlight=False)
@@ -248,6 +264,9 @@ def _report(pairs: Any, label: str, directory: Path) -> None:
     for record in table[shown].itertuples(index=False):
         view.add_row(*(_cell(value) for value in record))
     console.print(view)
+    capped = over_cap(table)
+    if capped:
+        print(f"xpeval: {capped}", file=sys.stderr)
     paths = write_acceptance_report(pairs, directory, label)
     print(f"wrote {paths['csv']} and {paths['md']}", file=sys.stderr)
 
@@ -263,6 +282,7 @@ _HEADERS = {
     "sent_with_violations": "violating", "lossy_validation": "lossy", "lossy_guidance_only": "guidance",
     "losses": "losses", "mean_loss_rate": "loss",
     "false_rejections": "false rej", "silent_changes": "silent",
+    "tools_per_request": "cap", "requests_needed": "requests",
 }  # fmt: skip
 """The console shows these; the csv/md have every column."""
 
@@ -278,6 +298,8 @@ def _styled(text: str) -> Any:
 
 
 def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
     if isinstance(value, float):
         return "-" if value != value else f"{value:.2f}"
     return str(value)

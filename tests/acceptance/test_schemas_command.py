@@ -194,3 +194,47 @@ def test_an_open_root_sent_without_parameters_is_a_reported_narrowing_not_a_fals
     assert [loss["action"] for loss in pair["losses"]] == ["narrowed"]
     assert pair["false_rejections"] == 0
     assert pair["narrowed"] > 0
+
+
+def _catalog(tmp_path: Path, count: int) -> Path:
+    tools = [{**WEATHER, "name": f"get_weather_{index}"} for index in range(count)]
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps(tools))
+    return path
+
+
+def test_a_large_catalog_prints_the_summary_and_the_request_caps_not_a_row_per_tool(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = _catalog(tmp_path, 130)  # more than OpenAI's 128 tools per request
+    adapters = ("openai-chat", "anthropic-messages")
+    code, _, err = _run(
+        capsys, "--tools", str(catalog), "--no-fidelity", "--adapters", *adapters, "--reports", str(tmp_path)
+    )
+    assert code == 0
+    assert "openai-chat 2 (at most 128)" in err
+    assert "anthropic-messages" not in err.split("requests needed:")[1]
+    assert len(err.splitlines()) < 30  # progress and one line per finding, none per tool
+    md = (tmp_path / "schema_acceptance.md").read_text()
+    assert "get_weather_129" in md  # every tool is still in the written report
+
+
+def test_the_per_tool_table_is_left_out_above_the_threshold_unless_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = _catalog(tmp_path, 60)
+    common = (
+        "--tools",
+        str(catalog),
+        "--no-fidelity",
+        "--adapters",
+        "openai-chat",
+        "--reports",
+        str(tmp_path),
+    )
+    assert main(["schemas", "--workers", "1", *common]) == 0
+    out = capsys.readouterr().out
+    assert "get_weather_59" not in out and "60 tools: the tool x adapter table is in the md" in out
+    assert "requests" in out  # the summary's request column
+    assert main(["schemas", "--workers", "1", "--per-tool", *common]) == 0
+    assert "get_weather_59" in capsys.readouterr().out

@@ -98,6 +98,31 @@ anyio.run(main)
 """
 
 
+DEEP_SERVER = """
+import json
+import sys
+
+# a raw JSON-RPC server (no SDK: its own serializer would stop first): one tool 100 levels deep
+schema = '{"type": "string"}'
+for _ in range(100):
+    schema = '{"type": "object", "properties": {"child": ' + schema + '}}'
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    if message["method"] == "initialize":
+        result = json.dumps({"protocolVersion": message["params"]["protocolVersion"],
+                             "capabilities": {"tools": {}}, "serverInfo": {"name": "deep", "version": "1"}})
+    elif message["method"] == "tools/list":
+        result = '{"tools": [{"name": "deep", "description": "deep", "inputSchema": ' + schema + '}]}'
+    else:
+        result = "{}"
+    answer = '{"jsonrpc": "2.0", "id": ' + json.dumps(message["id"]) + ', "result": ' + result + '}'
+    sys.stdout.write(answer + "\\n")
+    sys.stdout.flush()
+"""
+
+
 def script(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")

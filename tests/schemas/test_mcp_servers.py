@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from tests.schemas._cli import schemas
-from tests.schemas._servers import PAGED_SERVER, command, http_tools_server, script, stdio_tools_server
+from tests.schemas._servers import (
+    DEEP_SERVER,
+    PAGED_SERVER,
+    command,
+    http_tools_server,
+    script,
+    stdio_tools_server,
+)
 
 TOOLS = ["get_weather", "build_tree", "set_labels"]
 
@@ -146,3 +153,13 @@ def test_credentials_in_a_server_command_or_url_stay_out_of_rows_and_errors(
         capsys, "--json", "--mcp", "http://user:hunter2hunter2@127.0.0.1:9/mcp?token=abc123456789"
     )
     assert code == 2 and "hunter2" not in err and "abc123456789" not in err
+
+
+def test_an_answer_deeper_than_the_sdk_parses_is_named_as_such_not_as_not_json_rpc(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = command(script(tmp_path, "deep_server.py", DEEP_SERVER))
+    code, lines, _, err = schemas(capsys, "--json", "--mcp", server, "--mcp-timeout", "3")
+    assert code == 2 and lines == []
+    assert "nested deeper than the MCP SDK's JSON parser reads" in err
+    assert "not JSON-RPC" not in err

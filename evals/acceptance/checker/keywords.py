@@ -8,6 +8,7 @@ provider's rules read as a table: which rule, which data, which evidence.
 from __future__ import annotations
 
 import enum
+import json
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -139,12 +140,41 @@ def meta_schema(rule: Rule, *, follow_dollar_schema: bool) -> ToolCheck:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 cls = validator_for(tool.schema, default=Draft202012Validator)
-        for error in cls(cls.META_SCHEMA).iter_errors(tool.schema):
-            path = [str(token) for token in error.absolute_path]
+        for path, message in _meta_errors(cls, tool.schema):
             keyword = next((t for t in reversed(path) if not t.isdigit()), None)
-            yield violation(rule, tool.at(path), error.message, keyword)
+            yield violation(rule, tool.at(path), message, keyword)
 
     return check
+
+
+_META_MEMO_SIZE = 4096
+_meta_memo: dict[tuple[Any, str], tuple[tuple[list[str], str], ...]] = {}
+_meta_validators: dict[Any, Any] = {}
+
+
+def _meta_errors(cls: Any, schema: dict[str, Any]) -> tuple[tuple[list[str], str], ...]:
+    """(path, message) of every meta-schema error of `schema`. Meta-validation is the checker's
+    costliest step, and every adapter that sends a tool's schema unchanged checks the same
+    document: equal documents (compared as canonical JSON) are validated once, in a bounded memo,
+    and each draft's validator is built once."""
+    try:
+        key = (cls, json.dumps(schema, sort_keys=True, separators=(",", ":")))
+    except (TypeError, ValueError):  # not JSON (a caller's own object): validate, remember nothing
+        key = None
+    if key is not None and key in _meta_memo:
+        return _meta_memo[key]
+    validator = _meta_validators.get(cls)
+    if validator is None:
+        validator = _meta_validators[cls] = cls(cls.META_SCHEMA)
+    errors = tuple(
+        ([str(token) for token in error.absolute_path], error.message)
+        for error in validator.iter_errors(schema)
+    )
+    if key is not None:
+        if len(_meta_memo) >= _META_MEMO_SIZE:
+            _meta_memo.pop(next(iter(_meta_memo)))
+        _meta_memo[key] = errors
+    return errors
 
 
 # --- every node ------------------------------------------------------------------------------

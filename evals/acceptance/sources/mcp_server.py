@@ -89,10 +89,17 @@ class _SdkLog(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.not_json_rpc = False
+        self.too_deep = False
+        """A line was JSON-RPC nested deeper than the SDK's parser reads (pydantic's JSON
+        recursion limit), not a line that is not JSON-RPC."""
 
     def emit(self, record: logging.LogRecord) -> None:
         if "Failed to parse JSONRPC message" in record.getMessage():
-            self.not_json_rpc = True
+            error = record.exc_info[1] if record.exc_info else None
+            if error is not None and "recursion limit exceeded" in str(error):
+                self.too_deep = True
+            else:
+                self.not_json_rpc = True
 
 
 @contextlib.contextmanager
@@ -123,6 +130,11 @@ async def _list_tools_or_problem(server: str, timeout: float) -> list[dict[str, 
             return str(exc)
         except Exception as exc:  # whatever the transport or the server did: the reason is its message
             reason = _reason(exc, server)
+        if log.too_deep:
+            reason += (
+                "; its answer is nested deeper than the MCP SDK's JSON parser reads (pydantic's "
+                "recursion limit): a schema that deep can be checked from a file with --tools"
+            )
         if log.not_json_rpc:
             reason += "; what it wrote to stdout is not JSON-RPC"
         return _with_stderr(reason, errlog)
