@@ -48,8 +48,11 @@ PLACEHOLDER = "<scrubbed>"
 GENERIC_REQUEST_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
 GENERIC_RESPONSE_HEADERS = frozenset({"set-cookie"})
 
-SECRET_ENV_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-"""Environment variables treated as secrets by `environment_secrets` (e.g. OPENAI_API_KEY)."""
+SECRET_ENV_WORDS = frozenset({"KEY", "TOKEN", "SECRET", "PASSWORD"})
+"""Environment variables with one of these words among the parts of their name are treated as
+secrets by `environment_secrets`: at the end (OPENAI_API_KEY) or inside it
+(AWS_BEARER_TOKEN_BEDROCK, Bedrock's documented variable), so a provider's key is scrubbed from
+every recording of the run, also those made before its own adapter was built."""
 
 _QUERY_PARAM = re.compile(r"(?<=[?&;])([^=&#\s'\"?;]+)=([^&#\s'\";]*)")
 _USER_INFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/?#@\s'\"]+)@")
@@ -92,7 +95,7 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     """Values of credential-looking environment variables, and the credentials inside URL-valued
     ones (a base URL's `?token=...` value, its `user:password@`), long enough to scrub safely."""
     env = os.environ if environ is None else environ
-    found = {v for k, v in env.items() if k.upper().endswith(SECRET_ENV_SUFFIXES)}
+    found = {v for k, v in env.items() if SECRET_ENV_WORDS & set(k.upper().split("_"))}
     for value in env.values():
         if "://" in value:
             found.update(_url_secrets(value))

@@ -90,3 +90,12 @@ def test_at_any_split_points_the_frames_spell_the_text_with_one_placeholder(
 def test_text_that_shares_no_piece_with_a_secret_keeps_its_frames_byte_for_byte() -> None:
     body = frames_of("Converting 26.2 miles to kilometres for you now.", [5, 17, 30])
     assert Scrubber([SECRET]).stream(body) == body
+
+
+def test_a_credential_word_inside_a_variable_name_makes_its_value_a_secret() -> None:
+    """Bedrock's AWS_BEARER_TOKEN_BEDROCK has its credential word in the middle: its value is
+    scrubbed from the first recording of a run, before the Bedrock adapter registers it."""
+    from xpeval.evals.scrub import environment_secrets
+
+    env = {"AWS_BEARER_TOKEN_BEDROCK": "bedrock-token-123456", "TOKENIZERS_PARALLELISM": "false-but-long"}
+    assert environment_secrets(env) == ["bedrock-token-123456"]
