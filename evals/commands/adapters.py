@@ -48,8 +48,9 @@ def _show_capabilities(as_json: bool) -> int:
     if as_json:
         print(json.dumps(rows, indent=2))
         return 0
-    from rich.console import Console
     from rich.table import Table
+
+    from xpeval.evals.commands._tables import print_table
 
     modes = ["auto", "none", "required", "named"]
     table = Table(
@@ -71,7 +72,7 @@ def _show_capabilities(as_json: bool) -> int:
             *("yes" if m in row["tool_choice"] else "no" for m in modes),
             *("yes" if row[k] else "no" for k in ("parallel_calls", "streamed_tool_calls", "strict_schemas")),
         )
-    Console(width=160).print(table)
+    print_table(table, whole=3)
     return 0
 
 
@@ -102,12 +103,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    from rich.console import Console
     from rich.table import Table
 
+    from xpeval.evals.commands._tables import print_table
+
     table = Table("id", "kind", "wire", "contract parent", "schema dialect", "from", "description")
-    for column in table.columns[:6]:
-        column.no_wrap = True
     for row in rows:
         contract = effective_contract(row["id"])
         entry = ADAPTER_REGISTRY[row["id"]]
@@ -120,5 +120,5 @@ def run(args: argparse.Namespace) -> int:
             row["distribution"],
             entry.description,
         )
-    Console().print(table)
+    print_table(table, whole=6)
     return 0

@@ -123,13 +123,14 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    from rich.console import Console
     from rich.table import Table
+
+    from xpeval.evals.commands._tables import print_table
 
     table = Table("id", "category", "tools", "file", title=f"{len(rows)} cases in {folder}")
     for row in rows:
         table.add_row(row["id"], row["category"], ", ".join(row["tools"]), row["file"])
-    Console().print(table)
+    print_table(table, whole=2)
     return 0
 
 

@@ -38,8 +38,9 @@ def run(args: argparse.Namespace) -> int:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
         return 1 if failed else 0
-    from rich.console import Console
     from rich.table import Table
+
+    from xpeval.evals.commands._tables import print_table
 
     table = Table("#", "status", "tool calls", "text", "finish", "error")
     for row in rows:
@@ -60,5 +61,5 @@ def run(args: argparse.Namespace) -> int:
             str(row["finish_reason"]),
             row.get("decode_error") or row["error_type"] or "-",
         )
-    Console().print(table)
+    print_table(table, whole=1)
     return 1 if failed else 0

@@ -126,6 +126,19 @@ def test_adapters_json_lists_every_registered_id_with_exactly_the_documented_key
         assert (row["kind"] == "direct") == (row["contract_parent"] is None)
 
 
+@pytest.mark.parametrize("args", [["adapters"], ["adapters", "--capabilities"]])
+def test_adapters_table_piped_shows_every_id_and_wire_whole(cli: Cli, args: list[str]) -> None:
+    """Captured output has no terminal width; rich's 80-column default elided the ids
+    (`openai-respon…`), which is what a CI log or `| grep` then showed."""
+    done = cli(*args)
+    assert done.returncode == 0, done.stderr
+    assert "…" not in done.stdout
+    cells = {cell.strip() for line in done.stdout.splitlines() for cell in line.split("│")}
+    for adapter_id in ADAPTER_REGISTRY:
+        assert adapter_id in cells
+        assert effective_contract(adapter_id).wire in cells
+
+
 @pytest.mark.parametrize(
     "args",
     [
