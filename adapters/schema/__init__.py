@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from xpeval.adapters.schema._types import (
     DIALECTS,
+    FORM_ACTIONS,
     Dialect,
     Loss,
     LossAction,
@@ -32,6 +33,7 @@ from xpeval.adapters.schema.prepare import prepare_tools
 
 __all__ = [
     "DIALECTS",
+    "FORM_ACTIONS",
     "ArgumentMap",
     "Budgets",
     "Dialect",

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema import refusals as R
 from xpeval.adapters.schema._types import Loss, LossAction, PassResult, Severity
 from xpeval.adapters.schema._view import ViewBuilder, sibling_keywords
 from xpeval.adapters.schema._walk import (
@@ -107,19 +108,24 @@ class Engine:
     def run(self) -> PassResult:
         try:
             if not isinstance(self.root, dict):
-                raise Refused(f"the parameters schema must be a JSON object, got {type(self.root).__name__}")
+                raise Refused(
+                    R.ROOT_NOT_OBJECT,
+                    f"the parameters schema must be a JSON object, got {type(self.root).__name__}",
+                )
             holder: list[Any] = [None]
             first = Layer(self.root, None, LayerKind.PRIMARY, NO_SKIP)
             self.stack.append(Task((first,), 0, holder, 0, None, frozenset(), None, root=True))
             self._drain()
             out = holder[0]
             if not isinstance(out, dict):
-                raise Refused("the parameters schema must be an object schema")
+                raise Refused(R.ROOT_NOT_OBJECT, "the parameters schema must be an object schema")
             if self.defs_out or self.extra_defs:
                 out["$defs"] = {**self.defs_out, **self.extra_defs}
             self.rules.finish(self, out)
         except Refused as refusal:
-            return PassResult(schema=None, losses=self.losses, refusal=str(refusal))
+            return PassResult(
+                schema=None, losses=self.losses, refusal=str(refusal), refusal_rule=refusal.rule.id
+            )
         return PassResult(schema=out, losses=self.losses, arguments=self._argument_map())
 
     def _drain(self) -> None:
@@ -228,8 +234,9 @@ class Engine:
         top = self.rules.top(self)
         if top is None:
             raise Refused(
+                R.BUDGET_SPENT,
                 f"the schema is too large or too deep to rewrite: the {budget} budget ({limit}) was spent at "
-                f"{pointer or '/'}, and {self.rules.label} has no schema for an unconstrained value"
+                f"{pointer or '/'}, and {self.rules.label} has no schema for an unconstrained value",
             )
         self.loss(
             pointer, "*", "closed-by-budget", f"{budget} budget ({limit}) spent: node closed as any value"
@@ -266,7 +273,7 @@ class Engine:
             return ref
         target = self.resolve(ref)
         if target is None:
-            raise Refused(self.unresolvable_reason(ref, task))
+            raise Refused(R.UNRESOLVABLE_REF, self.unresolvable_reason(ref, task))
         node, ptr, key = target
         name = self.def_names.get(key)
         if name is None:
@@ -360,7 +367,10 @@ class Engine:
             return
         members = node["allOf"]
         if not isinstance(members, list) or not members:
-            raise Refused(f"allOf at {P.join(P.to_str(layer.ptr), 'allOf')} must be a non-empty array")
+            raise Refused(
+                R.NOT_JSON_SCHEMA,
+                f"allOf at {P.join(P.to_str(layer.ptr), 'allOf')} must be a non-empty array",
+            )
         out[i] = layer._replace(skip=layer.skip | {"allOf"})
         base = P.child(layer.ptr, "allOf")
         out.extend(Layer(m, (base, j), LayerKind.CONJ, self.child_skip) for j, m in enumerate(members))
@@ -376,7 +386,7 @@ class Engine:
             return chain
         ref = node["$ref"]
         if not isinstance(ref, str):
-            raise Refused(f"$ref at {P.to_str(layer.ptr) or '/'} must be a string")
+            raise Refused(R.NOT_JSON_SCHEMA, f"$ref at {P.to_str(layer.ptr) or '/'} must be a string")
         # a root $ref is always inlined: every provider wants an object schema at the root
         action = RefAction.INLINE if task.root else self.rules.ref_action(self, task, out, i)
         if action is not RefAction.INLINE:
@@ -391,11 +401,11 @@ class Engine:
         if target is None:
             if rules.ref_mode is RefMode.KEEP and not rules.refs_must_resolve:
                 return chain
-            raise Refused(self.unresolvable_reason(ref, task))
+            raise Refused(R.UNRESOLVABLE_REF, self.unresolvable_reason(ref, task))
         t_node, t_ptr, t_key = target
         if t_key in chain:
             if task.root:
-                raise Refused(f"the root $ref {ref!r} points back to itself")
+                raise Refused(R.ROOT_NOT_OBJECT, f"the root $ref {ref!r} points back to itself")
             return None if rules.on_cycle(self, task, out, i, ref) else chain
         if self.expansions >= self.budgets.max_expansions:
             self.close(task, Budget.EXPANSIONS, self.budgets.max_expansions)

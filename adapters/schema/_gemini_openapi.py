@@ -26,6 +26,7 @@ import re
 from typing import Any
 
 from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema import refusals as R
 from xpeval.adapters.schema._engine import Engine
 from xpeval.adapters.schema._rules import Rules, copy_node, root_object
 from xpeval.adapters.schema._steps import (
@@ -95,15 +96,19 @@ class GeminiOpenAPIRules(Rules):
 
     def on_cycle(self, e: Engine, task: Task, layers: list[Layer], i: int, ref: str) -> bool:
         raise Refused(
+            R.GEMINI_RECURSION,
             f"the schema is recursive ($ref {ref!r} at {P.to_str(layers[i].ptr) or '/'} refers back to "
-            f"itself); {self.label} has no references, so it cannot be written"
+            f"itself); {self.label} has no references, so it cannot be written",
         )
 
     def top(self, e: Engine) -> Any | None:
         return None
 
     def boolean(self, e: Engine, task: Task, layers: Layers) -> Any:
-        raise Refused(f"{self.label} cannot express the boolean schema at {P.to_str(layers[0].ptr) or '/'}")
+        raise Refused(
+            R.GEMINI_TYPE,
+            f"{self.label} cannot express the boolean schema at {P.to_str(layers[0].ptr) or '/'}",
+        )
 
     def make_nullable(self, e: Engine, task: Task, out: Any) -> Any:
         # a union got the flag on its members already (see `_emit`)
@@ -168,8 +173,9 @@ def _check_property_names(view: View) -> None:
     for name in props:
         if not _PROPERTY_NAME.fullmatch(name):
             raise Refused(
+                R.GEMINI_PROPERTY_NAME,
                 f"property name {name!r} at {view.at('properties')} is not allowed in {_LABEL} "
-                "(a letter or underscore, then letters, digits or underscores, at most 64)"
+                "(a letter or underscore, then letters, digits or underscores, at most 64)",
             )
 
 
@@ -191,8 +197,9 @@ def _no_properties(e: Engine, view: View, task: Task, extra: Layers | None) -> N
     """Only the root may be an object without properties: the tool then takes no argument."""
     if not task.root:
         raise Refused(
+            R.GEMINI_FREE_FORM,
             f"the object at {P.to_str(view.ptr) or '/'} declares no properties (a free-form "
-            f"object); {_LABEL} needs non-empty properties on every object (§6)"
+            f"object); {_LABEL} needs non-empty properties on every object (§6)",
         )
     closed = extra is not None and all(layer.node is False for layer in extra)
     # a root that declares its (empty) properties and leaves extra keys unsaid is a tool with no
@@ -218,8 +225,9 @@ def _no_properties(e: Engine, view: View, task: Task, extra: Layers | None) -> N
 def _array(view: View) -> None:
     if "items" not in view.kw:
         raise Refused(
+            R.GEMINI_ARRAY_ITEMS,
             f"the array at {P.to_str(view.ptr) or '/'} has no items schema; {_LABEL} needs the "
-            "element type (an array of any value cannot be written)"
+            "element type (an array of any value cannot be written)",
         )
 
 
@@ -251,7 +259,7 @@ def _enum(e: Engine, node: _Node) -> None:
         kw["enum"] = values
         node.types = frozenset(("string",))
     elif not values:
-        raise Refused(f"the enum at {view.at('enum')} admits no value {_LABEL} can express")
+        raise Refused(R.GEMINI_ENUM, f"the enum at {view.at('enum')} admits no value {_LABEL} can express")
     else:
         node.notes["enum"] = kw.pop("enum")
         e.loss(view.at("enum"), "enum", "moved-to-description", f"{_LABEL} enums hold strings only")
@@ -272,7 +280,7 @@ def _any_of(e: Engine, node: _Node) -> None:
         node.nullable = True
         kw["anyOf"] = kept
         if not kept:
-            raise Refused(f"the schema at {P.to_str(view.ptr) or '/'} admits only null")
+            raise Refused(R.GEMINI_ONLY_NULL, f"the schema at {P.to_str(view.ptr) or '/'} admits only null")
     if node.types is not None:
         kw["type"] = sorted(node.types)
         type_into_members(e, view, node.types)
@@ -288,8 +296,9 @@ def _untyped(e: Engine, node: _Node) -> None:
     families = families_used(view.kw)
     if len(families) != 1:
         raise Refused(
+            R.GEMINI_TYPE,
             f"the schema at {P.to_str(view.ptr) or '/'} accepts any value; {_LABEL} needs a type on "
-            "every node"
+            "every node",
         )
     family = families.pop()
     node.types = frozenset((family,))
@@ -306,7 +315,7 @@ def _single_type(e: Engine, node: _Node) -> dict[str, Any] | None:
         node.nullable = True
         types = types - {"null"}
         if not types:
-            raise Refused(f"the schema at {P.to_str(view.ptr) or '/'} admits only null")
+            raise Refused(R.GEMINI_ONLY_NULL, f"the schema at {P.to_str(view.ptr) or '/'} admits only null")
     if len(types) > 1:
         ordered = [t for t in TYPE_ORDER if t in types]
         return split_by_type(e, view, node.task, ordered, nullable=node.nullable)

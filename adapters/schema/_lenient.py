@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from xpeval.adapters.schema import refusals as R
 from xpeval.adapters.schema._engine import Engine
 from xpeval.adapters.schema._rules import Rules, copy_node, root_object
 from xpeval.adapters.schema._vocab import type_set
@@ -74,7 +75,7 @@ class GeminiJsonSchemaRules(Rules):
         wrap = ref is not None and not set(kw) <= _GEMINI_REF_SIBLINGS
         if ref is not None:
             if e.resolve(ref) is None:
-                raise Refused(e.unresolvable_reason(ref, task))
+                raise Refused(R.UNRESOLVABLE_REF, e.unresolvable_reason(ref, task))
             if wrap:
                 del kw["$ref"]
         out: dict[str, Any] = {}

@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from xpeval.adapters.schema import refusals as R
 from xpeval.adapters.schema._engine import Engine
 from xpeval.adapters.schema._walk import Refused, Task, View
 
@@ -120,7 +121,10 @@ def fit_enum(view: View, types: frozenset[str]) -> list[str] | None:
     ordered = [declared] if isinstance(declared, str) else [t for t in declared or [] if t in types]
     kept_types = [t for t in ordered if any(_has_type(v, t) for v in values)]
     if not kept_types:
-        raise Refused(f"no value of the enum at {view.at('enum')} has the node's type: it admits nothing")
+        raise Refused(
+            R.MOONSHOT_ENUM,
+            f"no value of the enum at {view.at('enum')} has the node's type: it admits nothing",
+        )
     kw["enum"] = [v for v in values if any(_has_type(v, t) for t in kept_types)]
     if len(kept_types) == 1:
         kw["type"] = kept_types[0]
@@ -145,7 +149,7 @@ def _nullable_pair(types: list[str], values: list[Any]) -> list[str] | None:
 def check_enum_size(e: Engine, view: View) -> None:
     values = view.kw.get("enum")
     if isinstance(values, list) and not values:
-        raise Refused(f"the enum at {view.at('enum')} is empty: it admits nothing")
+        raise Refused(R.MOONSHOT_ENUM, f"the enum at {view.at('enum')} is empty: it admits nothing")
     if isinstance(values, list) and len(values) > MAX_ENUM:
         del view.kw["enum"]
         e.loss(view.at("enum"), "enum", "dropped", f"Moonshot takes at most {MAX_ENUM} enum values")
@@ -211,7 +215,9 @@ def _finite(root: Any) -> None:
         elif isinstance(value, list):
             stack.extend(value)
         elif isinstance(value, float) and not math.isfinite(value):
-            raise Refused(f"{value} is not a JSON number: the schema cannot be sent as JSON")
+            raise Refused(
+                R.NOT_JSON_SCHEMA, f"{value} is not a JSON number: the schema cannot be sent as JSON"
+            )
 
 
 class _Ends:
@@ -232,7 +238,7 @@ class _Ends:
     def ends(self, node: Any, open_refs: frozenset[str]) -> bool:
         self.steps += 1
         if self.steps > _MAX_STEPS:
-            raise Refused("too many references to follow to know whether each one ends")
+            raise Refused(R.MOONSHOT_REF_ENDS, "too many references to follow to know whether each one ends")
         if not isinstance(node, dict) or not node:
             return True
         types = node.get("type")
@@ -277,9 +283,13 @@ def check_output(out: dict[str, Any]) -> None:
                 shared = sorted(outer & set(branch)) if isinstance(branch, dict) else []
                 if shared:
                     raise Refused(
+                        R.MOONSHOT_ANY_OF_PARENT,
                         f"{', '.join(shared)} both on the anyOf parent at {at or '/'} and in a branch: "
-                        "Moonshot refuses it"
+                        "Moonshot refuses it",
                     )
         ref = node.get("$ref")
         if must_end and isinstance(ref, str) and not ends.ends(node, frozenset()):
-            raise Refused(f"the reference at {at or '/'} never ends (a required chain back to itself)")
+            raise Refused(
+                R.MOONSHOT_REF_ENDS,
+                f"the reference at {at or '/'} never ends (a required chain back to itself)",
+            )

@@ -25,6 +25,7 @@ from typing import Any
 
 from xpeval.adapters.schema import _mfjs_fit as F
 from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema import refusals as R
 from xpeval.adapters.schema._engine import Engine
 from xpeval.adapters.schema._rules import Rules, copy_node, root_object
 from xpeval.adapters.schema._steps import drop_inapplicable, inferred_type
@@ -132,7 +133,7 @@ class MoonshotRules(Rules):
 def _bare_ref(e: Engine, view: View, task: Task) -> dict[str, Any]:
     """A reference stays a reference (into the root `$defs`); one with siblings was inlined."""
     if len(view.kw) != 1:  # pragma: no cover - inlined before
-        raise Refused(f"$ref with siblings left at {view.at('$ref')}")
+        raise Refused(R.PASS_ERROR, f"$ref with siblings left at {view.at('$ref')}")
     return {"$ref": e.ref_out(view.kw["$ref"], task)}
 
 
@@ -140,8 +141,9 @@ def _check_property_names(view: View) -> None:
     props = view.kw.get("properties")
     if isinstance(props, dict) and "$ref" in props:
         raise Refused(
+            R.MOONSHOT_REF_PROPERTY,
             f"a property literally named '$ref' at {view.at('properties')} breaks Moonshot's validator "
-            "('$ref must be a string')"
+            "('$ref must be a string')",
         )
 
 

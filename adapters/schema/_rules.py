@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema import refusals as R
 from xpeval.adapters.schema._engine import Engine
 from xpeval.adapters.schema._vocab import LIST_SCHEMA, MAP_SCHEMA, SINGLE_SCHEMA, type_set
 from xpeval.adapters.schema._walk import Layer, LayerKind, Layers, RefAction, RefMode, Refused, Task, View
@@ -123,7 +124,9 @@ def root_object(e: Engine, view: View) -> None:
         return
     types = type_set(t)
     if types is None or "object" not in types:
-        raise Refused(f"the root schema must describe an object (type 'object'), got type {t!r}")
+        raise Refused(
+            R.ROOT_NOT_OBJECT, f"the root schema must describe an object (type 'object'), got type {t!r}"
+        )
     if t != "object":
         kw["type"] = "object"
 
@@ -135,17 +138,22 @@ def resolve_root_union(e: Engine, layers: list[Layer], i: int, key: str) -> None
     layer = layers[i]
     members = layer.node[key]
     if not isinstance(members, list) or not members:
-        raise Refused(f"{key} at {P.join(P.to_str(layer.ptr), key)} must be a non-empty array of schemas")
+        raise Refused(
+            R.NOT_JSON_SCHEMA,
+            f"{key} at {P.join(P.to_str(layer.ptr), key)} must be a non-empty array of schemas",
+        )
     base = P.child(layer.ptr, key)
     objects = [(j, m) for j, m in enumerate(members) if _may_be_object(e, m)]
     if not objects:
         raise Refused(
-            f"no member of the root {key} admits an object, so the tool could never receive arguments"
+            R.ROOT_NOT_OBJECT,
+            f"no member of the root {key} admits an object, so the tool could never receive arguments",
         )
     if len(objects) > 1:
         raise Refused(
+            R.ROOT_UNION,
             f"the root schema is a union ({key} of {len(objects)} object shapes) and {e.rules.label} refuses "
-            f"{key} at the root; it cannot be expressed without losing the union"
+            f"{key} at the root; it cannot be expressed without losing the union",
         )
     j, member = objects[0]
     layers[i] = layer._replace(skip=layer.skip | {key})

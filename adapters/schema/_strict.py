@@ -28,7 +28,9 @@ import re
 from typing import Any, NamedTuple
 
 from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema import refusals as R
 from xpeval.adapters.schema._engine import Engine
+from xpeval.adapters.schema._first_keys import ORIGINS
 from xpeval.adapters.schema._rules import Rules, copy_node, root_object
 from xpeval.adapters.schema._steps import (
     accepts_null,
@@ -163,7 +165,7 @@ class StrictRules(Rules):
 
     def boolean(self, e: Engine, task: Task, layers: Layers) -> Any:
         where = P.to_str(layers[0].ptr) or "/"
-        raise Refused(f"{self.label} cannot express the boolean schema at {where}")
+        raise Refused(R.STRICT_TYPE, f"{self.label} cannot express the boolean schema at {where}")
 
     # ------------------------------------------------------------------ shape
 
@@ -231,8 +233,9 @@ class StrictRules(Rules):
             narrow_to_type(e, view, task, family)
             return
         raise Refused(
+            R.STRICT_TYPE,
             f"the schema at {P.to_str(view.ptr) or '/'} accepts any value; {self.label} needs a type on "
-            "every node (an unconstrained value cannot be expressed)"
+            "every node (an unconstrained value cannot be expressed)",
         )
 
     # ------------------------------------------------------------------ objects and arrays
@@ -244,8 +247,9 @@ class StrictRules(Rules):
             self._check_object(e, view, task)
         if types is not None and "array" in types and "items" not in view.kw:
             raise Refused(
+                R.STRICT_ARRAY_ITEMS,
                 f"the array at {P.to_str(view.ptr) or '/'} has no items schema; {self.label} needs the "
-                "element type"
+                "element type",
             )
 
     def _check_object(self, e: Engine, view: View, task: Task) -> None:
@@ -254,13 +258,15 @@ class StrictRules(Rules):
         if extra in (Extra.OPEN, Extra.SCHEMA) or "patternProperties" in kw:
             what = "patternProperties" if "patternProperties" in kw else f"additionalProperties ({extra})"
             raise Refused(
+                R.STRICT_FREE_FORM,
                 f"the object at {P.to_str(view.ptr) or '/'} is free-form ({what}); {self.label} closes "
-                "every object, so it cannot be expressed (§13.5)"
+                "every object, so it cannot be expressed (§13.5)",
             )
         if not kw.get("properties") and not task.root and extra is not Extra.CLOSED:
             raise Refused(
+                R.STRICT_FREE_FORM,
                 f"the object at {P.to_str(view.ptr) or '/'} declares no properties (a free-form object); "
-                f"{self.label} closes every object, so it cannot be expressed (§13.5)"
+                f"{self.label} closes every object, so it cannot be expressed (§13.5)",
             )
         if extra is Extra.ABSENT:
             e.closed.append(e.out_pointer(task.out_ptr))
@@ -281,8 +287,9 @@ class StrictRules(Rules):
         missing = [r for r in required if r not in props]
         if missing:
             raise Refused(
+                R.STRICT_REQUIRED_UNDECLARED,
                 f"required lists {missing} at {view.at('required')} without a schema in properties; "
-                f"{self.label} closes every object, so such a key could never be sent"
+                f"{self.label} closes every object, so such a key could never be sent",
             )
         optional = [name for name in props if name not in required]
         return _ObjectKeys(list(props) if self.all_required else list(required), optional)
@@ -393,6 +400,8 @@ class OpenAIStrictRules(StrictRules):
         if props:
             state["properties"] = state.get("properties", 0) + len(props)
             state["chars"] = state.get("chars", 0) + sum(len(name) for name in props)
+            # where a union member's properties came from, should `_first_keys` reorder them
+            state.setdefault(ORIGINS, {})[id(out)] = view.origin("properties")
         if "enum" in out:
             state.setdefault("enums", []).append((out, view.at("enum")))
         if "const" in out:
@@ -473,6 +482,7 @@ class AnthropicStrictRules(StrictRules):
         cycle = find_cycle(e.def_edges)
         if cycle:
             raise Refused(
+                R.ANTHROPIC_STRICT_RECURSION,
                 f"the schema is recursive ({' -> '.join(cycle)}); Anthropic strict tool use does not support "
-                "recursive schemas"
+                "recursive schemas",
             )

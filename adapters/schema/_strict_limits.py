@@ -16,7 +16,9 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from xpeval.adapters.schema import refusals as R
 from xpeval.adapters.schema._engine import Engine
+from xpeval.adapters.schema._first_keys import distinct_first_keys
 from xpeval.adapters.schema._walk import Refused
 
 MAX_PROPERTIES = 5_000
@@ -41,19 +43,24 @@ def check_openai_limits(e: Engine, out: dict[str, Any]) -> None:
     defs_map = defs if isinstance(defs, dict) else {}
     total_props = state.get("properties", 0)
     if total_props > MAX_PROPERTIES:
-        raise Refused(f"the schema has {total_props} properties; OpenAI strict mode allows at most 5,000")
+        raise Refused(
+            R.OPENAI_STRICT_LIMITS,
+            f"the schema has {total_props} properties; OpenAI strict mode allows at most 5,000",
+        )
     chars = state.get("chars", 0) + _fit_enums(e, state.get("enums", []))
     if chars > MAX_CHARS:
         raise Refused(
-            f"property names and enum values add up to {chars} characters; OpenAI strict mode allows 120,000"
+            R.OPENAI_STRICT_LIMITS,
+            f"property names and enum values add up to {chars} characters; OpenAI strict mode allows 120,000",
         )
     # nesting cannot exceed the walk's own depth unless references lead into $defs
     if defs or e.deepest > MAX_DEPTH:
         depth = _nesting_depth(out, defs_map)
         if depth > MAX_DEPTH:
-            raise Refused(f"the schema nests {depth} levels deep; OpenAI strict mode allows 10")
-    for members in state.get("unions", []):
-        _check_first_keys(members, defs_map)
+            raise Refused(
+                R.OPENAI_STRICT_LIMITS, f"the schema nests {depth} levels deep; OpenAI strict mode allows 10"
+            )
+    distinct_first_keys(e, state.get("unions", []), defs_map)
 
 
 def _fit_enums(e: Engine, enums: list[tuple[dict[str, Any], str]]) -> int:
@@ -94,25 +101,6 @@ def _drop_enum(e: Engine, node: dict[str, Any], pointer: str, why: str) -> None:
     if node.get("type") is None:
         node["type"] = "string"
     e.loss(pointer, "enum", "dropped", f"{why} (OpenAI strict mode limit)")
-
-
-def _check_first_keys(members: list[Any], defs: dict[str, Any]) -> None:
-    """'Objects provided via anyOf must not share identical first keys.'"""
-    firsts: list[str] = []
-    for member in members:
-        target = member
-        if isinstance(member, dict) and isinstance(member.get("$ref"), str):
-            name = member["$ref"].rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-            target = defs.get(name)
-        properties = target.get("properties") if isinstance(target, dict) else None
-        if isinstance(properties, dict) and properties:
-            first = next(iter(properties))
-            if first in firsts:
-                raise Refused(
-                    f"two object members of one anyOf start with the same key {first!r}; OpenAI strict mode "
-                    "refuses that ('Objects provided via anyOf must not share identical first keys')"
-                )
-            firsts.append(first)
 
 
 # --------------------------------------------------------------------------- nesting depth

@@ -24,10 +24,20 @@ DIALECTS: tuple[Dialect, ...] = (
 """The dialects xpeval ships."""
 
 LossAction = Literal[
-    "dropped", "relaxed", "inlined", "moved-to-description", "closed-by-budget", "renamed", "narrowed"
+    "dropped",
+    "relaxed",
+    "inlined",
+    "moved-to-description",
+    "closed-by-budget",
+    "renamed",
+    "narrowed",
+    "reordered",
 ]
 """What happened to a constraint. `narrowed` is the one change in the other direction: the
 rewritten schema refuses values the original allowed (a strict mode closing an open object)."""
+FORM_ACTIONS: frozenset[LossAction] = frozenset({"inlined", "renamed", "reordered"})
+"""Entries that change a schema's form, not what it accepts: an inlined `$ref`, a renamed tool,
+an object's properties in another order."""
 
 
 Severity = Literal["validation", "guidance", "form"]
@@ -61,7 +71,7 @@ class Loss(BaseModel):
     def _default_severity(cls, data: object) -> object:
         if isinstance(data, dict) and data.get("severity") is None:
             action, keyword = data.get("action"), data.get("keyword")
-            if action in ("inlined", "renamed"):
+            if action in FORM_ACTIONS:
                 severity = "form"
             elif keyword in GUIDANCE_KEYWORDS:
                 severity = "guidance"
@@ -82,8 +92,8 @@ class Loss(BaseModel):
 
     @property
     def exact(self) -> bool:
-        """An entry that changed the form, not the meaning (an inlined `$ref`, a renamed tool)."""
-        return self.action in ("inlined", "renamed")
+        """An entry that changed the form, not the meaning (`FORM_ACTIONS`)."""
+        return self.action in FORM_ACTIONS
 
 
 class PassResult(BaseModel):
@@ -94,6 +104,8 @@ class PassResult(BaseModel):
     schema_: JsonObject | None = Field(default=None, alias="schema")
     losses: list[Loss] = Field(default_factory=list)
     refusal: str | None = None
+    refusal_rule: str | None = None
+    """The id of the rule the refusal follows (`adapters/schema/refusals.REFUSAL_RULES`)."""
     arguments: ArgumentMap = Field(default_factory=ArgumentMap)
 
     def restore_arguments(self, arguments: JsonObject) -> JsonObject:
@@ -120,6 +132,8 @@ class PreparedTool(BaseModel):
     """The tool as it goes on the wire; None when refused."""
     losses: list[Loss] = Field(default_factory=list)
     refusal: str | None = None
+    refusal_rule: str | None = None
+    """The id of the rule the refusal follows (`adapters/schema/refusals.REFUSAL_RULES`)."""
     arguments: ArgumentMap = Field(default_factory=ArgumentMap)
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from xpeval.adapters.schema import _pointer as P
+from xpeval.adapters.schema import refusals as R
 from xpeval.adapters.schema._merge import both_apply, node_wins
 from xpeval.adapters.schema._types import Loss, LossAction
 from xpeval.adapters.schema._values import json_equal
@@ -106,13 +107,15 @@ class ViewBuilder:
         if key in MAP_SCHEMA:
             if type(value) is not dict:
                 raise Refused(
+                    R.NOT_JSON_SCHEMA,
                     f"{source_key} at {P.to_str(layer.ptr) or '/'} must be an object mapping names to "
-                    f"schemas, got {type(value).__name__}"
+                    f"schemas, got {type(value).__name__}",
                 )
             return {name: (Layer(sub, (base, name), kind, skip),) for name, sub in value.items()}
         if type(value) is not list or not value:
             raise Refused(
-                f"{source_key} at {P.to_str(layer.ptr) or '/'} must be a non-empty array of schemas"
+                R.NOT_JSON_SCHEMA,
+                f"{source_key} at {P.to_str(layer.ptr) or '/'} must be a non-empty array of schemas",
             )
         return [(Layer(sub, (base, j), kind, skip),) for j, sub in enumerate(value)]
 
@@ -226,8 +229,9 @@ _COMBINE: dict[str, _Combiner] = {
 
 def _not_a_schema(layer: Layer) -> Refused:
     return Refused(
+        R.NOT_JSON_SCHEMA,
         f"the schema at {P.to_str(layer.ptr) or '/'} must be an object or a boolean, "
-        f"got {type(layer.node).__name__}"
+        f"got {type(layer.node).__name__}",
     )
 
 

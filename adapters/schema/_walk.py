@@ -14,10 +14,16 @@ from typing import Any, NamedTuple
 
 from xpeval.adapters.schema import _pointer as P
 from xpeval.adapters.schema._vocab import DEFS
+from xpeval.adapters.schema.refusals import RefusalRule
 
 
 class Refused(Exception):
-    """The dialect cannot express this schema; the message is the reason given to the user."""
+    """The dialect cannot express this schema; the message is the reason given to the user, and
+    `rule` the refusal rule it follows (`adapters/schema/refusals.py`)."""
+
+    def __init__(self, rule: RefusalRule, reason: str) -> None:
+        super().__init__(reason)
+        self.rule = rule
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from xpeval.adapters.schema import refusals as R
 from xpeval.adapters.schema._engine import Engine
 from xpeval.adapters.schema._values import literal_depth_exceeds
 from xpeval.adapters.schema._vocab import JSON_TYPES
@@ -35,7 +36,7 @@ def check_common(e: Engine, view: View) -> None:
     if "required" in kw:
         _check_required(view, kw["required"])
     if "enum" in kw and not isinstance(kw["enum"], list):
-        raise Refused(f"enum at {view.at('enum')} must be an array")
+        raise Refused(R.NOT_JSON_SCHEMA, f"enum at {view.at('enum')} must be an array")
     if "exclusiveMinimum" in kw or "exclusiveMaximum" in kw:
         _draft4_bounds(kw)
     if not _LITERAL_SET.isdisjoint(kw):
@@ -45,19 +46,22 @@ def check_common(e: Engine, view: View) -> None:
 def _check_type(view: View, t: Any) -> None:
     names = [t] if isinstance(t, str) else t
     if not isinstance(names, list) or not names:
-        raise Refused(f"type at {view.at('type')} must be a type name or a non-empty array of them")
+        raise Refused(
+            R.NOT_JSON_SCHEMA, f"type at {view.at('type')} must be a type name or a non-empty array of them"
+        )
     for name in names:
         if not isinstance(name, str) or name not in JSON_TYPES:
             raise Refused(
+                R.NOT_JSON_SCHEMA,
                 f"type {name!r} at {view.at('type')} is not a JSON Schema type "
-                "(one of array, boolean, integer, null, number, object, string)"
+                "(one of array, boolean, integer, null, number, object, string)",
             )
 
 
 def _check_required(view: View, required: Any) -> None:
     if required == () or (isinstance(required, list) and all(isinstance(r, str) for r in required)):
         return
-    raise Refused(f"required at {view.at('required')} must be an array of property names")
+    raise Refused(R.NOT_JSON_SCHEMA, f"required at {view.at('required')} must be an array of property names")
 
 
 def _draft4_bounds(kw: dict[str, Any]) -> None:

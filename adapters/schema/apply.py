@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from xpeval.adapters.schema import refusals as R
 from xpeval.adapters.schema._engine import Engine
 from xpeval.adapters.schema._gemini_openapi import GeminiOpenAPIRules
 from xpeval.adapters.schema._lenient import AnthropicRules, GeminiJsonSchemaRules, OpenAIRules
@@ -32,5 +33,5 @@ def apply_dialect(dialect: Dialect, schema: Any, *, budgets: Budgets = DEFAULT_B
     `PassResult` with `refusal` set, every constraint the rewrite weakened is a `Loss`."""
     rules = RULES.get(dialect)
     if rules is None:
-        return PassResult(refusal=f"unknown schema dialect: {dialect!r}")
+        return PassResult(refusal=f"unknown schema dialect: {dialect!r}", refusal_rule=R.UNKNOWN_DIALECT.id)
     return Engine(rules, schema, budgets).run()

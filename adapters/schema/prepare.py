@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from xpeval.adapters.contract import ToolSpec
+from xpeval.adapters.schema import refusals as R
 from xpeval.adapters.schema._types import Dialect, Loss, PreparedTool, PreparedTools
 from xpeval.adapters.schema.apply import apply_dialect
 from xpeval.adapters.schema.names import NAME_RULES, map_names
@@ -39,7 +40,10 @@ def prepare_tools(dialect: Dialect, tools: list[ToolSpec]) -> PreparedTools:
         if index in names.duplicates:
             prepared.append(
                 PreparedTool(
-                    original=tool, sent=None, refusal=f"duplicate tool name {tool.name!r} in one request"
+                    original=tool,
+                    sent=None,
+                    refusal=f"duplicate tool name {tool.name!r} in one request",
+                    refusal_rule=R.DUPLICATE_NAME.id,
                 )
             )
             continue
@@ -47,7 +51,11 @@ def prepare_tools(dialect: Dialect, tools: list[ToolSpec]) -> PreparedTools:
         if result.refusal is not None or result.schema_ is None:
             prepared.append(
                 PreparedTool(
-                    original=tool, sent=None, losses=result.losses, refusal=result.refusal or "refused"
+                    original=tool,
+                    sent=None,
+                    losses=result.losses,
+                    refusal=result.refusal or "refused",
+                    refusal_rule=result.refusal_rule,
                 )
             )
             continue
@@ -57,6 +65,7 @@ def prepare_tools(dialect: Dialect, tools: list[ToolSpec]) -> PreparedTools:
                     original=tool,
                     sent=None,
                     refusal=f"{dialect} accepts at most {cap} tools in one request",
+                    refusal_rule=R.TOOL_CAP.id,
                 )
             )
             continue
@@ -73,6 +82,7 @@ def prepare_tools(dialect: Dialect, tools: list[ToolSpec]) -> PreparedTools:
                             f"{optional} optional properties would bring the request to "
                             f"{optional_total + optional} (reported ceiling {_ANTHROPICSTRICT_OPTIONAL})"
                         ),
+                        refusal_rule=R.ANTHROPIC_STRICT_OPTIONAL.id,
                     )
                 )
                 continue

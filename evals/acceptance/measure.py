@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from xpeval.adapters.contract import ToolSpec, TurnRequest, UserMessage
 from xpeval.adapters.registry import effective_contract
 from xpeval.adapters.schema import PassResult, PreparedTool, prepare_tools
+from xpeval.adapters.schema.refusals import NO_TOOL, PASS_ERROR, WIRE_ERROR, refusal_source
 from xpeval.adapters.wires import get_wire
 from xpeval.evals.acceptance.checker import Violation, check, definitions_in_request, mode_for, sent_schema
 from xpeval.evals.acceptance.checker.walk import json_depth
@@ -59,6 +60,10 @@ class PairResult(BaseModel):
     seconds: float = 0.0
     refusal: str | None = None
     """Why the adapter refuses to send the tool (verdict "refused")."""
+    refusal_rule: str | None = None
+    """The refusal rule it follows (`xpeval.adapters.schema.refusals.REFUSAL_RULES`)..."""
+    refusal_source: str | None = None
+    """... and where that rule comes from."""
     narrowed: int = 0
     """Generated calls refused only by a narrowing the adapter reported (see
     `xpeval.evals.acceptance.fidelity`)."""
@@ -132,6 +137,8 @@ def measure_pair(
     started = time.perf_counter()
 
     def done(**fields: Any) -> PairResult:
+        if fields.get("refusal_rule"):
+            fields["refusal_source"] = refusal_source(fields["refusal_rule"])
         return PairResult(
             adapter=adapter_id,
             schema=entry.key,
@@ -143,7 +150,7 @@ def measure_pair(
         )
 
     if entry.tool is None:
-        return done(verdict="refused", refusal=entry.problem)
+        return done(verdict="refused", refusal=entry.problem, refusal_rule=NO_TOOL.id)
     tool = entry.tool
     contract = effective_contract(adapter_id)
     try:
@@ -152,11 +159,14 @@ def measure_pair(
         return done(
             verdict="refused",
             refusal=f"the {contract.schema_dialect} pass raised {type(exc).__name__}: {exc}",
+            refusal_rule=PASS_ERROR.id,
         )
     one = prepared.tools[0]
     losses = [loss.model_dump() for loss in one.losses]
     if one.sent is None:
-        return done(verdict="refused", refusal=one.refusal or "refused", losses=losses)
+        return done(
+            verdict="refused", refusal=one.refusal or "refused", refusal_rule=one.refusal_rule, losses=losses
+        )
     try:
         request = TurnRequest(model="schema-acceptance", messages=[UserMessage(content="-")], tools=[tool])
         sent = definitions_in_request(contract.wire, get_wire(contract.wire).encode(request, prepared))
@@ -166,6 +176,7 @@ def measure_pair(
             verdict="refused",
             losses=losses,
             refusal=f"the {contract.wire} wire could not encode the tool: {type(exc).__name__}: {exc}",
+            refusal_rule=WIRE_ERROR.id,
         )
     mode = mode_for(contract.wire, contract.schema_dialect, prepared.strict)
     violations = check(mode, definition)

@@ -9,10 +9,10 @@ from typing import Any, Literal, get_args
 
 import pandas as pd
 
-from xpeval.adapters.schema import Loss
+from xpeval.adapters.schema import FORM_ACTIONS, Loss
 from xpeval.evals.acceptance.measure import PairResult
 
-EXACT_ACTIONS = frozenset({"inlined", "renamed"})
+EXACT_ACTIONS: frozenset[str] = FORM_ACTIONS
 """Loss entries that change a schema's form, not its meaning."""
 
 Outcome = Literal["refused", "loss", "validation", "guidance"]
@@ -48,6 +48,7 @@ PAIR_COLUMNS = (
     "loss_rate", "false_rejections", "silent_change", "narrowed", "seconds", "refusal", "fidelity_note",
     "lost", "lost_keywords", "tool", "source", "form",
     "validation_lost", "validation_keywords", "guidance_lost", "guidance_keywords",
+    "refusal_rule", "refusal_source",
 )  # fmt: skip
 
 
@@ -73,6 +74,8 @@ def _flat(row: PairResult) -> dict[str, Any]:
         "source": row.source,
         "form": row.form,
         **_by_severity(row),
+        "refusal_rule": row.refusal_rule,
+        "refusal_source": row.refusal_source,
     }
 
 
@@ -181,13 +184,21 @@ def remaining_violations(pairs: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def refusal_text(record: Any) -> str:
+    """A refused pair's reason, the rule it follows and that rule's source."""
+    reason = record.refusal if isinstance(record.refusal, str) and record.refusal else "refused"
+    rule, source = getattr(record, "refusal_rule", None), getattr(record, "refusal_source", None)
+    if not isinstance(rule, str) or not rule:
+        return reason
+    return f"{reason} [rule {rule}; {source if isinstance(source, str) and source else 'source unknown'}]"
+
+
 def refusal_notes(pairs: pd.DataFrame) -> dict[str, str]:
-    """Each distinct refusal reason -> its note id (`R1`, `R2`, ... in order of appearance), so a
-    tool x adapter cell stays short and the reason is written once."""
+    """Each distinct refusal (`refusal_text`) -> its note id (`R1`, `R2`, ... in order of
+    appearance), so a tool x adapter cell stays short and the reason is written once."""
     notes: dict[str, str] = {}
-    for reason in pairs.loc[pairs["verdict"] == "refused", "refusal"]:
-        text = str(reason) if isinstance(reason, str) and reason else "refused"
-        notes.setdefault(text, f"R{len(notes) + 1}")
+    for record in pairs[pairs["verdict"] == "refused"].itertuples(index=False):
+        notes.setdefault(refusal_text(record), f"R{len(notes) + 1}")
     return notes
 
 
@@ -196,8 +207,8 @@ def cell(record: Any, notes: dict[str, str], *, short: bool = False) -> str:
     lost (format minimum)` or `refused (R2)`; `short` (a terminal has no room for ten adapters of
     that): `as-is`, `rewritten`, `3 lost`, `refused R2`."""
     if record.verdict == "refused":
-        reason = record.refusal if isinstance(record.refusal, str) and record.refusal else "refused"
-        return f"refused {notes[reason]}" if short else f"refused ({notes[reason]})"
+        note = notes[refusal_text(record)]
+        return f"refused {note}" if short else f"refused ({note})"
     if int(record.violations) > 0:
         # the checker says the provider refuses what would be sent: never "as-is" or "exact"
         rules = f" ({record.violation_rules})" if not short and record.violation_rules else ""

@@ -207,7 +207,7 @@ def _streamed(rows: Iterator[Any], *, echo: bool) -> Iterator[Any]:
 
 def _fail_on(pairs: Any, outcomes: list[Any]) -> int:
     """1 and every pair with a named outcome on stderr, else 0."""
-    from xpeval.evals.acceptance.table import failing
+    from xpeval.evals.acceptance.table import failing, refusal_text
 
     found = failing(pairs, outcomes)
     if found.empty:
@@ -221,7 +221,7 @@ def _fail_on(pairs: Any, outcomes: list[Any]) -> int:
         if record.outcome == "refused" and record.verdict != "refused":
             why = f"sent, but the provider refuses it: {record.violation_rules}"
         elif record.outcome == "refused":
-            why = f"refused: {record.refusal}"
+            why = f"refused: {refusal_text(record)}"
         else:
             why = f"{record.lost} lost ({record.lost_keywords})"
             if record.outcome in ("validation", "guidance"):
