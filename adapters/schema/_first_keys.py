@@ -8,7 +8,8 @@ valid and none is added; the one effect is the order in which the model writes t
 (strict mode generates keys in schema order, §2), reported as `reordered`, a change of form.
 
 Each object has one order for the whole schema: a `$defs` entry several unions reference, or an
-object of a union already settled, keeps the first key it was given. Which member gets which
+object of a union already settled, keeps the first key it was given (the unions that need a
+reorder are settled first, so one that needs none does not fix an order another cannot take). Which member gets which
 first key is a matching (members to their own keys, no key used twice), found by augmenting
 paths, iteratively, preferring the order the schema has; where no matching exists (three members
 over the same two keys) the tool is refused.
@@ -32,15 +33,22 @@ def distinct_first_keys(e: Engine, unions: list[list[Any]], defs: dict[str, Any]
     the same key (each reported), or refuse when no order does it."""
     settled: dict[int, str] = {}
     """id of an object already given its first key -> that key."""
-    for members in unions:
-        objects = [node for node in (_object_of(member, defs) for member in members) if node is not None]
-        if len(objects) < 2:
-            continue
+    found = [
+        [node for node in (_object_of(m, defs) for m in members) if node is not None] for members in unions
+    ]
+    # the unions that need a reorder choose first; the others then hold to what was chosen
+    for objects in sorted((o for o in found if len(o) > 1), key=lambda o: not _shared(o)):
         firsts = [next(iter(node["properties"])) for node in objects]
         if len(set(firsts)) < len(firsts):
             firsts = _reorder(e, objects, firsts, settled)
         for node, first in zip(objects, firsts, strict=True):
             settled[id(node)] = first
+
+
+def _shared(objects: list[dict[str, Any]]) -> bool:
+    """Whether two of the objects start with the same key."""
+    firsts = [next(iter(node["properties"])) for node in objects]
+    return len(set(firsts)) < len(firsts)
 
 
 def _object_of(member: Any, defs: dict[str, Any]) -> dict[str, Any] | None:

@@ -172,9 +172,9 @@ GEMINI_FREE_FORM = RefusalRule(
 )
 GEMINI_RECURSION = RefusalRule(
     "gemini.parameters.recursion",
-    "parameters has no references, so a recursive schema cannot be written.",
+    "parameters has no references (an unknown field), so a recursive schema cannot be written.",
     _doc("§6"),
-    "inlines every reference (refusing recursion)",
+    "Seen for additionalProperties, $schema, propertyNames, const, $ref, if",
 )
 GEMINI_PROPERTY_NAME = RefusalRule(
     "gemini.parameters.property-name",

@@ -28,6 +28,7 @@ from tests.schema.strategies import lean_tool_schemas, sent_tool_schemas, tool_s
 from xpeval.adapters.contract import ToolSpec
 from xpeval.adapters.schema import DIALECTS, Dialect, PassResult, apply_dialect
 from xpeval.adapters.schema.openapi import as_json_schema
+from xpeval.adapters.schema.refusals import REFUSAL_RULES
 from xpeval.evals.acceptance.measure import CorpusSchema, measure_pair
 
 _FAST = settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
@@ -68,6 +69,7 @@ def test_what_an_adapter_sends_has_no_acceptance_violation_unless_refused(
     )
     if pair.verdict == "refused":
         assert pair.refusal, "a refusal says why"
+        assert pair.refusal_rule in REFUSAL_RULES and pair.refusal_source, "and names its rule and source"
         return
     assert pair.violations == [], [v.model_dump() for v in pair.violations]
 

@@ -55,15 +55,27 @@ _TWO_KEYS = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"ty
 PASS_EXAMPLES: dict[str, tuple[str, Any]] = {
     "schema.not-json-schema": ("openai", _object(a={"type": "strnig"})),
     "schema.root-not-object": ("openai", {"type": "string"}),
-    "schema.root-union": ("anthropic", {"anyOf": [_object(a={"type": "string"}), _object(b={"type": "string"})]}),
+    "schema.root-union": (
+        "anthropic",
+        {"anyOf": [_object(a={"type": "string"}), _object(b={"type": "string"})]},
+    ),
     "schema.unresolvable-ref": ("openai-strict", _object(a={"$ref": "#/$defs/missing"})),
     "schema.unknown-dialect": ("no-such-dialect", _object()),
     "strict.type-required": ("openai-strict", _object(a={})),
     "strict.array-items": ("openai-strict", _object(a={"type": "array"})),
     "strict.free-form-object": ("openai-strict", {"type": "object", "additionalProperties": True}),
-    "strict.required-undeclared": ("openai-strict", {**_object(a={"type": "string"}), "required": ["a", "b"]}),
-    "openai.strict.size-limits": ("openai-strict", _object(**{f"p{i}": {"type": "string"} for i in range(5001)})),
-    "openai.strict.any-of-first-keys": ("openai-strict", _object(u={"anyOf": [_TWO_KEYS, _TWO_KEYS, _TWO_KEYS]})),
+    "strict.required-undeclared": (
+        "openai-strict",
+        {**_object(a={"type": "string"}), "required": ["a", "b"]},
+    ),
+    "openai.strict.size-limits": (
+        "openai-strict",
+        _object(**{f"p{i}": {"type": "string"} for i in range(5001)}),
+    ),
+    "openai.strict.any-of-first-keys": (
+        "openai-strict",
+        _object(u={"anyOf": [_TWO_KEYS, _TWO_KEYS, _TWO_KEYS]}),
+    ),
     "anthropic.strict.recursion": ("anthropic-strict", _RECURSIVE),
     "gemini.parameters.type-required": ("gemini-openapi", _object(a={})),
     "gemini.parameters.array-items": ("gemini-openapi", _object(a={"type": "array"})),
@@ -209,10 +221,16 @@ def test_a_refusal_shows_its_rule_and_source_in_the_json_the_table_and_the_repor
     dialect, schema = PASS_EXAMPLES["strict.free-form-object"]
     assert dialect == "openai-strict"
     tool = ToolSpec(name="t", description="d", parameters=schema)
-    pair = measure_pair("openai-responses", CorpusSchema("free", tool), examples=0, seconds=0.0, fidelity=False)
+    pair = measure_pair(
+        "openai-responses", CorpusSchema("free", tool), examples=0, seconds=0.0, fidelity=False
+    )
     rule = REFUSAL_RULES["strict.free-form-object"]
     line = pair.line()
-    assert (line["verdict"], line["refusal_rule"], line["refusal_source"]) == ("refused", rule.id, rule.source)
+    assert (line["verdict"], line["refusal_rule"], line["refusal_source"]) == (
+        "refused",
+        rule.id,
+        rule.source,
+    )
     pairs = pairs_frame([pair])
     (note,) = refusal_notes(pairs)
     assert rule.id in note and rule.source in note

@@ -59,12 +59,13 @@ def test_fail_on_refused_exits_1_naming_each_refused_pair(
     code, lines, _, err = schemas(capsys, "--json", *_vertex(tmp_path, "--fail-on", "refused"))
     assert code == 1 and len(lines) == 6
     failing = [line for line in err.splitlines() if line.startswith("  ")]
-    assert failing == [f"  server#tree on vertex-ai: refused: {_refusal(lines, 'server#tree')}"]
+    tree = next(line for line in lines if line["schema"] == "server#tree" and line["verdict"] == "refused")
+    assert tree["refusal_rule"] == "gemini.parameters.recursion"
+    assert failing == [
+        f"  server#tree on vertex-ai: refused: {tree['refusal']} "
+        f"[rule gemini.parameters.recursion; {tree['refusal_source']}]"
+    ]
     assert "--fail-on refused: 1 pair(s) of 1 tool(s)" in err
-
-
-def _refusal(lines: list[dict[str, object]], key: str) -> object:
-    return next(line["refusal"] for line in lines if line["schema"] == key and line["verdict"] == "refused")
 
 
 def test_fail_on_loss_names_pairs_sent_with_a_loss_of_meaning(
@@ -140,11 +141,13 @@ def test_the_markdown_report_has_the_table_with_lost_keywords_and_the_reasons(
         "server#schedule": ["rewritten: 1 lost (validation: format)", "as-is"],
     }
     assert "- **R1**: the schema is recursive" in per_tool
+    assert '[rule gemini.parameters.recursion; docs/provider-schema-rules.md §6: "' in per_tool
     assert "| vertex-ai " in markdown[: markdown.index("## Per tool")], "the per-adapter summary stays first"
     csv = (reports / "schema_acceptance.csv").read_text().splitlines()
     # new columns go last (readers select by name)
     assert csv[0].startswith("adapter,schema,verdict") and csv[0].endswith(
-        "lost,lost_keywords,tool,source,form,validation_lost,validation_keywords,guidance_lost,guidance_keywords"
+        "lost,lost_keywords,tool,source,form,validation_lost,validation_keywords,guidance_lost,guidance_keywords,"
+        "refusal_rule,refusal_source"
     )
 
 
