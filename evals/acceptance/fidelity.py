@@ -31,8 +31,8 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import HypothesisException
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, UnknownType
-from jsonschema.validators import validator_for
+from jsonschema.exceptions import SchemaError, UnknownType, ValidationError
+from jsonschema.validators import extend, validator_for
 from pydantic import BaseModel
 from referencing.exceptions import Unresolvable
 
@@ -181,11 +181,41 @@ def _validator(schema: Any) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cls: Any = (
-            validator_for(schema, default=Draft202012Validator)
-            if isinstance(declared, str)
-            else Draft202012Validator
+            validator_for(schema, default=Draft202012Validator) if isinstance(declared, str) else _Undeclared
         )
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def _draft4_exclusive(keyword: str, bound: str, above: bool) -> Any:
+    """`keyword` as 2020-12 reads a number, and as draft-04 reads a boolean: `true` makes `bound`
+    exclusive. The passes read a boolean bound so (`adapters/schema/_wellformed.py` writes the
+    draft-04 form in 2020-12); 2020-12 would take `true` for the number 1 and judge the original
+    by a bound nobody wrote."""
+    number_form = Draft202012Validator.VALIDATORS[keyword]
+
+    def check(validator: Any, value: Any, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+        if not isinstance(value, bool):
+            yield from number_form(validator, value, instance, schema)
+            return
+        limit = schema.get(bound)
+        if not value or not validator.is_type(instance, "number") or not validator.is_type(limit, "number"):
+            return
+        if (instance <= limit) if above else (instance >= limit):
+            yield ValidationError(
+                f"{instance!r} is not {'above' if above else 'below'} {limit!r} (draft-04 {keyword})"
+            )
+
+    return check
+
+
+_Undeclared: Any = extend(
+    Draft202012Validator,
+    {
+        "exclusiveMinimum": _draft4_exclusive("exclusiveMinimum", "minimum", above=True),
+        "exclusiveMaximum": _draft4_exclusive("exclusiveMaximum", "maximum", above=False),
+    },
+)
+"""A schema that declares no `$schema`: 2020-12, with draft-04's boolean exclusive bounds."""
 
 
 ArgumentMapping = Callable[[Any], Any]

@@ -197,3 +197,22 @@ print(f"seconds={time.monotonic() - started:.1f}")
     assert done.returncode == 0, done.stderr[-2000:]
     seconds = float(done.stdout.rsplit("seconds=", 1)[1])
     assert seconds < 10, done.stdout
+
+
+def _number(**keywords: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": {"n": {"type": "number", **keywords}}, "required": ["n"]}
+
+
+def test_a_draft4_boolean_exclusive_bound_is_read_as_draft4_not_as_the_number_one() -> None:
+    # the passes write `minimum: 0, exclusiveMinimum: true` as `exclusiveMinimum: 0` (exact); read
+    # by 2020-12, `true` is the number 1 and every sent value in (0, 1] looked like a loss (the
+    # built-in corpus's awkward/exclusive_min_draft4 showed `silent 1` on 7 adapters)
+    for original, rewritten in (
+        (_number(minimum=0, exclusiveMinimum=True), _number(exclusiveMinimum=0)),
+        (_number(maximum=0, exclusiveMaximum=True), _number(exclusiveMaximum=0)),
+    ):
+        result = measure_fidelity(original, rewritten, examples=40, seconds=5)
+        assert (result.loss_rate, result.false_rejections) == (0.0, 0), original
+    # and the boolean still bounds: dropping it is a measured loss
+    dropped = measure_fidelity(_number(maximum=0, exclusiveMaximum=True), _number(), examples=40, seconds=5)
+    assert dropped.loss_rate is not None and dropped.loss_rate > 0
