@@ -9,10 +9,11 @@ valid and none is added; the one effect is the order in which the model writes t
 
 Each object has one order for the whole schema: a `$defs` entry several unions reference, or an
 object of a union already settled, keeps the first key it was given (the unions that need a
-reorder are settled first, so one that needs none does not fix an order another cannot take). Which member gets which
-first key is a matching (members to their own keys, no key used twice), found by augmenting
-paths, iteratively, preferring the order the schema has; where no matching exists (three members
-over the same two keys) the tool is refused.
+reorder are settled first, so one that needs none does not fix an order another cannot take).
+Which member gets which first key is a matching (members to their own keys, no key used twice),
+found by augmenting paths, iteratively, preferring the order the schema has; where no matching
+exists (three members over the same two keys) the tool is refused. Settling union by union can
+refuse a schema some other choice of orders would fit (never the reverse).
 """
 
 from __future__ import annotations

@@ -54,8 +54,8 @@ def test_fail_on_refused_names_the_tool_gemini_parameters_refuses(
         "  build_tree on vertex-ai: refused: the schema is recursive ($ref '#/$defs/Node' at "
         "/$defs/Node/properties/children/items refers back to itself); Gemini parameters (OpenAPI "
         "subset) has no references, so it cannot be written [rule gemini.parameters.recursion; "
-        'docs/provider-schema-rules.md §6: "Seen for additionalProperties, $schema, propertyNames, const, $ref, '
-        'if"]',
+        'docs/provider-schema-rules.md §6: "Seen for additionalProperties, $schema, propertyNames, const, '
+        '$ref, if"]',
         "  set_labels on vertex-ai: refused: the object at /properties/labels declares no properties "
         "(a free-form object); Gemini parameters (OpenAPI subset) needs non-empty properties on every "
         "object (§6) [rule gemini.parameters.free-form-object; docs/provider-schema-rules.md §6: "
