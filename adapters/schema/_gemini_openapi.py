@@ -132,6 +132,8 @@ class GeminiOpenAPIRules(Rules):
         if "oneOf" in view.kw:
             one_of_as_any_of(e, view)
         node = _Node(view, task)
+        if view.kw.get("nullable") is True:
+            _nullable_keyword(e, view, task)
         if "const" in view.kw:
             _const(e, node)
         node.types = type_set(view.kw.get("type"))
@@ -363,6 +365,22 @@ def _exclusive_bound(
 
 
 # --------------------------------------------------------------------------- the rest
+
+
+def _nullable_keyword(e: Engine, view: View, task: Task) -> None:
+    """An input's own `nullable: true` is kept, and the subset reads it: null is admitted. The
+    original read as JSON Schema (no `nullable` keyword there) did not admit it unless its type
+    says so."""
+    types = type_set(view.kw.get("type"))
+    if task.nullable or (types is not None and "null" in types):
+        return
+    e.loss(
+        view.at("nullable"),
+        "nullable",
+        "relaxed",
+        f"kept, and {_LABEL} reads it: null is admitted, which the schema read as JSON Schema (where "
+        "nullable is no keyword) does not admit",
+    )
 
 
 def _drop_unsupported(e: Engine, node: _Node) -> None:

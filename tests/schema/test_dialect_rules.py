@@ -234,6 +234,23 @@ def test_gemini_openapi_inlines_references_and_writes_null_as_nullable() -> None
     assert as_json_schema(out)["properties"]["b"]["type"] == ["string", "null"]
 
 
+def test_gemini_openapi_reports_an_inputs_own_nullable_as_admitting_null() -> None:
+    # read as JSON Schema, `nullable` is no keyword and the original refuses null; Gemini reads
+    # the kept flag (the built-in corpus's nullable/openapi_nullable was a silent change)
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string", "nullable": True},
+            "b": {"type": ["string", "null"], "nullable": True},
+        },
+    }
+    out, losses = _ok("gemini-openapi", schema)
+    assert out["properties"]["a"] == {"type": "string", "nullable": True}
+    assert [(loss.pointer, loss.keyword, loss.action, loss.severity) for loss in losses] == [
+        ("/properties/a/nullable", "nullable", "relaxed", "validation")
+    ]
+
+
 def test_gemini_openapi_keeps_string_enums_and_states_others_in_the_description() -> None:
     schema = {
         "type": "object",
