@@ -43,7 +43,7 @@ an object's properties in another order."""
 Severity = Literal["validation", "guidance", "form"]
 """What a loss changes: what a validator accepts (a constraint dropped, weakened or tightened),
 only what the model is told (an annotation, a default, closing an implicitly open object), or
-only the form (an inlined `$ref`, a renamed tool)."""
+only the form (an inlined `$ref`, a renamed tool, an object's properties reordered)."""
 GUIDANCE_KEYWORDS = frozenset(
     {
         "description",

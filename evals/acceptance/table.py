@@ -308,7 +308,8 @@ def _per_tool(pairs: pd.DataFrame) -> list[str]:
         "## Per tool",
         "",
         "`as-is`: sent unchanged; `rewritten: exact`: the form changed, not the meaning (references "
-        "inlined, names or combinators renamed); `rewritten: N lost (severity: keywords)`: N reported "
+        "inlined, names or combinators renamed, properties reordered); `rewritten: N lost (severity: "
+        "keywords)`: N reported "
         "losses that change what a call may contain, each `validation` (what a validator accepts: a "
         "constraint dropped, weakened or tightened) or `guidance` (only what the model is told: an "
         "annotation, a default, an implicitly open object closed); `violates (rules)`: sent although "
