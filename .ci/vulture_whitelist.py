@@ -75,3 +75,5 @@ _.handle_endtag
 _.handle_data
 # The plugin API (xpeval/plugin.py) exports by name what plugins and xpeval/bundled/ use.
 _.http_transport
+# rich Column attributes set for rich to read when it renders (evals/commands/_tables.py).
+_.min_width
