@@ -80,27 +80,23 @@ def replay_run(folder: Path) -> Path:
 
 
 def replicate(source: Path, rows: int, target: Path) -> int:
+    """`rows` result lines (rounded up to whole copies of the run): each copy is another trial of
+    every episode, as `xpeval run --repeat N` writes them, so that every row stays evidence the
+    gate's chain of custody scores again from the run's own case set. The file says it was
+    recorded (a nightly's shape): a replay of a million episodes would need a million cassettes
+    on disk, and the custody's per-cassette provenance read is measured by the replay itself."""
     lines = source.read_text(encoding="utf-8").splitlines()
     header = json.loads(lines[0])
     results = [json.loads(line) for line in lines if '"type":"result"' in line]
     copies = -(-rows // len(results))
-    cases: list[str] = []
-    with target.open("w", encoding="utf-8") as out, (target.parent / "rows.tmp").open("w") as body:
-        written = 0
-        for copy in range(copies):
-            for row in results:  # whole copies only: a run plans every adapter for each case
-                suffix = "" if copy == 0 else f"__r{copy}"
-                renamed = {**row, "case_id": row["case_id"] + suffix}
-                body.write(json.dumps(renamed, separators=(",", ":")) + "\n")
-                if not cases or cases[-1] != renamed["case_id"]:
-                    cases.append(renamed["case_id"])
-                written += 1
-        header["plan"] = {**header["plan"], "cases": list(dict.fromkeys(cases))}
+    header["plan"] = {**header["plan"], "repeat": copies}
+    header["config"] = {**header["config"], "mode": "record"}
+    with target.open("w", encoding="utf-8") as out:
         out.write(json.dumps(header, separators=(",", ":")) + "\n")
-        body.flush()
-        with (target.parent / "rows.tmp").open() as rows_file:
-            for line in rows_file:
-                out.write(line)
+        for trial in range(copies):
+            for row in results:  # whole copies only: a run plans every adapter for each case
+                out.write(json.dumps({**row, "trial": trial}, separators=(",", ":")) + "\n")
+        written = copies * len(results)
         out.write(
             json.dumps({"type": "complete", "run": header["run"], "finished_at": "now", "rows": written})
             + "\n"
