@@ -1,0 +1,108 @@
+"""Meta-validation: the (path, message) of every error `jsonschema` finds in a schema against its
+draft's meta-schema, computed once per distinct document and, for draft 2020-12, once per
+distinct subschema.
+
+It is the checker's costliest step (on 10,000 tools, `benchmarks/schemas_at_scale.py`), and a
+catalog repeats itself: every adapter that sends a tool unchanged checks the same document, and
+tools share their argument shapes. Two memos, both bounded, both keyed by `repr` (which keeps key
+order, the order errors come in, and tells `1` from `1.0` from `True` and a list from a tuple,
+all of which the meta-schema tells apart):
+
+- the whole document: equal documents get the same errors;
+- each subschema the 2020-12 meta-schema reaches through `$dynamicRef: "#meta"` (every applicator
+  keyword: `properties`, `items`, `anyOf`, `$defs`, ...). That reference always resolves to the
+  outermost resource with the `meta` dynamic anchor, the 2020-12 meta-schema the validation
+  started from, so a subschema's errors do not depend on where it sits: they are validated once
+  and replayed (as fresh copies: the callers prepend their own paths to what they are given).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import attrs
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+from jsonschema.validators import extend
+
+MetaErrors = tuple[tuple[list[str], str], ...]
+
+MEMO_SIZE = 4096
+"""Documents remembered; subschemas: four times as many."""
+
+_documents: dict[tuple[Any, str], MetaErrors] = {}
+_subschemas: dict[str, tuple[ValidationError, ...]] = {}
+_validators: dict[Any, Any] = {}
+
+
+def meta_errors(cls: Any, schema: dict[str, Any]) -> MetaErrors:
+    """(instance path, message) of every error of `schema` against `cls`'s meta-schema, in the
+    order `cls(cls.META_SCHEMA).iter_errors(schema)` yields them."""
+    key = (cls, repr(schema))
+    known = _documents.get(key)
+    if known is not None:
+        return known
+    validator = _validators.get(cls)
+    if validator is None:
+        validating = _Memoized if cls is Draft202012Validator else cls
+        validator = _validators[cls] = validating(cls.META_SCHEMA)
+    errors = tuple(
+        ([str(token) for token in error.absolute_path], error.message)
+        for error in validator.iter_errors(schema)
+    )
+    _remember(_documents, key, errors, MEMO_SIZE)
+    return errors
+
+
+def _remember(memo: dict[Any, Any], key: Any, value: Any, size: int) -> None:
+    if len(memo) >= size:
+        memo.pop(next(iter(memo)))  # the oldest: a catalog's repeats come close together
+    memo[key] = value
+
+
+def _dynamic_ref(validator: Any, ref: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """`$dynamicRef` as `jsonschema` runs it, with the errors of a `#meta` subschema remembered."""
+    if ref != "#meta" or not isinstance(instance, dict):
+        yield from validator._validate_reference(ref=ref, instance=instance)
+        return
+    key = repr(instance)
+    known = _subschemas.get(key)
+    if known is None:
+        known = tuple(_copy(error) for error in validator._validate_reference(ref=ref, instance=instance))
+        _remember(_subschemas, key, known, 4 * MEMO_SIZE)
+    for error in known:
+        yield _copy(error)
+
+
+def _copy(error: ValidationError) -> ValidationError:
+    """`error` with its own paths (the caller's `descend` prepends to them)."""
+    return ValidationError(
+        error.message,
+        validator=error.validator,
+        path=error.relative_path,
+        cause=error.cause,
+        context=error.context,
+        validator_value=error.validator_value,
+        instance=error.instance,
+        schema=error.schema,
+        schema_path=error.relative_schema_path,
+        type_checker=error._type_checker,
+    )
+
+
+_Memoized: Any = extend(Draft202012Validator, validators={"$dynamicRef": _dynamic_ref})
+_FIELDS = [(field.name, field.alias) for field in attrs.fields(_Memoized) if field.init]
+
+
+def _evolve(self: Any, **changes: Any) -> Any:
+    """`Validator.evolve` keeping this class. jsonschema's picks the class from the `$schema` of
+    the schema it descends into, which for the meta-schema's own documents is always 2020-12:
+    its plain class, without the memo."""
+    changes.setdefault("schema", self.schema)
+    for name, alias in _FIELDS:
+        changes.setdefault(alias, getattr(self, name))
+    return _Memoized(**changes)
+
+
+_Memoized.evolve = _evolve
