@@ -224,12 +224,22 @@ class _Task:
 
 def _measure_schema(task: _Task) -> list[PairResult]:
     """Every adapter for one tool (one generation cache: adapters sending the same schema, and
-    every adapter's original, share their instances)."""
+    every adapter's original, share their instances). A pair's measurement depends on the
+    adapter only through its wire and dialect (`measure_pair`): adapters that share both (the
+    OpenAI-compatible ones, the three strict Responses adapters) share one measurement (and
+    its `seconds`)."""
     spec = task.spec if task.path is None else tool_at(task.path, task.index)
     entry = CorpusSchema(task.key, spec, source=task.source, form=task.form)
     cache = InstanceCache()
-    return [
-        measure_pair(
+    measured: dict[tuple[str, str], PairResult] = {}
+    rows = []
+    for adapter_id in task.adapters:
+        contract = effective_contract(adapter_id)
+        same = measured.get((contract.wire, contract.schema_dialect))
+        if same is not None:
+            rows.append(same.model_copy(update={"adapter": adapter_id}))
+            continue
+        row = measure_pair(
             adapter_id,
             entry,
             examples=task.examples,
@@ -237,8 +247,9 @@ def _measure_schema(task: _Task) -> list[PairResult]:
             cache=cache,
             fidelity=task.fidelity,
         )
-        for adapter_id in task.adapters
-    ]
+        measured[(contract.wire, contract.schema_dialect)] = row
+        rows.append(row)
+    return rows
 
 
 def measure_corpus(
