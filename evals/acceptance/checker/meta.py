@@ -1,24 +1,29 @@
 """Meta-validation: the (path, message) of every error `jsonschema` finds in a schema against its
 draft's meta-schema, computed once per distinct document and, for draft 2020-12, once per
-distinct subschema.
+distinct keyword value and subschema.
 
-It is the checker's costliest step (on 10,000 tools, `benchmarks/schemas_at_scale.py`), and a
+It was the checker's costliest step (on 10,000 tools, `benchmarks/schemas_at_scale.py`), and a
 catalog repeats itself: every adapter that sends a tool unchanged checks the same document, and
-tools share their argument shapes. Two memos, both bounded, both keyed by `repr` (which keeps key
-order, the order errors come in, and tells `1` from `1.0` from `True` and a list from a tuple,
-all of which the meta-schema tells apart):
+tools share their argument shapes. The memos are bounded and keyed by `repr`, which keeps key
+order (the order errors come in) and tells `1` from `1.0` from `True` and a list from a tuple, as
+the meta-schema does:
 
 - the whole document: equal documents get the same errors;
-- each subschema the 2020-12 meta-schema reaches through `$dynamicRef: "#meta"` (every applicator
-  keyword: `properties`, `items`, `anyOf`, `$defs`, ...). That reference always resolves to the
-  outermost resource with the `meta` dynamic anchor, the 2020-12 meta-schema the validation
-  started from, so a subschema's errors do not depend on where it sits: they are validated once
-  and replayed (as fresh copies: the callers prepend their own paths to what they are given).
+- under 2020-12, what the meta-schema's `properties` keyword checks: each keyword's value of a
+  schema node against that keyword's meta-schema (the 2020-12 meta-schemas relate no keyword of
+  a node to another: a node's errors are those of its keywords' values, each checked alone), and
+  each subschema reached through `$dynamicRef: "#meta"` (every applicator: `properties`, `items`,
+  `anyOf`, `$defs`, ...). That reference always resolves to the outermost resource with the
+  `meta` dynamic anchor, the 2020-12 meta-schema the validation started from, so none of these
+  errors depends on where the value sits: each is computed once and replayed, as fresh copies
+  (the callers prepend their own paths to what they are given).
+
+`tests/acceptance/test_checker.py` compares the errors with plain `jsonschema`'s.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import attrs
@@ -29,10 +34,10 @@ from jsonschema.validators import extend
 MetaErrors = tuple[tuple[list[str], str], ...]
 
 MEMO_SIZE = 4096
-"""Documents remembered; subschemas: four times as many."""
+"""Documents remembered; keyword values and subschemas: four times as many."""
 
 _documents: dict[tuple[Any, str], MetaErrors] = {}
-_subschemas: dict[str, tuple[ValidationError, ...]] = {}
+_parts: dict[tuple[Any, ...], tuple[ValidationError, ...]] = {}
 _validators: dict[Any, Any] = {}
 
 
@@ -61,18 +66,38 @@ def _remember(memo: dict[Any, Any], key: Any, value: Any, size: int) -> None:
     memo[key] = value
 
 
+def _replayed(key: tuple[Any, ...], errors: Callable[[], Iterable[ValidationError]]) -> Iterator[ValidationError]:
+    known = _parts.get(key)
+    if known is None:
+        known = tuple(_copy(error) for error in errors())
+        _remember(_parts, key, known, 4 * MEMO_SIZE)
+    for error in known:
+        yield _copy(error)
+
+
 def _dynamic_ref(validator: Any, ref: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
-    """`$dynamicRef` as `jsonschema` runs it, with the errors of a `#meta` subschema remembered."""
+    """`$dynamicRef` as `jsonschema` runs it, a `#meta` subschema's errors remembered."""
     if ref != "#meta" or not isinstance(instance, dict):
         yield from validator._validate_reference(ref=ref, instance=instance)
         return
-    key = repr(instance)
-    known = _subschemas.get(key)
-    if known is None:
-        known = tuple(_copy(error) for error in validator._validate_reference(ref=ref, instance=instance))
-        _remember(_subschemas, key, known, 4 * MEMO_SIZE)
-    for error in known:
-        yield _copy(error)
+    yield from _replayed(
+        (ref, repr(instance)), lambda: validator._validate_reference(ref=ref, instance=instance)
+    )
+
+
+def _properties(validator: Any, properties: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """`properties` as `jsonschema` runs it (`_keywords.properties`), each value's errors against
+    its meta-schema remembered (`subschema` is a node of a meta-schema document, which lives as
+    long as the process)."""
+    if not validator.is_type(instance, "object"):
+        return
+    for name, subschema in properties.items():
+        if name in instance:
+            value = instance[name]
+            yield from _replayed(
+                (id(subschema), name, repr(value)),
+                lambda: validator.descend(value, subschema, path=name, schema_path=name),  # noqa: B023
+            )
 
 
 def _copy(error: ValidationError) -> ValidationError:
@@ -91,14 +116,16 @@ def _copy(error: ValidationError) -> ValidationError:
     )
 
 
-_Memoized: Any = extend(Draft202012Validator, validators={"$dynamicRef": _dynamic_ref})
+_Memoized: Any = extend(
+    Draft202012Validator, validators={"$dynamicRef": _dynamic_ref, "properties": _properties}
+)
 _FIELDS = [(field.name, field.alias) for field in attrs.fields(_Memoized) if field.init]
 
 
 def _evolve(self: Any, **changes: Any) -> Any:
     """`Validator.evolve` keeping this class. jsonschema's picks the class from the `$schema` of
     the schema it descends into, which for the meta-schema's own documents is always 2020-12:
-    its plain class, without the memo."""
+    its plain class, without the memos."""
     changes.setdefault("schema", self.schema)
     for name, alias in _FIELDS:
         changes.setdefault(alias, getattr(self, name))
