@@ -186,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
             fidelity=not args.no_fidelity,
             workers=args.workers or default_workers(),
             on_schema=progress,
+            definitions=args.json,  # only the JSON lines print them
         )
         pairs = pairs_frame(_streamed(rows, echo=args.json))  # one flat record kept per pair
     if not args.json:

@@ -39,6 +39,7 @@ MEMO_SIZE = 4096
 _documents: dict[tuple[Any, str], MetaErrors] = {}
 _parts: dict[tuple[Any, ...], tuple[ValidationError, ...]] = {}
 _validators: dict[Any, Any] = {}
+_resolved: dict[tuple[int, str], Any] = {}
 
 
 def meta_errors(cls: Any, schema: dict[str, Any]) -> MetaErrors:
@@ -85,6 +86,17 @@ def _dynamic_ref(validator: Any, ref: str, instance: Any, schema: Any) -> Iterat
     )
 
 
+def _ref(validator: Any, ref: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """`$ref` as `jsonschema` runs it (`_validate_reference`), each of the meta-schema's own
+    references resolved once (`schema` is a meta-schema node: its base URI never changes, and
+    the only dynamic reference, `#meta`, resolves to the same outermost resource from any scope)."""
+    key = (id(schema), ref)
+    resolved = _resolved.get(key)
+    if resolved is None:
+        resolved = _resolved[key] = validator._resolver.lookup(ref)
+    yield from validator.descend(instance, resolved.contents, resolver=resolved.resolver)
+
+
 def _properties(validator: Any, properties: Any, instance: Any, schema: Any) -> Iterator[ValidationError]:
     """`properties` as `jsonschema` runs it (`_keywords.properties`), each value's errors against
     its meta-schema remembered (`subschema` is a node of a meta-schema document, which lives as
@@ -117,7 +129,7 @@ def _copy(error: ValidationError) -> ValidationError:
 
 
 _Memoized: Any = extend(
-    Draft202012Validator, validators={"$dynamicRef": _dynamic_ref, "properties": _properties}
+    Draft202012Validator, validators={"$dynamicRef": _dynamic_ref, "$ref": _ref, "properties": _properties}
 )
 _FIELDS = [(field.name, field.alias) for field in attrs.fields(_Memoized) if field.init]
 

@@ -25,6 +25,7 @@ _SCHEMA_SINGLES = (
     "additionalItems",
     "contentSchema",
 )
+_SUBSCHEMA_KEYWORDS = frozenset((*_SCHEMA_MAPS, *_SCHEMA_LISTS, "items", *_SCHEMA_SINGLES))
 
 
 def escape(token: str) -> str:
@@ -74,6 +75,8 @@ def is_object_schema(schema: dict[str, Any]) -> bool:
 
 def children(schema: dict[str, Any]) -> Iterator[tuple[str, tuple[str, ...], Any]]:
     """(keyword, path tokens below this node, subschema) for every direct subschema."""
+    if _SUBSCHEMA_KEYWORDS.isdisjoint(schema):
+        return  # a leaf (most nodes of a catalog): no keyword to look up one by one
     for keyword in _SCHEMA_MAPS:
         mapping = schema.get(keyword)
         if isinstance(mapping, dict):
