@@ -39,6 +39,7 @@ import argparse
 import copy
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -112,8 +113,11 @@ def write_tools(tools: list[dict[str, Any]], folder: Path, per_file: int = 500) 
     return folder
 
 
-def _tree_rss_kb(root: int) -> int:
-    """The summed VmRSS of `root` and its descendants (Linux /proc)."""
+def _tree_kb(root: int) -> tuple[int, int]:
+    """The summed VmRSS and the summed Pss of `root` and its descendants (Linux /proc). RSS
+    counts a page every process maps (what the workers share with the command, forked from it)
+    once per process; Pss divides a shared page among its sharers: their sum is the memory the
+    tree takes."""
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -127,28 +131,40 @@ def _tree_rss_kb(root: int) -> int:
         pid = int(entry)
         children.setdefault(int(fields.get("PPid", "0").strip() or 0), []).append(pid)
         rss[pid] = int(fields.get("VmRSS", "0 kB").split()[0]) if "VmRSS" in fields else 0
-    total, stack = 0, [root]
+    total, proportional, stack = 0, 0, [root]
     while stack:
         pid = stack.pop()
         total += rss.get(pid, 0)
+        proportional += _pss_kb(pid)
         stack.extend(children.get(pid, []))
-    return total
+    return total, proportional
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) for line in rollup.splitlines() if line.startswith("Pss:")), 0)
 
 
 def measure(tools: Path, reports: Path) -> dict[str, float]:
-    """Wall seconds, peak tree RSS (MB) and stderr lines of one `xpeval schemas` run."""
+    """Wall seconds, CPU seconds (user and system, the command and its workers), peak tree RSS
+    and Pss (MB) and stderr lines of one `xpeval schemas` run."""
     argv = [sys.executable, "-m", "xpeval", "schemas", "--tools", str(tools), "--no-fidelity"]
     argv += ["--reports", str(reports)]
     err = reports / "stderr.txt"
     reports.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
+    cpu_before = _children_cpu()
     with err.open("w") as err_file:
         process = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err_file)
-        peak = [0]
+        peak = [0, 0]
 
         def sample() -> None:
             while process.poll() is None:
-                peak[0] = max(peak[0], _tree_rss_kb(process.pid))
+                rss, pss = _tree_kb(process.pid)
+                peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
                 time.sleep(0.02)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -156,10 +172,24 @@ def measure(tools: Path, reports: Path) -> dict[str, float]:
         code = process.wait()
         seconds = time.perf_counter() - started
         sampler.join()
+    cpu = _children_cpu() - cpu_before
     lines = err.read_text(encoding="utf-8", errors="replace").splitlines()
     if code not in (0, 1):
         raise SystemExit(f"xpeval schemas exited {code}:\n" + "\n".join(lines[-30:]))
-    return {"seconds": seconds, "peak_mb": peak[0] / 1024, "stderr_lines": float(len(lines))}
+    return {
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "peak_mb": peak[0] / 1024,
+        "peak_pss_mb": peak[1] / 1024,
+        "stderr_lines": float(len(lines)),
+    }
+
+
+def _children_cpu() -> float:
+    """User and system seconds of the finished children (the command, and its workers, which it
+    waited for)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> int:
@@ -173,16 +203,20 @@ def main() -> int:
         big = write_tools(tools, Path(folder) / "big")
         size = sum(path.stat().st_size for path in big.iterdir())
         print(f"{len(tools)} tools from {origin} ({size / 1e6:.1f} MB)")
+        load = os.getloadavg()
         base = measure(small, Path(folder) / "small-reports")
         scale = measure(big, Path(folder) / "big-reports")
     linear = base["seconds"] * len(tools) / args.baseline
+    print(f"load average at the start: {load[0]:.1f} (1 min), {load[1]:.1f} (5 min) on {os.cpu_count()} CPUs")
     print(
-        f"baseline, {args.baseline} tools: {base['seconds']:.1f} s, {base['peak_mb']:.0f} MB peak, "
+        f"baseline, {args.baseline} tools: {base['seconds']:.1f} s ({base['cpu_seconds']:.1f} s CPU), "
+        f"{base['peak_mb']:.0f} MB peak RSS ({base['peak_pss_mb']:.0f} MB Pss), "
         f"{base['stderr_lines']:.0f} stderr lines; scaled to {len(tools)}: {linear:.1f} s"
     )
     print(
-        f"at scale, {len(tools)} tools: {scale['seconds']:.1f} s ({scale['seconds'] / linear:.2f}x linear), "
-        f"{scale['peak_mb']:.0f} MB peak, {scale['stderr_lines']:.0f} stderr lines"
+        f"at scale, {len(tools)} tools: {scale['seconds']:.1f} s ({scale['seconds'] / linear:.2f}x linear; "
+        f"{scale['cpu_seconds']:.1f} s CPU), {scale['peak_mb']:.0f} MB peak RSS "
+        f"({scale['peak_pss_mb']:.0f} MB Pss), {scale['stderr_lines']:.0f} stderr lines"
     )
     print(f"targets: under {TIME_TARGET:.0f} s and under {RSS_TARGET_MB:.0f} MB")
     ok = scale["seconds"] < TIME_TARGET and scale["peak_mb"] < RSS_TARGET_MB
