@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator, Draft7Validator
+from jsonschema import Draft7Validator, Draft202012Validator
 
 from tests._walle import corpus_schemas
 from xpeval.evals.acceptance.checker import meta
@@ -25,7 +25,9 @@ _KEYWORDS = ["type", "minLength", "required", "properties", "items", "enum", "an
 
 
 def _plain(schema: Any) -> meta.MetaErrors:
-    return tuple(([str(t) for t in error.absolute_path], error.message) for error in _PLAIN.iter_errors(schema))
+    return tuple(
+        ([str(t) for t in error.absolute_path], error.message) for error in _PLAIN.iter_errors(schema)
+    )
 
 
 def _nodes(value: Any) -> Iterator[dict[str, Any]]:
@@ -125,4 +127,3 @@ def test_the_memoized_validator_keeps_its_class_through_the_meta_schemas_own_doc
     before = len(meta._parts)
     meta.meta_errors(Draft202012Validator, {**shared, "description": "first of its kind, surely"})
     assert len(meta._parts) > before
-

@@ -209,7 +209,16 @@ def test_a_large_catalog_prints_the_summary_and_the_request_caps_not_a_row_per_t
     catalog = _catalog(tmp_path, 513)  # more than OpenAI's 128 and Gemini's 512 tools per request
     adapters = ("openai-chat", "google-genai", "anthropic-messages")
     code = main(
-        ["schemas", "--tools", str(catalog), "--no-fidelity", "--adapters", *adapters, "--reports", str(tmp_path)]
+        [
+            "schemas",
+            "--tools",
+            str(catalog),
+            "--no-fidelity",
+            "--adapters",
+            *adapters,
+            "--reports",
+            str(tmp_path),
+        ]
     )
     out, err = capsys.readouterr()
     assert code == 0

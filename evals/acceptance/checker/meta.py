@@ -67,7 +67,9 @@ def _remember(memo: dict[Any, Any], key: Any, value: Any, size: int) -> None:
     memo[key] = value
 
 
-def _replayed(key: tuple[Any, ...], errors: Callable[[], Iterable[ValidationError]]) -> Iterator[ValidationError]:
+def _replayed(
+    key: tuple[Any, ...], errors: Callable[[], Iterable[ValidationError]]
+) -> Iterator[ValidationError]:
     known = _parts.get(key)
     if known is None:
         known = tuple(_copy(error) for error in errors())
