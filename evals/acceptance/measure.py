@@ -56,7 +56,9 @@ class PairResult(BaseModel):
     loss_rate: float | None = None
     false_rejections: int = 0
     rewritten: dict[str, Any] | None = None
-    """The tool definition exactly as the wire would send it; None when refused."""
+    """The tool definition exactly as the wire would send it; None when refused, too deep to
+    echo, or not asked for (`measure_tools(definitions=False)`: a caller that keeps only the
+    verdicts spares the worker processes sending every definition back)."""
     seconds: float = 0.0
     refusal: str | None = None
     """Why the adapter refuses to send the tool (verdict "refused")."""
@@ -99,11 +101,10 @@ corpus_files = tool_files
 def _same(a: Any, b: Any) -> bool:
     if a is b:
         return True
-    if (
-        json_depth(a, SERIALIZABLE_DEPTH) > SERIALIZABLE_DEPTH
-        or json_depth(b, SERIALIZABLE_DEPTH) > SERIALIZABLE_DEPTH
-    ):
-        return False  # == recurses too; a pass that rebuilt such a schema changed it
+    if json_depth(a, SERIALIZABLE_DEPTH) > SERIALIZABLE_DEPTH:
+        # == recurses too, no deeper than the shallower side; a pass that rebuilt such a schema
+        # changed it
+        return False
     return bool(a == b)
 
 
@@ -130,10 +131,11 @@ def measure_pair(
     seconds: float,
     cache: InstanceCache | None = None,
     fidelity: bool = True,
+    definitions: bool = True,
 ) -> PairResult:
     """The acceptance and fidelity of one schema sent by one adapter (`fidelity=False`: acceptance
-    only, `loss_rate` left None). Never raises for a schema: a pass or wire that fails on it is
-    recorded as a refusal with the reason."""
+    only, `loss_rate` left None; `definitions=False`: `rewritten` left None). Never raises for a
+    schema: a pass or wire that fails on it is recorded as a refusal with the reason."""
     started = time.perf_counter()
 
     def done(**fields: Any) -> PairResult:
@@ -182,7 +184,8 @@ def measure_pair(
     violations = check(mode, definition)
     unchanged = one.sent.name == tool.name and one.sent.description == tool.description
     unchanged = unchanged and _same(one.sent.parameters, tool.parameters)
-    echoed = definition if json_depth(definition, SERIALIZABLE_DEPTH) <= SERIALIZABLE_DEPTH else None
+    echoable = definitions and json_depth(definition, SERIALIZABLE_DEPTH) <= SERIALIZABLE_DEPTH
+    echoed = definition if echoable else None
     semantics = get_wire(contract.wire).tool_layout(contract.schema_dialect, prepared.strict).semantics
     if unchanged and semantics == "json-schema":
         return done(verdict="as-is", losses=losses, violations=violations, loss_rate=0.0, rewritten=echoed)
@@ -212,7 +215,7 @@ def measure_pair(
         narrowed=measured.narrowed,
         rewritten=echoed,
         fidelity_note=measured.reason
-        if echoed is not None
+        if json_depth(definition, SERIALIZABLE_DEPTH) <= SERIALIZABLE_DEPTH
         else "; ".join(filter(None, [measured.reason, "definition too deep to echo"])),
     )
 
@@ -231,25 +234,38 @@ class _Task:
     examples: int
     seconds: float
     fidelity: bool
+    definitions: bool
 
 
 def _measure_schema(task: _Task) -> list[PairResult]:
     """Every adapter for one tool (one generation cache: adapters sending the same schema, and
-    every adapter's original, share their instances)."""
+    every adapter's original, share their instances). A pair's measurement depends on the
+    adapter only through its wire and dialect (`measure_pair`): adapters that share both (the
+    OpenAI-compatible ones, the three strict Responses adapters) share one measurement (and
+    its `seconds`)."""
     spec = task.spec if task.path is None else tool_at(task.path, task.index)
     entry = CorpusSchema(task.key, spec, source=task.source, form=task.form)
     cache = InstanceCache()
-    return [
-        measure_pair(
+    measured: dict[tuple[str, str], PairResult] = {}
+    rows = []
+    for adapter_id in task.adapters:
+        contract = effective_contract(adapter_id)
+        same = measured.get((contract.wire, contract.schema_dialect))
+        if same is not None:
+            rows.append(same.model_copy(update={"adapter": adapter_id}))
+            continue
+        row = measure_pair(
             adapter_id,
             entry,
             examples=task.examples,
             seconds=task.seconds,
             cache=cache,
             fidelity=task.fidelity,
+            definitions=task.definitions,
         )
-        for adapter_id in task.adapters
-    ]
+        measured[(contract.wire, contract.schema_dialect)] = row
+        rows.append(row)
+    return rows
 
 
 def measure_corpus(
@@ -287,8 +303,10 @@ def measure_tools(
     fidelity: bool = True,
     workers: int = 1,
     on_schema: Callable[[int, int], None] | None = None,
+    definitions: bool = True,
 ) -> Iterator[PairResult]:
-    """Every adapter x every tool, tool by tool in the order given.
+    """Every adapter x every tool, tool by tool in the order given (`definitions=False`: without
+    the sent definitions, `PairResult.rewritten`).
 
     With `workers > 1` tools are measured in parallel processes; each worker reads a file's tool
     itself (a deep schema cannot be pickled: pickle recurses too).
@@ -305,6 +323,7 @@ def measure_tools(
             examples,
             seconds,
             fidelity,
+            definitions,
         )
         for tool in tools
     ]
@@ -322,10 +341,18 @@ def _measured(
                 on_schema(index, len(tasks))
         return
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-        for index, rows in enumerate(pool.map(_measure_schema, tasks), 1):
+        # tools go out in batches: one message per tool would cost the parent more than reading
+        # the rows back (10,000 tools: benchmarks/schemas_at_scale.py)
+        chunk = max(1, min(TASK_BATCH, len(tasks) // (4 * workers)))
+        for index, rows in enumerate(pool.map(_measure_schema, tasks, chunksize=chunk), 1):
             yield from rows
             if on_schema:
                 on_schema(index, len(tasks))
+
+
+TASK_BATCH = 16
+"""Tools sent to a worker process at a time (fewer when there are few tools, so that every
+worker gets some)."""
 
 
 def default_workers() -> int:

@@ -17,6 +17,7 @@ Exit status: 0; 1 when `--fail-on` names an outcome some pair has (each such pai
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -166,7 +167,6 @@ def _read_sources(args: argparse.Namespace) -> tuple[list[Any], str]:
 
 def run(args: argparse.Namespace) -> int:
     from xpeval.evals.acceptance.measure import default_workers, measure_tools
-    from xpeval.evals.acceptance.table import pairs_frame
     from xpeval.evals.project import project_settings
     from xpeval.evals.running.progress import ItemProgress
 
@@ -177,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--examples must be at least 1 and --seconds positive")
     fail_on = list(dict.fromkeys(outcome for group in args.fail_on or [] for outcome in group))
     tools, label = _read_sources(args)
+    count = len(tools)
     with ItemProgress(f"schemas: tools x {len(adapters)} adapters") as progress:
         rows = measure_tools(
             tools,
@@ -186,10 +187,19 @@ def run(args: argparse.Namespace) -> int:
             fidelity=not args.no_fidelity,
             workers=args.workers or default_workers(),
             on_schema=progress,
+            definitions=args.json,  # only the JSON lines print them
         )
-        pairs = pairs_frame(_streamed(rows, echo=args.json))  # one flat record kept per pair
+        # The workers fork when the first row is asked for. Forked from a command that holds no
+        # tool (they read a file's tools themselves) and has not imported pandas (the table's,
+        # not theirs), each maps about 140 MB less on 10,000 tools (benchmarks/schemas_at_scale.py).
+        del tools
+        first = next(rows, None)
+        from xpeval.evals.acceptance.table import pairs_frame
+
+        started = rows if first is None else itertools.chain([first], rows)
+        pairs = pairs_frame(_streamed(started, echo=args.json))  # one flat record kept per pair
     if not args.json:
-        _report(pairs, label, reports, per_tool=args.per_tool or len(tools) <= PER_TOOL_ROWS)
+        _report(pairs, label, reports, per_tool=args.per_tool or count <= PER_TOOL_ROWS)
     return _fail_on(pairs, fail_on)
 
 

@@ -8,7 +8,6 @@ provider's rules read as a table: which rule, which data, which evidence.
 from __future__ import annotations
 
 import enum
-import json
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -21,6 +20,7 @@ from jsonschema.validators import validator_for
 from xpeval.adapters.wires import ToolLayout
 from xpeval.evals.acceptance.checker._types import ProviderMode, Rule, Violation, violation
 from xpeval.evals.acceptance.checker.layout import layout_pointer
+from xpeval.evals.acceptance.checker.meta import meta_errors
 from xpeval.evals.acceptance.checker.walk import (
     Node,
     is_object_schema,
@@ -140,41 +140,11 @@ def meta_schema(rule: Rule, *, follow_dollar_schema: bool) -> ToolCheck:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 cls = validator_for(tool.schema, default=Draft202012Validator)
-        for path, message in _meta_errors(cls, tool.schema):
+        for path, message in meta_errors(cls, tool.schema):
             keyword = next((t for t in reversed(path) if not t.isdigit()), None)
             yield violation(rule, tool.at(path), message, keyword)
 
     return check
-
-
-_META_MEMO_SIZE = 4096
-_meta_memo: dict[tuple[Any, str], tuple[tuple[list[str], str], ...]] = {}
-_meta_validators: dict[Any, Any] = {}
-
-
-def _meta_errors(cls: Any, schema: dict[str, Any]) -> tuple[tuple[list[str], str], ...]:
-    """(path, message) of every meta-schema error of `schema`. Meta-validation is the checker's
-    costliest step, and every adapter that sends a tool's schema unchanged checks the same
-    document: equal documents (compared as canonical JSON) are validated once, in a bounded memo,
-    and each draft's validator is built once."""
-    try:
-        key = (cls, json.dumps(schema, sort_keys=True, separators=(",", ":")))
-    except (TypeError, ValueError):  # not JSON (a caller's own object): validate, remember nothing
-        key = None
-    if key is not None and key in _meta_memo:
-        return _meta_memo[key]
-    validator = _meta_validators.get(cls)
-    if validator is None:
-        validator = _meta_validators[cls] = cls(cls.META_SCHEMA)
-    errors = tuple(
-        ([str(token) for token in error.absolute_path], error.message)
-        for error in validator.iter_errors(schema)
-    )
-    if key is not None:
-        if len(_meta_memo) >= _META_MEMO_SIZE:
-            _meta_memo.pop(next(iter(_meta_memo)))
-        _meta_memo[key] = errors
-    return errors
 
 
 # --- every node ------------------------------------------------------------------------------

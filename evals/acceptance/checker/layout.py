@@ -80,7 +80,11 @@ def mode_for(wire: WireName, dialect: str, strict: bool | None) -> ProviderMode:
     if not candidates:
         raise ValueError(f"No acceptance rules for wire {wire!r}")
     sent = get_wire(wire).tool_layout(dialect, strict)
-    fitting = [mode for mode in candidates if layout_for(mode) == sent]
+    fitting = [
+        mode
+        for mode in candidates
+        if _layout(specs[mode].wire, specs[mode].dialect, specs[mode].strict) == sent
+    ]
     if not fitting:
         raise ValueError(f"No acceptance rules for what the {wire} wire sends for the {dialect} dialect")
     return next((mode for mode in fitting if specs[mode].dialect == dialect), fitting[0])
