@@ -188,7 +188,10 @@ def test_an_open_root_sent_without_parameters_is_a_reported_narrowing_not_a_fals
 ) -> None:
     open_root = {"type": "object", "additionalProperties": True}
     corpus = _corpus(tmp_path, {"open": {"name": "get_env", "description": "", "parameters": open_root}})
-    code, lines, _ = _run(capsys, "--json", "--corpus", str(corpus), "--adapters", "vertex-ai")
+    # The sample is drawn for at most --seconds; the default 0.3 s drew only `{}` on a loaded
+    # machine, which no narrowing touches: give it all 20 examples.
+    args = ["--json", "--corpus", str(corpus), "--adapters", "vertex-ai", "--seconds", "60"]
+    code, lines, _ = _run(capsys, *args)
     assert code == 0
     [pair] = lines
     assert [loss["action"] for loss in pair["losses"]] == ["narrowed"]
