@@ -65,14 +65,21 @@ def check_fractions(args: argparse.Namespace, names: tuple[str, ...]) -> None:
             raise UserError(f"--{name.replace('_', '-')} must be between 0 and 1, got {value:g}")
 
 
-def reference_verdicts(args: argparse.Namespace, results: Path, root: Path) -> list[Any]:
-    """`vendor_verdicts` with the options `compare` and `gate --reference` share."""
+def reference_verdicts(
+    args: argparse.Namespace, results: Path, root: Path, *, results_checked: bool = False
+) -> list[Any]:
+    """`vendor_verdicts` with the options `compare` and `gate --reference` share. Both files are
+    evidence, not verdicts: each must pass the gate's chain of custody (a row spliced in or a
+    second final row would change what the vendor is judged on); `results_checked` when the
+    caller has checked `results` already."""
     from xpeval.evals.report.html import run_cases
     from xpeval.evals.report.vendors import vendor_verdicts
     from xpeval.evals.results.load import load_run
+    from xpeval.evals.verdict.custody import check_custody
 
-    cases, _ = run_cases(load_run(results), root)
-    return vendor_verdicts(
+    run = load_run(results)
+    cases, _ = run_cases(run, root)
+    verdicts = vendor_verdicts(
         results,
         args.reference,
         cases,
@@ -81,6 +88,11 @@ def reference_verdicts(args: argparse.Namespace, results: Path, root: Path) -> l
         min_f1=args.min_f1,
         min_agreement=args.min_agreement,
     )
+    if not results_checked:
+        check_custody(run, root)
+    if args.against is not None:
+        check_custody(load_run(args.against), root)
+    return verdicts
 
 
 def run(args: argparse.Namespace) -> int:

@@ -168,7 +168,9 @@ def _against_reference(args: argparse.Namespace, frame: Any, scope: Any, root: P
 
     check_fractions(args, ("min_f1", "min_agreement"))
     report = evaluate(frame, None, scope)
-    verdicts = reference_verdicts(args, args.results or project_settings().results, root)
+    verdicts = reference_verdicts(
+        args, args.results or project_settings().results, root, results_checked=True
+    )
     report.findings.extend(gate_findings(verdicts))
     report.notes.extend(f.message for f in report.findings if f.metric == "reference" and f.ok)
     report.notes.insert(0, f"judged against the reference {args.reference}, not a baseline")

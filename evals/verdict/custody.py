@@ -29,6 +29,7 @@ and is what its kept calls score passes: a cut value cannot make a wrong answer 
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -116,8 +117,24 @@ def _cut_arguments(row: ResultRow) -> bool:
     return any(".arguments" in note.field for note in row.truncated)
 
 
-def judge_row(row: ResultRow, case: Case) -> str | None:
-    """Why a final row's stored verdict is not what its calls score; None when it is."""
+AnswerKey = tuple[str, bool, str, tuple[str, ...]]
+"""A case id, whether the episode failed, its calls as JSON, the fields the row bound cut."""
+
+
+def _answer_key(row: ResultRow, case: Case) -> AnswerKey:
+    """What `rescore` reads of a row and its case, as a key: trials of one case that gave the
+    same answer (repeated runs, a model at temperature 0) are scored once. Key order is kept:
+    the first violation a validator names may depend on it."""
+    calls = [(c.turn, c.name, c.arguments, c.parse_error) for c in row.calls]
+    cut = tuple(note.field for note in row.truncated)
+    return case.id, row.error_kind is not None, json.dumps(calls, default=str), cut
+
+
+def judge_row(
+    row: ResultRow, case: Case, rescored: dict[AnswerKey, dict[str, Any]] | None = None
+) -> str | None:
+    """Why a final row's stored verdict is not what its calls score; None when it is
+    (`rescored`: the scores of answers seen before, filled as rows are judged)."""
     name = name_of(row.key)
     if len(row.calls) > MAX_RESCORED_CALLS:
         return (
@@ -128,7 +145,11 @@ def judge_row(row: ResultRow, case: Case) -> str | None:
         return f"row {name} stores a call of turn < 0: not a row xpeval wrote"
     if row.category != case.category:
         return f"row {name} says category {row.category!r}, its case is {case.category!r}"
-    scored = rescore(row, case)
+    if rescored is None:
+        scored = rescore(row, case)
+    else:
+        key = _answer_key(row, case)
+        scored = rescored.get(key) or rescored.setdefault(key, rescore(row, case))
     differ = [f for f in VERDICT_FIELDS if getattr(row, f) != scored[f]]
     if _cut_arguments(row) and (differ or any(getattr(row, f) is True for f in CLAIMS)):
         return (
@@ -154,6 +175,7 @@ def judge(header: RunHeader, records: Iterable[ResultRow | RunTrailer], cases: M
     refuse = custody.refusals.append
     replay = header.config.get("mode") == "replay"
     episodes = _PlannedEpisodes(header)
+    rescored: dict[AnswerKey, dict[str, Any]] = {}
     results = 0
     trailers: list[RunTrailer] = []
     for record in records:
@@ -172,7 +194,7 @@ def judge(header: RunHeader, records: Iterable[ResultRow | RunTrailer], cases: M
         if row.run != header.run:
             refuse(f"row {name} is of run {row.run!r}, not of this file's run {header.run!r}: rows of "
                    "another run spliced in")  # fmt: skip
-        if row.final and _judge_final(row, header, episodes, cases, refuse) and replay:
+        if row.final and _judge_final(row, header, episodes, cases, refuse, rescored) and replay:
             custody.replayed[row.key] = Replayed(
                 source=row.source,
                 recorded_at=row.recorded_at,
@@ -217,6 +239,7 @@ def _judge_final(
     episodes: _PlannedEpisodes,
     cases: Mapping[str, Case],
     refuse: Callable[[str], None],
+    rescored: dict[AnswerKey, dict[str, Any]],
 ) -> bool:
     """A final row's checks: planned, the only final row of its episode, its verdict what its
     stored calls score. False when the row is of no planned episode (nothing more to check)."""
@@ -234,7 +257,7 @@ def _judge_final(
             f"{header.config.get('case_set', 'builtin')!r}, so it cannot be scored again"
         )
     else:
-        problem = judge_row(row, case)
+        problem = judge_row(row, case, rescored)
         if problem:
             refuse(problem)
     return True

@@ -230,3 +230,33 @@ def test_merge_refuses_a_shard_with_an_extra_final_row_and_writes_nothing(
     merged = cli("merge", str(honest["1/2"]), str(honest["2/2"]), "--out", str(out))
     assert merged.returncode == 0, merged.stderr
     assert _gate(cli, out, honest["baseline"]).returncode == 0
+
+
+VERDICT = ("correct", "tool_selection_correct", "arguments_correct", "schema_valid", "reason")
+
+
+@pytest.mark.parametrize("honest_verdict", [True, False])
+def test_a_repeated_answer_is_scored_once_and_each_row_that_repeats_it_is_still_judged(
+    honest: dict[str, Path], cli: Cli, tmp_path: Path, honest_verdict: bool
+) -> None:
+    """Trials with the same answer share one scoring (the gate over a million rows, benchmarks/
+    results_at_scale.py); every row's stored verdict is still compared with that score."""
+    names: list[str] = []
+
+    def repeat(records: list[Record]) -> None:
+        rows = _rows(records)
+        first = next(r for r in rows if r["model"] == STRONGER and r["correct"])
+        other = next(r for r in rows if r["case_id"] == first["case_id"] and r["model"] != STRONGER)
+        other["calls"] = [dict(call) for call in first["calls"]]
+        other.update({k: first[k] for k in VERDICT})
+        if not honest_verdict:
+            other.update(correct=False, reason="edited")
+        names.append(_name(other))
+
+    edited = _edited(honest["run"], tmp_path / "repeated.jsonl", repeat)
+    ran = _gate(cli, edited, honest["baseline"], "--tolerance", "1")
+    if honest_verdict:
+        assert ran.returncode in (0, 1) and "not evidence" not in ran.stderr, ran.stdout + ran.stderr
+    else:
+        line = _refused(ran, names[0])
+        assert "says correct=false" in line and "score correct=true" in line

@@ -214,3 +214,32 @@ def test_unlabelled_cases_are_never_scored_wrong_and_are_judged_against_the_refe
     assert (c.tp, c.fp, c.fn, c.tn, c.agreed, c.judged) == (12, 0, 0, 0, 9, 12)
     assert c.schema_valid == (9, 12) and c.reference_schema_valid == (12, 12)
     assert c.tests["schema_valid"] == (3, 0)
+
+
+def _with_a_second_final_row(results: Path, into: Path) -> Path:
+    """`results` with its first final row written twice: which of the two answers counts?"""
+    lines = results.read_text(encoding="utf-8").splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if '"final":true' in line.replace(" ", ""))
+    into.write_text("".join([*lines[: first + 1], lines[first], *lines[first + 1 :]]), encoding="utf-8")
+    return into
+
+
+@pytest.mark.parametrize("tampered", ["results", "against"])
+def test_compare_refuses_a_results_or_reference_file_that_is_not_evidence(
+    vendors: Path, tmp_path: Path, tampered: str
+) -> None:
+    official = run_vendors(tmp_path / "official.jsonl", SINGLE_TURN, {"moonshot": perfect}, model="kimi-k2")
+    results, against = vendors, official
+    if tampered == "results":
+        results = _with_a_second_final_row(vendors, tmp_path / "tampered.jsonl")
+    else:
+        against = _with_a_second_final_row(official, tmp_path / "tampered.jsonl")
+    args = ["--reference", "moonshot=kimi-k2", "--against", str(against), "--out", str(tmp_path / "out")]
+    done = xpeval("compare", str(results), *args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert f"{tmp_path / 'tampered.jsonl'}: not evidence the gate can trust" in done.stderr
+    assert "more than one final row" in done.stderr
+    gate = xpeval("gate", "--results", str(vendors), *args[:4])
+    if tampered == "against":
+        assert gate.returncode == 2 and "not evidence the gate can trust" in gate.stderr, gate.stderr
