@@ -63,7 +63,7 @@ def _plus(a: int | None, b: int | None) -> int | None:
 
 _MODELS_KEPT = 4096
 _models: dict[tuple[str, str], type[RootModel[dict[str, Any]]]] = {}
-"""Input models built so far, by (tool name, the schema as key-sorted JSON): a run plays each
+"""Input models built so far, by (tool name, the schema as JSON): a run plays each
 case through every adapter, and building a pydantic class per tool per episode was 1.9 % of
 the default replay's CPU (py-spy). The model holds no state, so sharing one is safe."""
 
@@ -74,7 +74,11 @@ def _arguments_model(tool_name: str, schema: dict[str, Any]) -> type[RootModel[d
     The case's schema, not a model derived from it, is what the model was shown; validating
     with the same schema keeps the router's verdict consistent with it.
     """
-    key = (tool_name, json.dumps(schema, sort_keys=True, default=repr))
+    try:
+        # Key order kept: which violation jsonschema names first follows the schema's order.
+        key = (tool_name, json.dumps(schema))
+    except (TypeError, ValueError, RecursionError):  # not plain JSON: no key that cannot collide
+        return _new_arguments_model(tool_name, schema)
     model = _models.get(key)
     if model is None:
         if len(_models) >= _MODELS_KEPT:
