@@ -9,6 +9,17 @@ and parsed, plain or streamed as recorded: `replay.raw_decode_of_committed`), pe
 Target: the whole process at most TARGET times the raw decode per episode (the issue's 11.6 ms
 per episode on a quiet 2-core machine, where the raw decode takes about 6.9 ms).
 
+Measured (1,802 episodes; the ratio is the figure to compare, both sides share the machine's load):
+- 2026-12-04 00:42, quiet: 15.08 ms/episode against a raw decode of 5.66 ms, 2.67x: MISSED.
+- 2026-12-04 02:02, load 5.4 (other sessions' builds), after the Wilson interval stopped
+  importing statsmodels, the collector was frozen at exit, tools' input models were built once per
+  schema and the scorecard skipped its per-case table for single trials: 16.32 ms/episode against
+  7.70 ms, 2.12x: MISSED. The same changes interleaved with the tree before them, 10 rounds under
+  load 5-12: 9 % less CPU per episode (median of the per-round ratios, 0.91).
+What is left is mostly the SDKs' own work (about two thirds of the process in a py-spy profile:
+the openai SDK's stream-event models alone are half), and their imports (anthropic alone about
+1 s); PyYAML's constructor is 3.5 %, our own code about 14 %.
+
 Run: `python benchmarks/replay_process.py [--rounds N]`; exit status 1 when the target is missed.
 """
 

@@ -141,11 +141,19 @@ def console_main() -> int:
     thresholds the collector took 5 % of a replay of the committed cassettes' CPU, mostly in
     full collections over the imported SDKs (2.5 s of 47 s, timed with `gc.callbacks`); with
     these, 1 % (0.5 s). Library callers (`run_suite`, the pytest plugin) keep their process's
-    settings."""
+    settings.
+
+    When the command is done, everything it built is frozen out of the collector's reach: the
+    process is about to exit, and the collections the interpreter runs while it tears the
+    modules down went over every object the run kept (1.5 s of a 26 s replay, 6 % of its CPU,
+    measured as the process's CPU at the end of `main` against its total; 0.14 s frozen).
+    Exit handlers and finalizers still run."""
     import gc
 
     gc.set_threshold(100_000, 50, 100)
-    return main()
+    code = main()
+    gc.freeze()
+    return code
 
 
 if __name__ == "__main__":

@@ -62,6 +62,17 @@ def test_wilson_matches_a_known_value() -> None:
     assert math.isclose(low, 0.4902, abs_tol=1e-3) and math.isclose(high, 0.9433, abs_tol=1e-3)
 
 
+def test_wilson_is_statsmodels_wilson_to_the_bit() -> None:
+    """The hand-written interval is statsmodels' (the scorecard's numbers did not move)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    for n in range(1, 80):
+        for k in range(n + 1):
+            low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
+            expected = (0.0 if k == 0 else float(low), 1.0 if k == n else float(high))
+            assert wilson(k, n) == expected, (k, n)
+
+
 def test_scorecard_rates_per_adapter_and_source() -> None:
     frame = results_frame(make_rows(10, 7) + make_rows(4, 4, adapter="mimo", source="emulated"))
     card = scorecard(frame).set_index("adapter")
