@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.table import Table
 
 PIPED_WIDTH = 200
@@ -18,13 +19,16 @@ PIPED_WIDTH = 200
 
 def print_table(table: Table, *, whole: int = 0) -> None:
     """Print `table` to stdout; its first `whole` columns are never wrapped or elided."""
-    from rich.console import Console
-
     for column in table.columns[:whole]:
         cells = [str(cell) for cell in column.cells]
         column.no_wrap = True
         column.min_width = max([len(str(column.header)), *map(len, cells)])
+    table_console().print(table)
+
+
+def table_console() -> Console:
+    """stdout as rich prints tables to it: the terminal's width, or PIPED_WIDTH when piped."""
+    from rich.console import Console
+
     console = Console()
-    if not console.is_terminal:
-        console = Console(width=PIPED_WIDTH)
-    console.print(table)
+    return console if console.is_terminal else Console(width=PIPED_WIDTH)

@@ -242,14 +242,12 @@ def _fail_on(pairs: Any, outcomes: list[Any]) -> int:
 
 
 def _report(pairs: Any, label: str, directory: Path, *, per_tool: bool = True) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     from xpeval.evals.acceptance.table import over_cap, summary, tool_matrix, write_acceptance_report
+    from xpeval.evals.commands._tables import table_console
 
-    console = Console()
-    if not console.is_terminal:  # piped or captured: rich would assume 80 columns and squeeze the table
-        console = Console(width=200)
+    console = table_console()
     matrix, notes = tool_matrix(pairs, short=True) if per_tool else (None, {})
     if matrix is None:
         tools = pairs["schema"].nunique()
