@@ -3,9 +3,14 @@ served with the project's template, never the GGUF-template vendor."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from xpeval.adapters.contract import ProviderError, ToolCall, TurnResult
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.contract import ProviderError, ToolCall, ToolSpec, TurnRequest, TurnResult, UserMessage
+from xpeval.evals.conformance._fixtures import wire_of
+from xpeval.evals.emulator import Reply, ScriptedTransport
 from xpeval.evals.local_model import create_local_adapter
 from xpeval.evals.local_model.models import MODELS, QWEN_CODER_1_5B_GGUF_TEMPLATE
 from xpeval.evals.local_model.text_calls import read_text_calls
@@ -96,3 +101,27 @@ def test_every_model_served_with_the_project_template_reads_text_calls(model: ob
 
 def test_the_gguf_template_vendor_is_read_as_llama_server_reads_it() -> None:
     assert create_local_adapter("openai-compatible", model=QWEN_CODER_1_5B_GGUF_TEMPLATE).reply_hook is None
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_a_local_adapter_reads_the_text_before_restoring_tool_names(stream: bool) -> None:
+    # A dotted name goes out as the dialect's name; the model writes that name in its text,
+    # and the call comes back under the case's own name, plain and streamed alike.
+    tool = ToolSpec(name="lawsuit.lookup", description="d", parameters={"type": "object", "properties": {}})
+    request = TurnRequest(
+        model="qwen2.5-coder-1.5b-instruct",
+        messages=[UserMessage(content="Cases of 2019?")],
+        tools=[tool],
+        tool_choice="auto",
+        stream=stream,
+    )
+    sent_name = create_local_adapter("openai-compatible").prepare(request).kwargs["tools"][0]["function"]["name"]
+    text = f'```json\n{{"name": "{sent_name}", "arguments": {{"year": 2019}}}}\n```'
+    script = ScriptedTransport(wire_of("openai-compatible"), [Reply(result=TurnResult(text=text))])
+    adapter = create_local_adapter("openai-compatible", AdapterSettings(transport=script.transport(), timeout=10.0))
+
+    result = asyncio.run(adapter.turn(request))
+
+    assert sent_name != tool.name
+    assert calls(result) == [("lawsuit.lookup", {"year": 2019})]
+    assert (result.text, result.finish_reason) == (None, "tool_calls")
