@@ -4,9 +4,12 @@ served with the project's template, never the GGUF-template vendor."""
 from __future__ import annotations
 
 import asyncio
+import json
+from pathlib import Path
 
 import pytest
 
+from tests._cli import Cli
 from xpeval.adapters.adapter import AdapterSettings
 from xpeval.adapters.contract import ProviderError, ToolCall, ToolSpec, TurnRequest, TurnResult, UserMessage
 from xpeval.evals.conformance._fixtures import wire_of
@@ -125,3 +128,33 @@ def test_a_local_adapter_reads_the_text_before_restoring_tool_names(stream: bool
     assert sent_name != tool.name
     assert calls(result) == [("lawsuit.lookup", {"year": 2019})]
     assert (result.text, result.finish_reason) == (None, "tool_calls")
+
+
+RECORDED = Path(__file__).parents[2] / "cassettes" / "openai-responses" / "qwen2.5-coder-1.5b-instruct"
+
+
+@pytest.mark.parametrize("read_as_text_calls", [False, True], ids=["recorded-before-the-parser", "recorded-with-it"])
+def test_replay_reads_a_reply_as_its_recording_was_read(
+    cli: Cli, tmp_path: Path, read_as_text_calls: bool
+) -> None:
+    # A committed recording of 2026-12-01 whose reply is a call written as plain JSON text: its
+    # later turns (none here) followed the text unparsed, so it replays as no call; the same
+    # recording marked as read by the parser replays as the call.
+    cassette = RECORDED / "calc_irrelevance_01.yaml"
+    target = tmp_path / "cassettes" / "openai-responses" / "qwen2.5-coder-1.5b-instruct" / cassette.name
+    target.parent.mkdir(parents=True)
+    text = cassette.read_text(encoding="utf-8")
+    assert "text_calls" not in text
+    if read_as_text_calls:
+        text = text.replace("    source: local-model\n", "    source: local-model\n    text_calls: true\n")
+    target.write_text(text, encoding="utf-8")
+    results = tmp_path / "results.jsonl"
+
+    ran = cli(
+        "run", "--no-progress", "--no-baseline", "--adapters", "openai-responses", "--cases", cassette.stem,
+        "--cassettes", str(tmp_path / "cassettes"), "--results", str(results), "--reports", str(tmp_path / "r"),
+    )
+
+    assert ran.returncode == 0, ran.stdout[-2000:]
+    (row,) = [r for r in map(json.loads, results.read_text().splitlines()) if r.get("type") == "result"]
+    assert [call["name"] for call in row["calls"]] == (["get_world_cup_winner"] if read_as_text_calls else [])
