@@ -307,8 +307,9 @@ def _existing_for_record(path: Path, source: Source, model: str, text_calls: boo
     """(recording to extend, whether metadata is replaced) for record mode.
 
     An episode extends its old recording only when that was made from the same source and
-    model, read the same way (`CassetteMeta.text_calls`); otherwise (or when unreadable, or without metadata) it is recorded afresh, so one
-    cassette never mixes responses from two origins.
+    model, read the same way (`CassetteMeta.text_calls`); otherwise (or when unreadable, or
+    without metadata) it is recorded afresh, so one cassette never mixes responses from two
+    origins.
     """
     try:
         recording = load_recording(path)

@@ -1,6 +1,6 @@
 """The shipped chat template: tools listed, the call form (one fenced block holding a JSON list of
-calls) asked for and used for earlier calls, tool results returned. Rendered with jinja2 under llama-server's whitespace
-settings (trim_blocks and lstrip_blocks, as in llama.cpp's own engine)."""
+calls) asked for and used for earlier calls, tool results returned. Rendered with jinja2 under
+llama-server's whitespace settings (trim_blocks and lstrip_blocks, as in llama.cpp's own engine)."""
 
 from __future__ import annotations
 
@@ -177,9 +177,15 @@ def test_several_earlier_calls_render_as_one_fenced_list() -> None:
     body = _assistant_body([_call(f"c{i}", city) for i, city in enumerate(["Paris", "Rome", "Oslo"])])
 
     assert body.count("```json\n") == 1
-    assert body == "```json\n[" + ", ".join(
-        f'{{"name": "get_weather", "arguments": {{"city": "{city}"}}}}' for city in ["Paris", "Rome", "Oslo"]
-    ) + "]\n```"
+    assert (
+        body
+        == "```json\n["
+        + ", ".join(
+            f'{{"name": "get_weather", "arguments": {{"city": "{city}"}}}}'
+            for city in ["Paris", "Rome", "Oslo"]
+        )
+        + "]\n```"
+    )
 
 
 def test_a_second_call_extends_the_list_after_a_comma() -> None:
@@ -198,7 +204,9 @@ def test_the_instructions_show_several_calls_in_one_list() -> None:
     system = turns(render([{"role": "user", "content": "hi"}], [WEATHER]))[0][1]
     instructions = system.split("To call tools", 1)[1]
 
-    examples = [json.loads(re.sub(r"\{<[^>]*>\}", "{}", block)) for block in FENCED_BLOCK.findall(instructions)]
+    examples = [
+        json.loads(re.sub(r"\{<[^>]*>\}", "{}", block)) for block in FENCED_BLOCK.findall(instructions)
+    ]
     # The one-call form, then two calls in the same one block: never one block per call.
     assert [len(example) for example in examples] == [1, 2]
     assert all(set(call) == {"name", "arguments"} for example in examples for call in example)

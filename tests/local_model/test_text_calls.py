@@ -118,10 +118,14 @@ def test_a_local_adapter_reads_the_text_before_restoring_tool_names(stream: bool
         tool_choice="auto",
         stream=stream,
     )
-    sent_name = create_local_adapter("openai-compatible").prepare(request).kwargs["tools"][0]["function"]["name"]
+    sent_name = (
+        create_local_adapter("openai-compatible").prepare(request).kwargs["tools"][0]["function"]["name"]
+    )
     text = f'```json\n{{"name": "{sent_name}", "arguments": {{"year": 2019}}}}\n```'
     script = ScriptedTransport(wire_of("openai-compatible"), [Reply(result=TurnResult(text=text))])
-    adapter = create_local_adapter("openai-compatible", AdapterSettings(transport=script.transport(), timeout=10.0))
+    adapter = create_local_adapter(
+        "openai-compatible", AdapterSettings(transport=script.transport(), timeout=10.0)
+    )
 
     result = asyncio.run(adapter.turn(request))
 
@@ -133,7 +137,9 @@ def test_a_local_adapter_reads_the_text_before_restoring_tool_names(stream: bool
 RECORDED = Path(__file__).parents[2] / "cassettes" / "openai-responses" / "qwen2.5-coder-1.5b-instruct"
 
 
-@pytest.mark.parametrize("read_as_text_calls", [False, True], ids=["recorded-before-the-parser", "recorded-with-it"])
+@pytest.mark.parametrize(
+    "read_as_text_calls", [False, True], ids=["recorded-before-the-parser", "recorded-with-it"]
+)
 def test_replay_reads_a_reply_as_its_recording_was_read(
     cli: Cli, tmp_path: Path, read_as_text_calls: bool
 ) -> None:
@@ -151,8 +157,19 @@ def test_replay_reads_a_reply_as_its_recording_was_read(
     results = tmp_path / "results.jsonl"
 
     ran = cli(
-        "run", "--no-progress", "--no-baseline", "--adapters", "openai-responses", "--cases", cassette.stem,
-        "--cassettes", str(tmp_path / "cassettes"), "--results", str(results), "--reports", str(tmp_path / "r"),
+        "run",
+        "--no-progress",
+        "--no-baseline",
+        "--adapters",
+        "openai-responses",
+        "--cases",
+        cassette.stem,
+        "--cassettes",
+        str(tmp_path / "cassettes"),
+        "--results",
+        str(results),
+        "--reports",
+        str(tmp_path / "r"),
     )
 
     assert ran.returncode == 0, ran.stdout[-2000:]
