@@ -115,6 +115,7 @@ class Adapter:
         client: Any,
         settings: AdapterSettings,
         request_hook: Callable[[TurnRequest], TurnRequest] | None = None,
+        reply_hook: Callable[[TurnResult], TurnResult] | None = None,
     ) -> None:
         self.contract = contract
         self.provider = provider
@@ -127,6 +128,10 @@ class Adapter:
         """Rewrites a request before anything else sees it: what a particular server needs
         (the local model's named-tool workaround), applied identically when recording, replaying
         and checking drift."""
+        self.reply_hook = reply_hook
+        """Rewrites a decoded reply before its tool names are restored: what the server side of a
+        target adds to the wire (the local model's parser of calls written as text), applied
+        identically when recording and replaying."""
 
     @property
     def id(self) -> str:
@@ -166,6 +171,8 @@ class Adapter:
                 )
             )
         result = await self.send(prepared.kwargs)
+        if self.reply_hook is not None:
+            result = self.reply_hook(result)
         if result.tool_calls:
             result.tool_calls = [prepared.tools.restore(call) for call in result.tool_calls]
         return result

@@ -165,6 +165,7 @@ class BoundCassette:
         model: str,
         cassette_path: Path | None,
         flags: Sequence[str] = (),
+        text_calls: bool = False,
     ) -> None:
         self.adapter_id = adapter_id
         self.case_id = case_id
@@ -174,6 +175,8 @@ class BoundCassette:
         self.cassette_path = cassette_path
         self.flags = tuple(flags)
         """Flags the re-record hint needs beyond adapter, case, model and target (--case-dir...)."""
+        self.text_calls = text_calls
+        """Whether the adapter reads calls written as text (saved in the metadata)."""
         self.transport = None
         self.cassette: IndexedCassette | None = None
         self.open_problem: str | None = None
@@ -291,6 +294,7 @@ class BoundCassette:
             case=self.case_id,
             xpeval_version=xpeval_version(),
             fingerprint=requests_fingerprint(keys),
+            text_calls=self.text_calls,
         )
         try:
             cassette.save_interactions(used, {META_KEY: meta.model_dump(mode="json")})
@@ -299,12 +303,13 @@ class BoundCassette:
         return []
 
 
-def _existing_for_record(path: Path, source: Source, model: str) -> tuple[Any, bool]:
+def _existing_for_record(path: Path, source: Source, model: str, text_calls: bool) -> tuple[Any, bool]:
     """(recording to extend, whether metadata is replaced) for record mode.
 
     An episode extends its old recording only when that was made from the same source and
-    model; otherwise (or when unreadable, or without metadata) it is recorded afresh, so one
-    cassette never mixes responses from two origins.
+    model, read the same way (`CassetteMeta.text_calls`); otherwise (or when unreadable, or
+    without metadata) it is recorded afresh, so one cassette never mixes responses from two
+    origins.
     """
     try:
         recording = load_recording(path)
@@ -314,6 +319,8 @@ def _existing_for_record(path: Path, source: Source, model: str) -> tuple[Any, b
         return None, True
     raw = recording.metadata.get(META_KEY)
     if not isinstance(raw, dict) or raw.get("source") != source or raw.get("model") != model:
+        return None, True
+    if bool(raw.get("text_calls", False)) != text_calls:
         return None, True
     return recording, False
 
@@ -330,6 +337,7 @@ def bind_cassette(
     upstream: httpx2.AsyncBaseTransport | None = None,
     refresh: bool = False,
     flags: Sequence[str] = (),
+    text_calls: bool = False,
 ) -> BoundCassette:
     """Bind the cassette of (adapter, case) to a transport for one episode.
 
@@ -340,7 +348,7 @@ def bind_cassette(
     `secrets` are scrubbed from everything recorded (in record mode, credential-looking
     environment variables are added). `upstream` is where record mode sends requests (default:
     the network through `connection_pool()`; the emulator passes its own); replay
-    never uses one.
+    never uses one. `text_calls`: the adapter reads calls written as text (kept in the metadata).
     """
     mode = Mode(mode)
     path = None if mode is Mode.LIVE else store.path(adapter_id, case_id, model)
@@ -352,6 +360,7 @@ def bind_cassette(
         model=model,
         cassette_path=path,
         flags=flags,
+        text_calls=text_calls,
     )
     if path is None:
         return episode
@@ -376,7 +385,7 @@ def bind_cassette(
         episode.transport = CassetteTransport(episode, episode.cassette, upstream=None)
         return episode
     scrubber = Scrubber([*secrets, *known_secrets()])
-    recording, replaced = (None, True) if refresh else _existing_for_record(path, source, model)
+    recording, replaced = (None, True) if refresh else _existing_for_record(path, source, model, text_calls)
     episode._replaced_meta = replaced
     episode.cassette = IndexedCassette(
         path, record_mode=RecordMode.NEW_EPISODES, scrubber=scrubber, recording=recording

@@ -46,6 +46,10 @@ class CassetteMeta(BaseModel):
     xpeval_version: str
     fingerprint: str
     """sha256 of the canonical requests the episode sent, in order (see `matching.requests_fingerprint`)."""
+    text_calls: bool = False
+    """The replies were read with the local target's parser of calls written as text
+    (docs/local-model.md, "Calls written as text"); replay reads them the same way. False for
+    every recording made before that parser, whose later turns followed the text unparsed."""
 
     def age_days(self, now: datetime) -> float:
         return (now - self.recorded_at).total_seconds() / 86400.0

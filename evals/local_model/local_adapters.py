@@ -17,6 +17,7 @@ from xpeval.evals.local_model import config
 from xpeval.evals.local_model.models import DEFAULT_MODEL, ServedModel, find_model, resolve
 from xpeval.evals.local_model.request_shaping import prepare_for_local_server
 from xpeval.evals.local_model.setup_errors import LocalModelError
+from xpeval.evals.local_model.text_calls import read_text_calls
 
 SERVED_WIRES: tuple[WireName, ...] = ("openai-chat", "openai-responses", "anthropic-messages")
 
@@ -72,6 +73,10 @@ def create_local_adapter(
             f"instead of {url}"
         )
     adapter.request_hook = prepare_for_local_server
+    if served.chat_template is not None:
+        # The project's template comes with the project's parser of calls written as text; a
+        # model served with its GGUF's own template is read as llama-server alone reads it.
+        adapter.reply_hook = read_text_calls
     return adapter
 
 

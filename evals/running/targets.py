@@ -207,7 +207,7 @@ class EpisodeFactory:
     """Record mode: every request goes upstream again and its cassette is rewritten."""
     targets: dict[str, TargetKind] = field(default_factory=dict)
     """Record and live: each adapter's target, decided once before the run (`TargetPicker.check`)."""
-    _adapters: dict[tuple[str, TargetKind, str | None], tuple[Adapter, EpisodeRouter]] = field(
+    _adapters: dict[tuple[str, TargetKind, str | None, bool], tuple[Adapter, EpisodeRouter]] = field(
         default_factory=dict
     )
 
@@ -223,18 +223,22 @@ class EpisodeFactory:
         return self.targets.get(adapter_id) or self.picker.kind(adapter_id)
 
     def adapter(
-        self, adapter_id: str, kind: TargetKind, model: str | None = None
+        self, adapter_id: str, kind: TargetKind, model: str | None = None, text_calls: bool | None = None
     ) -> tuple[Adapter, EpisodeRouter]:
         """The run's one adapter for (adapter, target), built once and shared by its episodes,
         with the router its episodes bind their transports on. Each local model has its own
-        server, so its own adapter."""
-        key = (adapter_id, kind, model if kind == "local-model" else None)
+        server, so its own adapter. `text_calls=False` (a recording made without the local
+        target's parser of calls written as text) builds it without that parser."""
+        key = (adapter_id, kind, model if kind == "local-model" else None, text_calls is False)
         if key not in self._adapters:
             # Replay never leaves the process; the other modes share one pool per adapter.
             upstream = None if self.mode is Mode.REPLAY or kind == "emulator" else upstream_pool()
             router = EpisodeRouter(upstream)
             settings = AdapterSettings(transport=router, timeout=self.timeout, model=key[2])
-            self._adapters[key] = (build_adapter(adapter_id, kind, settings), router)
+            adapter = build_adapter(adapter_id, kind, settings)
+            if text_calls is False:
+                adapter.reply_hook = None
+            self._adapters[key] = (adapter, router)
         return self._adapters[key]
 
     async def aclose(self) -> None:
@@ -256,7 +260,8 @@ class EpisodeFactory:
             if self.emulator is None:
                 raise RuntimeError("the emulator target needs a running emulator")
             upstream = self.emulator.upstream_for(case, adapter_id)
-        adapter, router = self.adapter(adapter_id, kind, model)
+        # Replay reads a reply as it was read when recorded (`CassetteMeta.text_calls`).
+        adapter, router = self.adapter(adapter_id, kind, model, recorded.text_calls if recorded else None)
         episode = bind_cassette(
             self.store,
             adapter_id,
@@ -268,6 +273,7 @@ class EpisodeFactory:
             upstream=upstream if upstream is not None else router.upstream,
             flags=self.record_flags,
             refresh=self.refresh and self.mode is Mode.RECORD,
+            text_calls=adapter.reply_hook is not None,
         )
         transport = episode.transport if self.mode is not Mode.LIVE else upstream
         return OpenEpisode(

@@ -1,6 +1,6 @@
-"""The shipped chat template: tools listed, the fenced JSON call form asked for and used for
-earlier calls, tool results returned. Rendered with jinja2 under llama-server's whitespace
-settings (trim_blocks and lstrip_blocks, as in llama.cpp's own engine)."""
+"""The shipped chat template: tools listed, the call form (one fenced block holding a JSON list of
+calls) asked for and used for earlier calls, tool results returned. Rendered with jinja2 under
+llama-server's whitespace settings (trim_blocks and lstrip_blocks, as in llama.cpp's own engine)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from xpeval.evals.local_model import chat_template_path
 
-FENCED_CALL = re.compile(r"```json\n(.*?)\n```", re.DOTALL)
+FENCED_BLOCK = re.compile(r"```json\n(.*?)\n```", re.DOTALL)
 
 WEATHER = {
     "type": "function",
@@ -48,17 +48,18 @@ def test_every_tool_is_listed_with_its_json_description() -> None:
     prompt = render([{"role": "user", "content": "hi"}], [WEATHER, TIME])
     system = turns(prompt)[0][1]
 
-    section = system.split("# Tools", 1)[1].split("To call a tool", 1)[0]
+    section = system.split("# Tools", 1)[1].split("To call tools", 1)[0]
     listed = [json.loads(line) for line in section.splitlines() if line.startswith("{")]
     assert listed == [WEATHER["function"], TIME["function"]]
 
 
-def test_the_model_is_asked_for_the_fenced_json_call_form() -> None:
+def test_the_model_is_asked_for_one_fenced_list_of_calls() -> None:
     system = turns(render([{"role": "user", "content": "hi"}], [WEATHER]))[0][1]
 
-    example = FENCED_CALL.search(system)
+    example = FENCED_BLOCK.search(system)
     assert example is not None
-    assert example.group(1).startswith('{"name": ') and '"arguments": {' in example.group(1)
+    assert example.group(1).startswith('[{"name": ') and '"arguments": {' in example.group(1)
+    assert example.group(1).endswith("}]")
     assert "plain text" in system  # the way out when no tool fits
 
 
@@ -71,7 +72,7 @@ def test_without_tools_there_is_no_tool_section() -> None:
 @pytest.mark.parametrize(
     "arguments", ['{"city": "Paris"}', {"city": "Paris"}], ids=["arguments-as-text", "arguments-as-object"]
 )
-def test_an_earlier_assistant_call_is_rendered_as_the_same_fenced_json(arguments: Any) -> None:
+def test_an_earlier_assistant_call_is_rendered_as_the_same_fenced_list(arguments: Any) -> None:
     call = {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": arguments}}
     prompt = render(
         [
@@ -83,8 +84,8 @@ def test_an_earlier_assistant_call_is_rendered_as_the_same_fenced_json(arguments
     assistant = turns(prompt)[2]
 
     assert assistant[0] == "assistant"
-    assert [json.loads(block) for block in FENCED_CALL.findall(assistant[1])] == [
-        {"name": "get_weather", "arguments": {"city": "Paris"}}
+    assert [json.loads(block) for block in FENCED_BLOCK.findall(assistant[1])] == [
+        [{"name": "get_weather", "arguments": {"city": "Paris"}}]
     ]
     assert assistant[1].startswith("```json")
 
@@ -104,7 +105,8 @@ def test_text_and_parallel_calls_keep_their_order() -> None:
     body = turns(prompt)[2][1]
 
     assert body.startswith("Checking both.\n```json")
-    assert [json.loads(b)["arguments"]["city"] for b in FENCED_CALL.findall(body)] == ["Paris", "Rome"]
+    (block,) = FENCED_BLOCK.findall(body)
+    assert [call["arguments"]["city"] for call in json.loads(block)] == ["Paris", "Rome"]
 
 
 def test_tool_results_go_back_as_one_user_turn_of_tool_responses() -> None:
@@ -165,42 +167,46 @@ def _assistant_body(calls: list[dict[str, Any]], content: str | None = None) -> 
     return turns(prompt)[2][1]
 
 
-def test_a_single_call_is_exactly_one_fenced_block() -> None:
-    # The form every single-call answer is parsed in: unchanged by the parallel-call rules.
+def test_a_single_call_is_a_fenced_list_of_one() -> None:
     assert _assistant_body([_call("c1", "Paris")]) == (
-        '```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```'
+        '```json\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]\n```'
     )
 
 
-def test_several_earlier_calls_render_as_one_fenced_block_each() -> None:
+def test_several_earlier_calls_render_as_one_fenced_list() -> None:
     body = _assistant_body([_call(f"c{i}", city) for i, city in enumerate(["Paris", "Rome", "Oslo"])])
 
-    assert body.count("```json\n") == 3
-    assert body == "\n".join(
-        f'```json\n{{"name": "get_weather", "arguments": {{"city": "{city}"}}}}\n```'
-        for city in ["Paris", "Rome", "Oslo"]
+    assert body.count("```json\n") == 1
+    assert (
+        body
+        == "```json\n["
+        + ", ".join(
+            f'{{"name": "get_weather", "arguments": {{"city": "{city}"}}}}'
+            for city in ["Paris", "Rome", "Oslo"]
+        )
+        + "]\n```"
     )
 
 
-def test_a_second_call_adds_a_whole_block_after_the_first() -> None:
-    # llama-server compares the rendering of one call with that of two: when the second call
-    # starts with the same fence as the first, it parses replies as one block per call, and
-    # accepts several blocks as parallel calls.
+def test_a_second_call_extends_the_list_after_a_comma() -> None:
+    # llama-server compares the rendering of one call with that of two: a second call that
+    # follows the first inside the same list, after a comma, makes it parse one fenced list as
+    # one or more calls (its JSON-list form), so several calls in one block are parallel calls.
     one = _assistant_body([_call("c1", "Paris")])
     two = _assistant_body([_call("c1", "Paris"), _call("c2", "Rome")])
+    second = '{"name": "get_weather", "arguments": {"city": "Rome"}}'
 
-    assert two.startswith(one)
-    assert two[len(one) :] == "\n" + _assistant_body([_call("c2", "Rome")])
+    assert one.endswith("]\n```")
+    assert two == one[: -len("]\n```")] + ", " + second + "]\n```"
 
 
-def test_the_instructions_show_several_calls_as_one_block_each() -> None:
+def test_the_instructions_show_several_calls_in_one_list() -> None:
     system = turns(render([{"role": "user", "content": "hi"}], [WEATHER]))[0][1]
-    instructions = system.split("To call a tool", 1)[1]
+    instructions = system.split("To call tools", 1)[1]
 
-    examples = FENCED_CALL.findall(instructions)
-    assert len(examples) == 3  # the one-call form, then the same form twice for two calls
-    assert all(example.startswith('{"name": ') for example in examples)
-    assert "one fenced block per call" in instructions
-    two_calls = instructions.split("one fenced block per call", 1)[1]
-    # Each block is closed before the next opens: two separate fences, not two objects in one.
-    assert re.search(r"```json\n\{[^`]*\}\n```\n```json\n\{[^`]*\}\n```", two_calls)
+    examples = [
+        json.loads(re.sub(r"\{<[^>]*>\}", "{}", block)) for block in FENCED_BLOCK.findall(instructions)
+    ]
+    # The one-call form, then two calls in the same one block: never one block per call.
+    assert [len(example) for example in examples] == [1, 2]
+    assert all(set(call) == {"name", "arguments"} for example in examples for call in example)
