@@ -73,7 +73,7 @@ async def replay_with_runner(
     from xpeval.evals.running.targets import KIND_OF, build_adapter
 
     settings = AdapterSettings(model=meta.model, transport=episode.transport)
-    adapter = build_adapter(adapter_id, KIND_OF[meta.source], settings)
+    adapter = build_adapter(adapter_id, KIND_OF[meta.source], settings, meta.text_calls)
     try:
         outcome = await play_case(adapter, case, meta.model, stream=recorded_stream(episode, adapter_id))
     finally:

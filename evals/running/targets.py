@@ -57,15 +57,23 @@ class Emulator(Protocol):
     def upstream_for(self, case: Case, adapter_id: str) -> httpx2.AsyncBaseTransport: ...
 
 
-def build_adapter(adapter_id: str, kind: TargetKind, settings: AdapterSettings) -> Adapter:
+def build_adapter(
+    adapter_id: str, kind: TargetKind, settings: AdapterSettings, text_calls: bool | None = None
+) -> Adapter:
     """The adapter for `kind`: the registry's own for a provider or the emulator (whose
     upstream transport redirects below the cassette, so URLs stay the provider's), the local
-    model's rewrite of it for the local server."""
+    model's rewrite of it for the local server. A replay reads each reply as it was read when
+    recorded: `text_calls=False` (a recording made without the local target's parser of calls
+    written as text, `CassetteMeta.text_calls`) builds it without that parser."""
     if kind == "local-model":
         from xpeval.evals.local_model import create_local_adapter
 
-        return create_local_adapter(adapter_id, settings)
-    return create_adapter(adapter_id, settings)
+        adapter = create_local_adapter(adapter_id, settings)
+    else:
+        adapter = create_adapter(adapter_id, settings)
+    if text_calls is False:
+        adapter.reply_hook = None
+    return adapter
 
 
 def provider_ready(adapter_id: str) -> bool:
@@ -227,17 +235,14 @@ class EpisodeFactory:
     ) -> tuple[Adapter, EpisodeRouter]:
         """The run's one adapter for (adapter, target), built once and shared by its episodes,
         with the router its episodes bind their transports on. Each local model has its own
-        server, so its own adapter. `text_calls=False` (a recording made without the local
-        target's parser of calls written as text) builds it without that parser."""
+        server, so its own adapter; `text_calls` as for `build_adapter`."""
         key = (adapter_id, kind, model if kind == "local-model" else None, text_calls is False)
         if key not in self._adapters:
             # Replay never leaves the process; the other modes share one pool per adapter.
             upstream = None if self.mode is Mode.REPLAY or kind == "emulator" else upstream_pool()
             router = EpisodeRouter(upstream)
             settings = AdapterSettings(transport=router, timeout=self.timeout, model=key[2])
-            adapter = build_adapter(adapter_id, kind, settings)
-            if text_calls is False:
-                adapter.reply_hook = None
+            adapter = build_adapter(adapter_id, kind, settings, text_calls)
             self._adapters[key] = (adapter, router)
         return self._adapters[key]
 
