@@ -88,6 +88,7 @@ def reference_verdicts(
         min_f1=args.min_f1,
         min_agreement=args.min_agreement,
     )
+    # After the comparison, so that files of different case sets are told so first.
     if not results_checked:
         check_custody(run, root)
     if args.against is not None:

@@ -117,6 +117,10 @@ def _cut_arguments(row: ResultRow) -> bool:
     return any(".arguments" in note.field for note in row.truncated)
 
 
+MAX_REMEMBERED_ANSWERS = 50_000
+"""Distinct answers whose scores `judge` keeps (a file of a million distinct answers must not
+hold a million scores in memory); answers past it are scored each time."""
+
 AnswerKey = tuple[str, bool, str, tuple[str, ...]]
 """A case id, whether the episode failed, its calls as JSON, the fields the row bound cut."""
 
@@ -128,6 +132,19 @@ def _answer_key(row: ResultRow, case: Case) -> AnswerKey:
     calls = [(c.turn, c.name, c.arguments, c.parse_error) for c in row.calls]
     cut = tuple(note.field for note in row.truncated)
     return case.id, row.error_kind is not None, json.dumps(calls, default=str), cut
+
+
+def _scored(row: ResultRow, case: Case, rescored: dict[AnswerKey, dict[str, Any]] | None) -> dict[str, Any]:
+    """`rescore`, or the score of the same answer seen before."""
+    if rescored is None:
+        return rescore(row, case)
+    key = _answer_key(row, case)
+    scored = rescored.get(key)
+    if scored is None:
+        scored = rescore(row, case)
+        if len(rescored) < MAX_REMEMBERED_ANSWERS:
+            rescored[key] = scored
+    return scored
 
 
 def judge_row(
@@ -145,11 +162,7 @@ def judge_row(
         return f"row {name} stores a call of turn < 0: not a row xpeval wrote"
     if row.category != case.category:
         return f"row {name} says category {row.category!r}, its case is {case.category!r}"
-    if rescored is None:
-        scored = rescore(row, case)
-    else:
-        key = _answer_key(row, case)
-        scored = rescored.get(key) or rescored.setdefault(key, rescore(row, case))
+    scored = _scored(row, case, rescored)
     differ = [f for f in VERDICT_FIELDS if getattr(row, f) != scored[f]]
     if _cut_arguments(row) and (differ or any(getattr(row, f) is True for f in CLAIMS)):
         return (
