@@ -4,13 +4,11 @@ replay reads this one run's files, whichever pytest-xdist worker it runs in)."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from filelock import FileLock
 
 from tests._cli import Cli
-from tests._replay import RAN_FILE, CommittedReplay, read_replay, replay_committed
+from tests._once import once_per_run
+from tests._replay import CommittedReplay, read_replay, replay_committed
 
 
 @pytest.fixture
@@ -21,16 +19,7 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
 
 @pytest.fixture(scope="session")
 def committed_replay(tmp_path_factory: pytest.TempPathFactory) -> CommittedReplay:
-    """The committed replay, once per test run (tests/_replay.py); tests use it with
-    `@pytest.mark.timeout(REPLAY_TIMEOUT)`, since the first of them pays for it. Under
-    pytest-xdist the first worker to ask runs it, in the folder all workers share (the recipe
-    of pytest-xdist's docs, "Making session-scoped fixtures execute only once"); the others wait
-    for it and read its files."""
-    if "PYTEST_XDIST_WORKER" not in os.environ:
-        return replay_committed(tmp_path_factory.mktemp("committed-replay"))
-    shared = tmp_path_factory.getbasetemp().parent / "committed-replay"
-    shared.mkdir(exist_ok=True)
-    with FileLock(str(shared) + ".lock"):
-        if (shared / RAN_FILE).is_file():
-            return read_replay(shared)
-        return replay_committed(shared)
+    """The committed replay, once per test run (tests/_replay.py) whichever pytest-xdist worker
+    asks first (tests/_once.py); tests use it with `@pytest.mark.timeout(REPLAY_TIMEOUT)`, since
+    the first of them pays for it."""
+    return read_replay(once_per_run(tmp_path_factory, "committed-replay", replay_committed))
