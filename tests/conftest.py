@@ -9,6 +9,37 @@ import pytest
 from tests._cli import Cli
 from tests._once import once_per_run
 from tests._replay import CommittedReplay, read_replay, replay_committed
+from tests.conformance._host import CONFORMANCE
+
+SHARED = ("committed_replay", "wheel", "venv_python")
+"""Fixtures made once per test run and shared by every pytest-xdist worker (tests/_once.py): a
+worker asking for one while another makes it waits, idle, on the file lock."""
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run order for `-n auto`: pytest-xdist hands tests out in this order (round robin at first,
+    then to whichever worker runs short), so the first test using each shared fixture goes first
+    (its work starts at once, one worker each), then the other `slow` tests (nothing long left
+    for the end, with one worker idle), then the other tests of the shared work (made by then),
+    then the shipped conformance suite (unmarked, since it runs in other projects, and its
+    per-adapter replays are among the longest tests: collected last, they were the tail), then
+    the rest. A stable sort: the same order on every worker, as pytest-xdist requires."""
+    first: set[str] = set()
+
+    def rank(item: pytest.Item) -> int:
+        shared = [name for name in getattr(item, "fixturenames", ()) if name in SHARED]
+        if set(shared) - first:
+            first.update(shared)
+            return 0
+        if shared:
+            return 2
+        if item.get_closest_marker("slow") is not None:
+            return 1
+        return 3 if item.path.is_relative_to(CONFORMANCE) else 4
+
+    ranks = {item.nodeid: rank(item) for item in items}  # in collection order: "first" is first
+    items.sort(key=lambda item: ranks[item.nodeid])
 
 
 @pytest.fixture

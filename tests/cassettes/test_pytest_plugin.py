@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.cassettes._episodes import SIMPLE
 
 TEST_FILE = textwrap.dedent(f'''
@@ -55,6 +57,7 @@ def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, cwd=folder, env=env, timeout=120)
 
 
+@pytest.mark.slow
 def test_replay_is_the_default_and_a_record_run_makes_it_pass(tmp_path: Path) -> None:
     (tmp_path / "test_it.py").write_text(TEST_FILE)
     missing = run(tmp_path)

@@ -147,10 +147,7 @@ def test_a_host_project_runs_its_tests_unchanged_and_its_conformance_covers_its_
     passed = int(summary.split(" passed")[0].split()[-1])
     skipped = int(summary.split(" skipped")[0].split()[-1]) if " skipped" in summary else 0
     assert passed + skipped == counts["mimo"] + 4, summary  # the host's 4 tests and mimo's checks
-    print(
-        f"host runs {time.monotonic() - started:.1f} s; "
-        f"{counts['mimo']} checks for mimo: {summary}"
-    )
+    print(f"host runs {time.monotonic() - started:.1f} s; {counts['mimo']} checks for mimo: {summary}")
 
 
 def test_the_example_plugin_in_a_fresh_venv_passes_conformance_and_records_then_replays(
