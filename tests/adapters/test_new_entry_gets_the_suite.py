@@ -70,6 +70,8 @@ def install(folder: Path, entries: dict[str, str]) -> dict[str, str]:
 
 
 def xpeval(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A fresh interpreter: the plugin is an entry point on its PYTHONPATH, and plugins are
+    imported once per process (this one has loaded its own)."""
     return subprocess.run(
         [sys.executable, "-m", "xpeval", *args],
         cwd=cwd,

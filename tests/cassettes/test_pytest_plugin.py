@@ -39,6 +39,8 @@ TEST_FILE = textwrap.dedent(f'''
 
 
 def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """pytest of its own in `folder`, as a user's project runs it: xpeval's plugin loaded through
+    its pytest11 entry point, the cassette mode read from that run's flags and environment."""
     env = {k: v for k, v in os.environ.items() if k != "XPEVAL_CASSETTE_MODE"}
     command = [
         sys.executable,
