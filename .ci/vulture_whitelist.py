@@ -46,6 +46,7 @@ _.no_wrap
 __getattr__
 # pytest hooks and fixtures, called by pytest (the plugin ships them to any project).
 pytest_addoption
+pytest_collection_modifyitems  # tests/conftest.py: the run order under -n
 pytest_configure
 pytest_generate_tests
 pytest_runtest_makereport

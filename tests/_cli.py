@@ -4,6 +4,8 @@ interpreter's imports), as a user does (`xpeval`)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -46,6 +48,20 @@ class Cli:
                 code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
         printed = self._capsys.readouterr()
         return Ran(code, printed.out, printed.err)
+
+
+def in_process(*args: str, cwd: Path = REPO_ROOT) -> Ran:
+    """`xpeval ARGS` through `xpeval.evals.cli.main` in this process, from `cwd`, outside any test's
+    capture: for fixtures broader than a test's (the `cli` fixture is per test)."""
+    printed, errors = io.StringIO(), io.StringIO()
+    with (
+        pytest.MonkeyPatch.context() as patch,
+        contextlib.redirect_stdout(printed),
+        contextlib.redirect_stderr(errors),
+    ):
+        patch.chdir(cwd)
+        code = main(list(args))
+    return Ran(code, printed.getvalue(), errors.getvalue())
 
 
 def xpeval(

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import pytest
-
-from tests._cli import Ran
+from tests._cli import Ran, in_process
 from tests._corpus import REPO_ROOT
-from xpeval.evals.cli import main
 from xpeval.evals.results.file import ResultsFile, final_results
 from xpeval.evals.results.rows import ResultRow
 
@@ -38,15 +33,7 @@ def replay_committed(out: Path) -> CommittedReplay:
     project's `[tool.xpeval]` is found from there), writing into `out`."""
     results, reports = out / "results.jsonl", out / "reports"
     argv = ["run", "--no-progress", "--schema-report", "--results", str(results), "--reports", str(reports)]
-    printed, errors = io.StringIO(), io.StringIO()
-    with (
-        pytest.MonkeyPatch.context() as patch,
-        contextlib.redirect_stdout(printed),
-        contextlib.redirect_stderr(errors),
-    ):
-        patch.chdir(REPO_ROOT)
-        code = main(argv)
-    ran = Ran(code, printed.getvalue(), errors.getvalue())
+    ran = in_process(*argv, cwd=REPO_ROOT)
     (out / RAN_FILE).write_text(json.dumps(asdict(ran)))
     return read_replay(out)
 

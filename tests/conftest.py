@@ -4,13 +4,42 @@ replay reads this one run's files, whichever pytest-xdist worker it runs in)."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from filelock import FileLock
 
 from tests._cli import Cli
-from tests._replay import RAN_FILE, CommittedReplay, read_replay, replay_committed
+from tests._once import once_per_run
+from tests._replay import CommittedReplay, read_replay, replay_committed
+from tests.conformance._host import CONFORMANCE
+
+SHARED = ("committed_replay", "wheel", "venv_python")
+"""Fixtures made once per test run and shared by every pytest-xdist worker (tests/_once.py): a
+worker asking for one while another makes it waits, idle, on the file lock."""
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run order for `-n auto`: pytest-xdist hands tests out in this order (round robin at first,
+    then to whichever worker runs short), so the first test using each shared fixture goes first
+    (its work starts at once, one worker each), then the other `slow` tests (nothing long left
+    for the end, with one worker idle), then the other tests of the shared work (made by then),
+    then the shipped conformance suite (unmarked, since it runs in other projects, and its
+    per-adapter replays are among the longest tests: collected last, they were the tail), then
+    the rest. A stable sort: the same order on every worker, as pytest-xdist requires."""
+    first: set[str] = set()
+
+    def rank(item: pytest.Item) -> int:
+        shared = [name for name in getattr(item, "fixturenames", ()) if name in SHARED]
+        if set(shared) - first:
+            first.update(shared)
+            return 0
+        if shared:
+            return 2
+        if item.get_closest_marker("slow") is not None:
+            return 1
+        return 3 if item.path.is_relative_to(CONFORMANCE) else 4
+
+    ranks = {item.nodeid: rank(item) for item in items}  # in collection order: "first" is first
+    items.sort(key=lambda item: ranks[item.nodeid])
 
 
 @pytest.fixture
@@ -21,16 +50,7 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> 
 
 @pytest.fixture(scope="session")
 def committed_replay(tmp_path_factory: pytest.TempPathFactory) -> CommittedReplay:
-    """The committed replay, once per test run (tests/_replay.py); tests use it with
-    `@pytest.mark.timeout(REPLAY_TIMEOUT)`, since the first of them pays for it. Under
-    pytest-xdist the first worker to ask runs it, in the folder all workers share (the recipe
-    of pytest-xdist's docs, "Making session-scoped fixtures execute only once"); the others wait
-    for it and read its files."""
-    if "PYTEST_XDIST_WORKER" not in os.environ:
-        return replay_committed(tmp_path_factory.mktemp("committed-replay"))
-    shared = tmp_path_factory.getbasetemp().parent / "committed-replay"
-    shared.mkdir(exist_ok=True)
-    with FileLock(str(shared) + ".lock"):
-        if (shared / RAN_FILE).is_file():
-            return read_replay(shared)
-        return replay_committed(shared)
+    """The committed replay, once per test run (tests/_replay.py) whichever pytest-xdist worker
+    asks first (tests/_once.py); tests use it with `@pytest.mark.timeout(REPLAY_TIMEOUT)`, since
+    the first of them pays for it."""
+    return read_replay(once_per_run(tmp_path_factory, "committed-replay", replay_committed))

@@ -45,11 +45,13 @@ def _disagreements() -> tuple[list[tuple[str, str, list[str]]], int]:
     return found, stricter
 
 
+@pytest.mark.slow
 def test_the_checker_accepts_what_walle_lite_accepts_and_nothing_else() -> None:
     found, _ = _disagreements()
     assert found == []
 
 
+@pytest.mark.slow
 def test_the_only_stricter_reading_is_the_root_type_and_it_is_counted() -> None:
     _, stricter = _disagreements()
     # the suite's own root-level cases (a root of another type, an untyped root) and three corpus

@@ -10,14 +10,13 @@ from __future__ import annotations
 import ast
 import json
 import struct
-import subprocess
-import sys
 import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests._cli import Cli
 from tests._corpus import REPO_ROOT, corpus_files
 from xpeval.adapters.registry import effective_contract
 from xpeval.adapters.wires import get_wire, wire_for_path
@@ -100,15 +99,10 @@ def expected(status: int, headers: dict[str, list[str]], body: bytes) -> Expecte
 @pytest.mark.skipif(
     not CORPUS, reason="the shared corpus (../shared/corpus next to the repository) is absent"
 )
-def test_every_bedrock_recording_decodes_exactly() -> None:
+def test_every_bedrock_recording_decodes_exactly(cli: Cli) -> None:
     interactions = errors = streamed = with_calls = 0
     for path in CORPUS:
-        done = subprocess.run(
-            [sys.executable, "-m", "xpeval", "decode", str(path), "--wire", "bedrock-converse", "--json"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = cli("decode", str(path), "--wire", "bedrock-converse", "--json")
         assert done.returncode == 0, (path.name, done.stderr)
         rows = [json.loads(line) for line in done.stdout.splitlines()]
         recorded = load_cassette(path)

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests._cli import Cli
 from tests._corpus import REPO_ROOT, corpus_files
 from xpeval.adapters.registry import effective_contract, get_entry
 from xpeval.adapters.wires import get_wire, wire_for_path
@@ -66,15 +65,10 @@ def expected(body: bytes) -> tuple[list[dict[str, Any]], str | None, str | None]
 @pytest.mark.skipif(
     not CORPUS, reason="the shared corpus (../shared/corpus next to the repository) is absent"
 )
-def test_every_mistral_recording_decodes_exactly() -> None:
+def test_every_mistral_recording_decodes_exactly(cli: Cli) -> None:
     interactions = 0
     for path in CORPUS:
-        done = subprocess.run(
-            [sys.executable, "-m", "xpeval", "decode", str(path), "--wire", "mistral-chat", "--json"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = cli("decode", str(path), "--wire", "mistral-chat", "--json")
         assert done.returncode == 0, (path.name, done.stderr)
         rows = [json.loads(line) for line in done.stdout.splitlines()]
         recorded = load_cassette(path)
@@ -90,14 +84,9 @@ def test_every_mistral_recording_decodes_exactly() -> None:
 @pytest.mark.skipif(
     not CORPUS, reason="the shared corpus (../shared/corpus next to the repository) is absent"
 )
-def test_a_mistral_recording_is_told_by_its_host() -> None:
+def test_a_mistral_recording_is_told_by_its_host(cli: Cli) -> None:
     (path,) = [p for p in CORPUS if p.name.startswith("chatlas__")]
-    done = subprocess.run(
-        [sys.executable, "-m", "xpeval", "decode", str(path), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = cli("decode", str(path), "--json")
     assert done.returncode == 0 and json.loads(done.stdout)["text"] == "2", done.stderr
 
 

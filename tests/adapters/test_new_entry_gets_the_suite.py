@@ -70,6 +70,8 @@ def install(folder: Path, entries: dict[str, str]) -> dict[str, str]:
 
 
 def xpeval(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A fresh interpreter: the plugin is an entry point on its PYTHONPATH, and plugins are
+    imported once per process (this one has loaded its own)."""
     return subprocess.run(
         [sys.executable, "-m", "xpeval", *args],
         cwd=cwd,
@@ -85,6 +87,7 @@ def count(output: str, word: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+@pytest.mark.slow
 def test_a_plugin_adapter_is_listed_and_runs_recorded_and_replayed(tmp_path: Path) -> None:
     package = tmp_path / "deepseek-xpeval"
     env = install(package, {"deepseek": "DEEPSEEK"})
@@ -130,6 +133,7 @@ def conformance(
     )
 
 
+@pytest.mark.slow
 def test_pytest_conformance_in_the_plugins_folder_runs_its_parents_checks(tmp_path: Path) -> None:
     package = tmp_path / "deepseek-xpeval"
     env = install(package, {"deepseek": "DEEPSEEK"})
@@ -157,6 +161,7 @@ def test_a_broken_entry_point_fails_closed_naming_the_adapter(tmp_path: Path, ta
     assert "Unknown adapter: deepseek" in used.stderr and why in used.stderr
 
 
+@pytest.mark.slow
 def test_a_wrongly_declared_capability_fails_conformance(tmp_path: Path) -> None:
     package = tmp_path / "p"
     env = install(package, {"overclaimed": "OVERCLAIMED"})

@@ -50,6 +50,12 @@ print(entry.provider is OPENAI_COMPATIBLE, repr(entry.provider), repr(entry.capa
 """What openai-compatible's entry is in a process: its provider, capabilities and factory."""
 
 
+@pytest.fixture(scope="module")
+def shipped() -> str:
+    """What SHIPPED prints in a fresh interpreter with no plugin installed: the same for every test."""
+    return subprocess.run([sys.executable, "-c", SHIPPED], capture_output=True, text=True, check=True).stdout
+
+
 def results_and_baseline(folder: Path, *, regressed: int) -> tuple[Path, Path]:
     """A finished run of openai-compatible on `CASES` built-in irrelevance cases with `regressed`
     of them lost to provider errors, and the baseline of the same cases all declined rightly:
@@ -109,16 +115,15 @@ def test_a_plugin_calling_sys_exit_while_loading_is_refused_and_the_gate_still_f
 
 @pytest.mark.parametrize("prelude", [REPLACES, MUTATES], ids=["replaced", "mutated"])
 def test_a_plugin_changing_openai_compatible_at_import_is_refused_and_the_entry_is_as_shipped(
-    tmp_path: Path, prelude: str
+    tmp_path: Path, prelude: str, shipped: str
 ) -> None:
-    shipped = subprocess.run([sys.executable, "-c", SHIPPED], capture_output=True, text=True, check=True)
     env = with_site(
         install_plugins(tmp_path / "site", {"tidy": "None"}, distribution="tamper", prelude=prelude)
     )
     seen = subprocess.run(
         [sys.executable, "-c", SHIPPED], capture_output=True, text=True, env=env, check=True
     )
-    assert seen.stdout == shipped.stdout and seen.stdout.startswith("True ")
+    assert seen.stdout == shipped and seen.stdout.startswith("True ")
     assert "evil.invalid" not in seen.stdout and "honest" not in seen.stdout
     listed = xpeval("adapters", "--json", env=env)
     how = "replaced" if prelude is REPLACES else "mutated"

@@ -3,14 +3,12 @@ its own baseline (never the built-in one), and every printed hint runs as printe
 
 from __future__ import annotations
 
-import os
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
 
+from tests._cli import Cli, Ran
 from tests._corpus import REPO_ROOT
 from tests._shop import shop_project
 
@@ -19,34 +17,26 @@ def project(tmp_path: Path) -> Path:
     return shop_project(tmp_path, 'cases = "evals/cases"\nadapters = ["openai-chat", "anthropic-messages"]\n')
 
 
-def xpeval(root: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "xpeval", *args],
-        cwd=cwd or root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_a_case_folder_records_replays_and_passes_its_own_gate_and_hints_run_as_printed(
-    tmp_path: Path,
+    tmp_path: Path, cli: Cli
 ) -> None:
     root = project(tmp_path)
-    assert xpeval(root, "cases", "validate", "evals/cases").returncode == 0
 
-    recorded = xpeval(root, "run", "--mode", "record", "--target", "emulator", "--no-progress")
+    def xpeval(*args: str, cwd: Path = root) -> Ran:
+        return cli(*args, cwd=cwd)
+
+    assert xpeval("cases", "validate", "evals/cases").returncode == 0
+
+    recorded = xpeval("run", "--mode", "record", "--target", "emulator", "--no-progress")
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     assert "in the baseline but not in this run" not in recorded.stdout, "never the built-in baseline"
     assert "conformance only" in recorded.stdout
 
-    updated = xpeval(root, "gate", "--update-baseline")
+    updated = xpeval("gate", "--update-baseline")
     assert updated.returncode == 0, updated.stderr
     assert (root / "evals" / "cases" / "baseline.json").exists(), "the case folder keeps its own baseline"
 
-    replayed = xpeval(root, "run", "--no-progress", cwd=root / "evals")
+    replayed = xpeval("run", "--no-progress", cwd=root / "evals")
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "conformance only" not in replayed.stdout, "compared with the case folder's baseline"
 
@@ -54,7 +44,7 @@ def test_a_case_folder_records_replays_and_passes_its_own_gate_and_hints_run_as_
         (root / "evals" / "cases" / "orders.yaml").read_text().replace("Where is my order", "Where's order")
     )
     (root / "evals" / "cases" / "orders.yaml").write_text(changed)
-    drifted = xpeval(root, "run", "--no-progress")
+    drifted = xpeval("run", "--no-progress")
     assert drifted.returncode == 1
     hints = {
         line.split("record it with: ", 1)[1]
@@ -65,16 +55,16 @@ def test_a_case_folder_records_replays_and_passes_its_own_gate_and_hints_run_as_
     for hint in hints:
         command = shlex.split(hint)
         assert command[:2] == ["xpeval", "run"] and "--target" in command
-        done = xpeval(root, *command[1:], "--no-progress")
+        done = xpeval(*command[1:], "--no-progress")
         assert done.returncode == 0, f"{hint}\n{done.stdout}{done.stderr}"
-    again = xpeval(root, "run", "--no-progress")
+    again = xpeval("run", "--no-progress")
     assert again.returncode == 0, again.stdout
 
 
-def test_an_empty_case_folder_says_so(tmp_path: Path) -> None:
+def test_an_empty_case_folder_says_so(tmp_path: Path, cli: Cli) -> None:
     root = project(tmp_path)
     (root / "evals" / "cases" / "orders.yaml").unlink()
-    done = xpeval(root, "run", "--no-progress")
+    done = cli("run", "--no-progress", cwd=root)
     assert done.returncode == 2 and "no case files" in done.stderr
 
 
@@ -89,8 +79,8 @@ def test_the_case_file_schema_accepts_every_built_in_file() -> None:
     assert list(validator.iter_errors({"cases": [{"id": "x"}]})), "a case without its fields is refused"
 
 
-def test_validate_names_every_broken_file(tmp_path: Path) -> None:
+def test_validate_names_every_broken_file(tmp_path: Path, cli: Cli) -> None:
     root = project(tmp_path)
     (root / "evals" / "cases" / "broken.yaml").write_text("cases:\n  - id: b1\n    category: nonsense\n")
-    done = xpeval(root, "cases", "validate", "evals/cases")
+    done = cli("cases", "validate", "evals/cases", cwd=root)
     assert done.returncode == 2 and "broken.yaml" in done.stderr and "Traceback" not in done.stderr

@@ -4,14 +4,12 @@ replay the same request; a line that cannot be one is refused with its number, n
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests._corpus import REPO_ROOT
+from tests._cli import Cli
 from xpeval.adapters.contract import (
     AssistantMessage,
     ForceTool,
@@ -62,24 +60,20 @@ def body(**extra: Any) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def xpeval(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "xpeval", *args], cwd=REPO_ROOT, capture_output=True, text=True
-    )
-
-
 def write(path: Path, *lines: Any) -> Path:
     path.write_text("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines))
     return path
 
 
-def test_each_request_becomes_an_unlabelled_case_carrying_the_whole_conversation(tmp_path: Path) -> None:
+def test_each_request_becomes_an_unlabelled_case_carrying_the_whole_conversation(
+    tmp_path: Path, cli: Cli
+) -> None:
     source = write(
         tmp_path / "traffic.jsonl",
         body(temperature=0.6, parallel_tool_calls=True),
         body(tool_choice={"type": "function", "function": {"name": "get_weather"}}),
     )
-    done = xpeval("cases", "requests", str(source), "--out", str(tmp_path / "cases"))
+    done = cli("cases", "requests", str(source), "--out", str(tmp_path / "cases"))
     assert done.returncode == 0, done.stderr
     assert "2 unlabelled cases" in done.stderr and "temperature (1)" in done.stderr
     first, second = (item.case for item in load_cases(tmp_path / "cases"))
@@ -107,11 +101,9 @@ def test_each_request_becomes_an_unlabelled_case_carrying_the_whole_conversation
     assert second.tool_choice == ForceTool(name="get_weather")
 
 
-def test_a_case_sends_the_request_it_was_made_from(tmp_path: Path) -> None:
+def test_a_case_sends_the_request_it_was_made_from(tmp_path: Path, cli: Cli) -> None:
     original = body(tool_choice="required")
-    done = xpeval(
-        "cases", "requests", str(write(tmp_path / "t.jsonl", original)), "--out", str(tmp_path / "c")
-    )
+    done = cli("cases", "requests", str(write(tmp_path / "t.jsonl", original)), "--out", str(tmp_path / "c"))
     assert done.returncode == 0, done.stderr
     (case,) = (item.case for item in load_cases(tmp_path / "c"))
     request: TurnRequest = case.turn_request("gpt-4.1-mini")
@@ -146,10 +138,10 @@ def test_a_case_sends_the_request_it_was_made_from(tmp_path: Path) -> None:
     ],
 )
 def test_a_line_that_is_not_a_request_is_refused_with_its_number_and_nothing_is_written(
-    tmp_path: Path, line: str, reason: str
+    tmp_path: Path, line: str, reason: str, cli: Cli
 ) -> None:
     source = write(tmp_path / "t.jsonl", body(), line)
-    done = xpeval("cases", "requests", str(source), "--out", str(tmp_path / "out"))
+    done = cli("cases", "requests", str(source), "--out", str(tmp_path / "out"))
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and reason in done.stderr, done.stderr
     assert not (tmp_path / "out").exists()

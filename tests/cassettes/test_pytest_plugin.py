@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.cassettes._episodes import SIMPLE
 
 TEST_FILE = textwrap.dedent(f'''
@@ -37,6 +39,8 @@ TEST_FILE = textwrap.dedent(f'''
 
 
 def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """pytest of its own in `folder`, as a user's project runs it: xpeval's plugin loaded through
+    its pytest11 entry point, the cassette mode read from that run's flags and environment."""
     env = {k: v for k, v in os.environ.items() if k != "XPEVAL_CASSETTE_MODE"}
     command = [
         sys.executable,
@@ -55,6 +59,7 @@ def run(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, cwd=folder, env=env, timeout=120)
 
 
+@pytest.mark.slow
 def test_replay_is_the_default_and_a_record_run_makes_it_pass(tmp_path: Path) -> None:
     (tmp_path / "test_it.py").write_text(TEST_FILE)
     missing = run(tmp_path)

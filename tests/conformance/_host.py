@@ -101,6 +101,9 @@ def run_pytest(
     env: dict[str, str] | None = None,
     timeout: float = 300,
 ) -> subprocess.CompletedProcess[str]:
+    """pytest in a process of its own in `root`: the host has its own `tests` package (and in
+    tests/packaging its own `evals` and `adapters`), names this repository's test process has
+    imported already, and the host's plugins and registrations must not reach this process."""
     environ = {
         k: v for k, v in (env if env is not None else os.environ).items() if k != "XPEVAL_CASSETTE_MODE"
     }

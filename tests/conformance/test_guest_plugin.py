@@ -90,6 +90,7 @@ def test_an_adapter_declaring_only_auto_passes_conformance_and_a_factory_ignorin
     )
 
 
+@pytest.mark.slow
 def test_a_refused_or_duplicate_plugin_fails_the_conformance_run_naming_it(tmp_path: Path) -> None:
     host = write_host(tmp_path / "host", table='adapters = ["mimo"]')
     site = install_plugins(

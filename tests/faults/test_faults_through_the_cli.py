@@ -40,7 +40,10 @@ def faulty_provider(request: pytest.FixtureRequest) -> Iterator[str]:
 
 
 def run_live(url: str, tmp_path: Path) -> tuple[int, str, str, list[dict[str, object]]]:
-    """(exit code, stdout, stderr, result rows) of a live run of every direct wire."""
+    """(exit code, stdout, stderr, result rows) of a live run of every direct wire, in a process
+    of its own: "no traceback" includes what the interpreter prints on stderr of a stream left
+    unclosed (`aclose()`) when it collects it or exits, which in a test process goes to pytest's
+    unraisable-exception hook instead."""
     results = tmp_path / "results.jsonl"
     run = xpeval(
         "run",

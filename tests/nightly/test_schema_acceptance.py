@@ -210,6 +210,7 @@ def test_a_probe_is_one_user_message_one_tool_auto_and_the_smallest_budget(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.corpus
 def test_a_disagreement_and_a_newly_refused_tool_are_alerts(
     config: NightlyConfig, model: PerfectModel, server: EmulatorServer, lagging: None, live: None

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests._corpus import REPO_ROOT
+from tests._once import once_per_run
 from tests.conformance._host import checks_per_adapter, run_pytest, write_host
 
 # A fresh venv, the wheel and its dependencies installed, then three pytest runs of the host:
@@ -59,14 +60,43 @@ def _source_copy(into: Path) -> Path:
     return into
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    source = _source_copy(tmp_path_factory.mktemp("source"))
-    out = tmp_path_factory.mktemp("wheel")
+def _build_wheel(out: Path) -> None:
+    source = _source_copy(out / "source")
     # Build isolation: pip takes the build backend pyproject.toml asks for from the package indexes.
     _run(sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-w", out, cwd=source)
-    (built,) = out.glob("xpeval-*.whl")
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of this checkout, built once per test run (tests/_once.py)."""
+    (built,) = once_per_run(tmp_path_factory, "wheel", _build_wheel).glob("xpeval-*.whl")
     return built
+
+
+EXAMPLE = REPO_ROOT / "examples" / "ollama-xpeval"
+
+
+@pytest.fixture(scope="session")
+def venv_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel, examples/ollama-xpeval and pytest installed, once per test
+    run (tests/_once.py): the venv and its `pip install` were most of each test below (two of
+    them took 92 s and 86 s on a loaded machine, 2026-12-04), and both tests share it.
+
+    Sharing keeps what each test means. Neither writes into the venv: each works in a project of
+    its own under its `tmp_path`, and runs the venv's pytest and `xpeval` there. The example
+    plugin adds one module (`ollama_xpeval`) and two entry points, and needs nothing but xpeval:
+    it neither supplies a dependency the wheel fails to declare nor shadows a host's `evals`,
+    `adapters` or `tests`. A host whose `[tool.xpeval]` names mimo alone now has another adapter
+    installed beside it, which its conformance run must leave out (`counts["other"] == 0`)."""
+
+    def install(env_dir: Path) -> None:
+        venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
+        # a copy: pip builds the plugin in its source folder
+        plugin_source = shutil.copytree(EXAMPLE, env_dir / "ollama-xpeval")
+        python = env_dir / "bin" / "python"
+        _run(python, "-m", "pip", "install", *QUIET_INSTALL, wheel, plugin_source, "pytest>=8", cwd=env_dir)
+
+    return once_per_run(tmp_path_factory, "wheel-venv", install) / "bin" / "python"
 
 
 def test_the_wheel_installs_xpeval_and_nothing_else_at_the_top_level(wheel: Path) -> None:
@@ -93,15 +123,10 @@ HOST_PACKAGES = {
 
 
 def test_a_host_project_runs_its_tests_unchanged_and_its_conformance_covers_its_adapter(
-    wheel: Path, tmp_path: Path
+    venv_python: Path, tmp_path: Path
 ) -> None:
     started = time.monotonic()
-    env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
-    python = env_dir / "bin" / "python"
-    _run(python, "-m", "pip", "install", *QUIET_INSTALL, str(wheel), "pytest>=8", cwd=tmp_path)
-    installed = time.monotonic()
-
+    python = venv_python
     host = write_host(tmp_path / "host", table='adapters = ["mimo"]')
     for name, text in HOST_PACKAGES.items():
         (host / name).parent.mkdir(parents=True, exist_ok=True)
@@ -122,37 +147,17 @@ def test_a_host_project_runs_its_tests_unchanged_and_its_conformance_covers_its_
     passed = int(summary.split(" passed")[0].split()[-1])
     skipped = int(summary.split(" skipped")[0].split()[-1]) if " skipped" in summary else 0
     assert passed + skipped == counts["mimo"] + 4, summary  # the host's 4 tests and mimo's checks
-    print(
-        f"venv + install {installed - started:.1f} s, host runs {time.monotonic() - installed:.1f} s; "
-        f"{counts['mimo']} checks for mimo: {summary}"
-    )
-
-
-EXAMPLE = REPO_ROOT / "examples" / "ollama-xpeval"
+    print(f"host runs {time.monotonic() - started:.1f} s; {counts['mimo']} checks for mimo: {summary}")
 
 
 def test_the_example_plugin_in_a_fresh_venv_passes_conformance_and_records_then_replays(
-    wheel: Path, tmp_path: Path
+    venv_python: Path, tmp_path: Path
 ) -> None:
     """Issue 20's worked example as its author ships it: `pip install` of the wheel and of
     examples/ollama-xpeval (a wire and an adapter of its own, through `xpeval.plugin` only) into
     a fresh venv, then in the plugin's own project: the conformance suite, a recording against the
     loopback emulator, the baseline from it, and an offline replay that passes its gate."""
-    env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
-    python, xpeval = env_dir / "bin" / "python", env_dir / "bin" / "xpeval"
-    plugin_source = shutil.copytree(EXAMPLE, tmp_path / "ollama-xpeval")
-    _run(
-        python,
-        "-m",
-        "pip",
-        "install",
-        *QUIET_INSTALL,
-        str(wheel),
-        str(plugin_source),
-        "pytest>=8",
-        cwd=tmp_path,
-    )
+    python, xpeval = venv_python, venv_python.parent / "xpeval"
     project = tmp_path / "project"
     project.mkdir()
     shutil.copy(EXAMPLE / "pyproject.toml", project / "pyproject.toml")  # its [tool.xpeval] names ollama

@@ -3,13 +3,11 @@ recorded trials replay as they were."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-from tests._corpus import REPO_ROOT
+from tests._cli import Cli
 from tests.gate._rows import frame, row
 from xpeval.evals.results.load import load_run
 from xpeval.evals.verdict.scorecard import flaky_cases, scorecard
@@ -33,7 +31,7 @@ def test_a_single_trial_run_has_no_repeat_columns_filled() -> None:
     assert card["trials"] == 1 and pd.isna(card.get("pass_at_1", float("nan")))
 
 
-def test_repeated_trials_record_and_replay(tmp_path: Path) -> None:
+def test_repeated_trials_record_and_replay(tmp_path: Path, cli: Cli) -> None:
     common = [
         "--adapters",
         "openai-chat",
@@ -48,42 +46,24 @@ def test_repeated_trials_record_and_replay(tmp_path: Path) -> None:
         str(tmp_path / "r"),
         "--no-baseline",
     ]
-    recorded = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "xpeval",
-            "run",
-            "--mode",
-            "record",
-            "--target",
-            "emulator",
-            *common,
-            "--results",
-            str(tmp_path / "rec.jsonl"),
-        ],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    recorded = cli(
+        "run",
+        "--mode",
+        "record",
+        "--target",
+        "emulator",
+        *common,
+        "--results",
+        str(tmp_path / "rec.jsonl"),
     )
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     assert len(list((tmp_path / "c" / "openai-chat").rglob("*@2.yaml"))) == 14, "every trial its own cassette"
-    replayed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "xpeval",
-            "run",
-            *common,
-            "--no-baseline",
-            "--results",
-            str(tmp_path / "rep.jsonl"),
-        ],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    replayed = cli(
+        "run",
+        *common,
+        "--no-baseline",
+        "--results",
+        str(tmp_path / "rep.jsonl"),
     )
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     run = load_run(tmp_path / "rep.jsonl")

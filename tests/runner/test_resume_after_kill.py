@@ -10,6 +10,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from tests._corpus import REPO_ROOT
 from xpeval.evals.results.file import ResultsFile, final_results
 
@@ -49,6 +51,7 @@ def verdicts(path: Path) -> dict[tuple[str, str, str], tuple[bool | None, str]]:
     return {row.key: (row.correct, repr([(c.turn, c.name, c.arguments) for c in row.calls])) for row in rows}
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_to_the_same_results_without_duplicates(tmp_path: Path) -> None:
     whole = subprocess.run(
         xpeval(tmp_path, "whole"), cwd=REPO_ROOT, capture_output=True, text=True, timeout=600

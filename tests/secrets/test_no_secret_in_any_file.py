@@ -60,6 +60,7 @@ def every_text(folder: Path) -> dict[str, str]:
     return texts
 
 
+@pytest.mark.slow
 def test_no_planted_or_echoed_secret_reaches_any_file_or_log(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._cli import xpeval
+from tests._cli import Cli, xpeval
 from xpeval.adapters.contract import ToolCall, TurnResult
 from xpeval.evals.emulator import EmulatorServer, Reply
 from xpeval.evals.scrub import PIECE
@@ -144,8 +144,11 @@ def pieces(secret: str) -> set[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("adapter", DIRECT)
 def test_a_key_echoed_split_across_stream_frames_leaves_no_piece_in_any_frame(
-    provider: EmulatorServer, tmp_path: Path, adapter: str
+    provider: EmulatorServer, tmp_path: Path, adapter: str, cli: Cli
 ) -> None:
+    # In this process (the `cli` fixture): what is checked is the files written, which a fresh
+    # interpreter would write the same; the two tests above read every line printed, from a
+    # process of its own.
     key = planted("sk-echoed-key-")
     call = ToolCall(
         id="call_1",
@@ -160,7 +163,7 @@ def test_a_key_echoed_split_across_stream_frames_leaves_no_piece_in_any_frame(
     flags = ["--adapters", adapter, "--cases", "calc_simple_01", "--stream", "always", "--no-progress"]
     folders = ["--cassettes", str(cassettes), "--reports", str(tmp_path / "reports")]
     env = {key_variable: key, url_variable: provider.url + prefix}
-    record = xpeval(
+    record = cli(
         "run", "--mode", "record", "--target", "provider", *flags, *folders,
         "--results", str(tmp_path / "recorded.jsonl"), env=env,
     )  # fmt: skip
@@ -174,7 +177,7 @@ def test_a_key_echoed_split_across_stream_frames_leaves_no_piece_in_any_frame(
     assert not any(piece in rows for piece in pieces(key))
     assert record.returncode in (0, 1), record.stdout + record.stderr
 
-    replay = xpeval(*["run", *flags, *folders], "--results", str(tmp_path / "replayed.jsonl"))
+    replay = cli(*["run", *flags, *folders], "--results", str(tmp_path / "replayed.jsonl"))
     lines = (tmp_path / "replayed.jsonl").read_text(encoding="utf-8").splitlines()
     rows_played = [json.loads(line) for line in lines if '"case_id"' in line]
     # The replay also plays the models the baseline names (no cassette here): the recorded one is ours.

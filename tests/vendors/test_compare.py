@@ -4,14 +4,12 @@ same episodes; a vendor that drops the model's tool calls fails, one that serves
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests._corpus import REPO_ROOT
+from tests._cli import Cli
 from tests.vendors._vendors import dropping_calls, perfect, run_vendors
 from xpeval.adapters.contract import ToolCall, TurnResult
 from xpeval.evals.cases import Case, load_cases
@@ -24,10 +22,6 @@ SINGLE_TURN = [
 REFERENCE = "openai-compatible=qwen2.5-coder-1.5b-instruct"
 
 
-def xpeval(*args: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "xpeval", *args], cwd=cwd, capture_output=True, text=True)
-
-
 @pytest.fixture(scope="module")
 def vendors(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run_vendors(
@@ -37,8 +31,10 @@ def vendors(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
 
 
-def test_a_vendor_that_drops_tool_calls_fails_against_the_reference(vendors: Path, tmp_path: Path) -> None:
-    done = xpeval("compare", str(vendors), "--reference", REFERENCE, "--out", str(tmp_path))
+def test_a_vendor_that_drops_tool_calls_fails_against_the_reference(
+    vendors: Path, tmp_path: Path, cli: Cli
+) -> None:
+    done = cli("compare", str(vendors), "--reference", REFERENCE, "--out", str(tmp_path))
     assert done.returncode == 1, done.stderr
     table = pd.read_csv(tmp_path / "compare.csv").set_index("adapter")
     calling = sum(1 for c in SINGLE_TURN if c.expected is not None and not c.expected.no_call)
@@ -57,8 +53,10 @@ def test_a_vendor_that_drops_tool_calls_fails_against_the_reference(vendors: Pat
     assert (tmp_path / "compare.md").read_text() == printed
 
 
-def test_gate_with_a_reference_fails_the_vendor_that_drops_calls_and_names_it(vendors: Path) -> None:
-    done = xpeval("gate", "--results", str(vendors), "--reference", REFERENCE)
+def test_gate_with_a_reference_fails_the_vendor_that_drops_calls_and_names_it(
+    vendors: Path, cli: Cli
+) -> None:
+    done = cli("gate", "--results", str(vendors), "--reference", REFERENCE)
     assert done.returncode == 1, done.stderr
     dropped = "local-model|anthropic-messages|qwen2.5-coder-1.5b-instruct"
     assert f"FAIL {dropped} against local-model|openai-compatible|" in done.stdout
@@ -88,16 +86,16 @@ def test_a_reference_from_another_results_file_judges_every_row_of_this_one(
     ],
 )
 def test_a_bad_reference_is_one_line_and_exit_2(
-    vendors: Path, tmp_path: Path, args: list[str], words: str
+    vendors: Path, tmp_path: Path, args: list[str], words: str, cli: Cli
 ) -> None:
-    done = xpeval("compare", str(vendors), *args, "--out", str(tmp_path))
+    done = cli("compare", str(vendors), *args, "--out", str(tmp_path))
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and words in done.stderr, done.stderr
 
 
-def test_a_reference_of_another_case_set_is_refused(vendors: Path, tmp_path: Path) -> None:
+def test_a_reference_of_another_case_set_is_refused(vendors: Path, tmp_path: Path, cli: Cli) -> None:
     other = run_vendors(tmp_path / "other.jsonl", SINGLE_TURN[:3], {"moonshot": perfect}, case_set="my-cases")
-    done = xpeval(
+    done = cli(
         "compare",
         str(vendors),
         "--reference",
@@ -152,15 +150,15 @@ def test_the_f1_interval_holds_the_observed_f1_and_is_reproducible() -> None:
     assert all(math.isnan(x) for x in f1_bootstrap([False] * 5, [False] * 5)), "no call anywhere: no F1"
 
 
-def test_the_committed_replay_compares_every_row_against_a_reference_row(tmp_path: Path) -> None:
+def test_the_committed_replay_compares_every_row_against_a_reference_row(tmp_path: Path, cli: Cli) -> None:
     results = tmp_path / "results.jsonl"
-    run = xpeval(
+    run = cli(
         "run", "--adapters", "openai-compatible,moonshot,anthropic-messages",
         "--models", "qwen2.5-coder-1.5b-instruct", "--results", str(results), "--reports", str(tmp_path),
         "--no-progress",
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
-    done = xpeval("compare", str(results), "--reference", REFERENCE, "--out", str(tmp_path))
+    done = cli("compare", str(results), "--reference", REFERENCE, "--out", str(tmp_path))
     assert done.returncode in (0, 1), done.stderr
     table = pd.read_csv(tmp_path / "compare.csv")
     assert sorted(table["adapter"]) == ["anthropic-messages", "moonshot"]
@@ -226,7 +224,7 @@ def _with_a_second_final_row(results: Path, into: Path) -> Path:
 
 @pytest.mark.parametrize("tampered", ["results", "against"])
 def test_compare_refuses_a_results_or_reference_file_that_is_not_evidence(
-    vendors: Path, tmp_path: Path, tampered: str
+    vendors: Path, tmp_path: Path, tampered: str, cli: Cli
 ) -> None:
     official = run_vendors(tmp_path / "official.jsonl", SINGLE_TURN, {"moonshot": perfect}, model="kimi-k2")
     results, against = vendors, official
@@ -235,11 +233,11 @@ def test_compare_refuses_a_results_or_reference_file_that_is_not_evidence(
     else:
         against = _with_a_second_final_row(official, tmp_path / "tampered.jsonl")
     args = ["--reference", "moonshot=kimi-k2", "--against", str(against), "--out", str(tmp_path / "out")]
-    done = xpeval("compare", str(results), *args)
+    done = cli("compare", str(results), *args)
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.count("\n") == 1, done.stderr
     assert f"{tmp_path / 'tampered.jsonl'}: not evidence the gate can trust" in done.stderr
     assert "more than one final row" in done.stderr
-    gate = xpeval("gate", "--results", str(vendors), *args[:4])
+    gate = cli("gate", "--results", str(vendors), *args[:4])
     if tampered == "against":
         assert gate.returncode == 2 and "not evidence the gate can trust" in gate.stderr, gate.stderr

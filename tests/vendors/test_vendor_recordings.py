@@ -4,13 +4,12 @@ README's vendor table is what `xpeval compare` prints from them."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests._cli import Ran, in_process
 from tests._corpus import REPO_ROOT
 from xpeval.evals.cassettes import CassetteStore
 from xpeval.evals.local_model.models import QWEN_CODER_1_5B, QWEN_CODER_1_5B_GGUF_TEMPLATE
@@ -19,12 +18,6 @@ VENDORS = REPO_ROOT / "vendors"
 ADAPTER = "openai-compatible"
 REFERENCE = f"{ADAPTER}={QWEN_CODER_1_5B.alias}"
 CASES = (VENDORS / "cases.txt").read_text(encoding="utf-8").strip()
-
-
-def xpeval(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "xpeval", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=600
-    )
 
 
 def test_both_vendors_are_recorded_on_the_listed_cases_and_nothing_else() -> None:
@@ -42,9 +35,11 @@ def test_both_vendors_are_recorded_on_the_listed_cases_and_nothing_else() -> Non
 
 
 @pytest.fixture(scope="module")
-def compared(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+def compared(tmp_path_factory: pytest.TempPathFactory) -> tuple[Ran, Path]:
+    """The vendors' replay and `xpeval compare` of it, in this process: what is read is the exit
+    status, the table printed and the files written."""
     out = tmp_path_factory.mktemp("vendors")
-    ran = xpeval(
+    ran = in_process(
         "run",
         "--cassettes",
         str(VENDORS / "cassettes"),
@@ -61,12 +56,12 @@ def compared(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Compl
     )
     assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-2000:]
     assert "gate: passed" in ran.stdout
-    return xpeval("compare", str(out / "results.jsonl"), "--reference", REFERENCE, "--out", str(out)), out
+    return in_process("compare", str(out / "results.jsonl"), "--reference", REFERENCE, "--out", str(out)), out
 
 
 @pytest.mark.slow
 def test_the_vendor_with_the_gguf_template_fails_against_the_reference(
-    compared: tuple[subprocess.CompletedProcess[str], Path],
+    compared: tuple[Ran, Path],
 ) -> None:
     done, out = compared
     assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
@@ -77,7 +72,7 @@ def test_the_vendor_with_the_gguf_template_fails_against_the_reference(
 
 @pytest.mark.slow
 def test_the_readme_shows_the_table_compare_prints(
-    compared: tuple[subprocess.CompletedProcess[str], Path],
+    compared: tuple[Ran, Path],
 ) -> None:
     done, _ = compared
     rows = [line for line in done.stdout.splitlines() if line.startswith("| local-model |")]
