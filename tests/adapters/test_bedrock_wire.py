@@ -159,3 +159,33 @@ def test_the_bedrock_wire_imports_nothing_of_xpeval_but_the_plugin_api() -> None
         for alias in node.names
     }
     assert {m for m in imported if m and m.startswith("xpeval")} == {"xpeval.plugin"}
+
+
+def test_clients_signed_with_placeholder_keys_read_botocores_models_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `cassettes check` and the conformance suite build one adapter per cassette: each client
+    # parsing botocore's JSON models again was 0.12 s of CPU a cassette.
+    import asyncio
+
+    from botocore.loaders import JSONFileLoader
+
+    from xpeval.adapters.adapter import AdapterSettings
+    from xpeval.adapters.registry import create_adapter
+
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_BEARER_TOKEN_BEDROCK"):
+        monkeypatch.delenv(name, raising=False)
+    loaded: list[str] = []
+    real = JSONFileLoader.load_file
+
+    def counted(self: JSONFileLoader, file_path: str) -> Any:
+        loaded.append(file_path)
+        return real(self, file_path)
+
+    monkeypatch.setattr(JSONFileLoader, "load_file", counted)
+    adapters = [create_adapter("bedrock-converse", AdapterSettings()) for _ in range(3)]
+    after_first = len(loaded)
+    adapters += [create_adapter("bedrock-converse", AdapterSettings(base_url="http://127.0.0.1:1"))]
+    assert len(loaded) == after_first, loaded[after_first:]
+    for adapter in adapters:
+        asyncio.run(adapter.aclose())
