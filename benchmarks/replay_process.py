@@ -16,6 +16,7 @@ Measured (1,802 episodes; the ratio is the figure to compare, both sides share t
   schema and the scorecard skipped its per-case table for single trials: 16.32 ms/episode against
   7.70 ms, 2.12x: MISSED. The same changes interleaved with the tree before them, 10 rounds under
   load 5-12: 9 % less CPU per episode (median of the per-round ratios, 0.91).
+- 2026-12-04 04:24, quiet (load 0.8): 15.68 ms/episode against 8.14 ms, 1.93x: MISSED.
 What is left is mostly the SDKs' own work (about two thirds of the process in a py-spy profile:
 the openai SDK's stream-event models alone are half), and their imports (anthropic alone about
 1 s); PyYAML's constructor is 3.5 %, our own code about 14 %.
