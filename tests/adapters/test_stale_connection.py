@@ -65,3 +65,26 @@ def test_a_server_that_keeps_dropping_is_an_error_after_the_second_try() -> None
     with pytest.raises(httpx2.RemoteProtocolError, match="without sending a response"):
         asyncio.run(scenario(seen))
     assert len(seen) == 2
+
+
+def test_adapters_load_the_ca_bundle_once_a_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `cassettes check` builds an adapter per cassette: a TLS context each (and mistralai's own
+    # synchronous client, another) loaded the CA bundle again, about 30 ms of CPU a time.
+    import ssl
+
+    from xpeval.adapters.adapter import AdapterSettings
+    from xpeval.adapters.registry import create_adapter
+
+    adapters = [create_adapter("openai-chat", AdapterSettings())]  # this process's context, made once
+    loads: list[object] = []
+    real = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: object, **kwargs: object) -> None:
+        loads.append(args)
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    adapters += [create_adapter(name, AdapterSettings()) for name in ("openai-chat", "mistral", "mistral")]
+    assert loads == []
+    for adapter in adapters:
+        asyncio.run(adapter.aclose())

@@ -504,6 +504,21 @@ MISTRAL_PROVIDER = Provider(
 )
 
 
+class _NoSyncClient:
+    """mistralai's synchronous client (it builds one when given none, loading the CA bundle: about
+    30 ms of CPU an adapter, one per cassette in `cassettes check`). xpeval calls the SDK's async
+    methods only, so a synchronous request is refused here, never sent past the cassettes."""
+
+    def send(self, request: Any, **_: Any) -> Any:
+        raise RuntimeError(f"xpeval sends asynchronously only: a synchronous {request.method} was refused")
+
+    def build_request(self, method: str, url: Any, **_: Any) -> Any:
+        raise RuntimeError(f"xpeval sends asynchronously only: a synchronous {method} was refused")
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
 def create(contract: EffectiveContract, provider: Provider, settings: AdapterSettings) -> Adapter:
     """The adapter: the `mistralai` SDK over xpeval's HTTP client (its transport: cassettes, the
     emulator, fault injection), SDK retries off (the runner owns retries)."""
@@ -513,6 +528,7 @@ def create(contract: EffectiveContract, provider: Provider, settings: AdapterSet
         api_key=provider.api_key(settings.secret_key()),
         server_url=provider.base_url(settings.base_url) or "https://api.mistral.ai",
         async_client=async_http_client(settings),
+        client=_NoSyncClient(),
         timeout_ms=int(settings.timeout * 1000),
     )
     if settings.headers:
