@@ -11,14 +11,24 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
+import traceback
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
 from xpeval.evals import commands
-from xpeval.evals.errors import UserError
+from xpeval.evals.errors import ExitCode, MissingExtraError, UserError
+
+_EXIT_CODES = """exit codes (every command):
+  0    passed
+  1    the verdict failed (a regression, a vendor out of line, a refused schema)
+  2    the input is wrong (a flag, a file, a project setting)
+  3    an optional dependency is missing (the message names the extra to install)
+  4    an internal error in xpeval or a plugin (--debug or XPEVAL_DEBUG=1 shows the traceback)
+  130  interrupted"""
 
 
 class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -74,9 +84,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     options, every other command by name and summary only."""
     chosen = _command_in(sys.argv[1:] if argv is None else argv)
     parser = _Parser(
-        prog="xpeval", description="Cross-provider conformance and evaluation for LLM tool calling."
+        prog="xpeval",
+        description="Cross-provider conformance and evaluation for LLM tool calling.",
+        epilog=_EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback of an internal error (or XPEVAL_DEBUG=1)"
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, module in command_modules().items():
         if name == chosen:
@@ -87,28 +103,48 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    """Run one command; its exit status keeps `ExitCode`'s contract whatever goes wrong."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    # `--debug` is a top-level option that may be written anywhere: `xpeval run --debug`.
+    if "--debug" in words:
+        words = ["--debug", *(word for word in words if word != "--debug")]
+    parser = build_parser(words)
+    args = parser.parse_args(words)
     if not getattr(args, "handler", None):
         parser.print_help()
-        return 2
+        return ExitCode.BAD_INPUT
     try:
         code = int(args.handler(args) or 0)
     except KeyboardInterrupt:  # a real Ctrl-C, while a plugin loads too (xpeval.adapters.plugins)
         print("xpeval: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
-        return 0
+        return ExitCode.PASSED
     except Exception as exc:
-        if not isinstance(exc, (UserError, *_registry_errors())):
-            raise
-        from xpeval.evals.scrub import scrub_line
-
-        print(f"xpeval: {scrub_line(str(exc))}", file=sys.stderr)
-        _name_refused_plugins(already_said=str(exc))
-        return getattr(exc, "exit_code", 2)
+        return _report_error(exc, debug=args.debug or bool(os.environ.get("XPEVAL_DEBUG")))
     _name_refused_plugins()
     return code
+
+
+def _report_error(exc: Exception, *, debug: bool) -> int:
+    """One scrubbed line per error, and the exit code its kind has: bad input (2), a missing
+    optional dependency (3), anything else an internal error (4), never the code of a failed
+    verdict (1), so CI can tell them apart."""
+    from xpeval.evals.extras import extra_for_module
+    from xpeval.evals.scrub import scrub_line
+
+    if isinstance(exc, ModuleNotFoundError) and (extra := extra_for_module(exc.name)):
+        exc = MissingExtraError(extra, f"this command needs {exc.name}, which is not installed")
+    if isinstance(exc, (UserError, *_registry_errors())):
+        print(f"xpeval: {scrub_line(str(exc))}", file=sys.stderr)
+        _name_refused_plugins(already_said=str(exc))
+        return int(getattr(exc, "exit_code", ExitCode.BAD_INPUT))
+    if debug:
+        for line in traceback.format_exception(exc):
+            print(scrub_line(line.rstrip("\n")), file=sys.stderr)
+    hint = "" if debug else " (run again with --debug, or XPEVAL_DEBUG=1, for the traceback)"
+    print(f"xpeval: internal error: {type(exc).__name__}: {scrub_line(str(exc))}{hint}", file=sys.stderr)
+    return ExitCode.INTERNAL
 
 
 def _registry_errors() -> tuple[type[Exception], ...]:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.errors import UserError
+from xpeval.evals.errors import MissingExtraError, UserError
 
 SUMMARY = "the HTML report of a run: plots, scorecard, every episode"
 """What `xpeval --help` says of this command."""
@@ -67,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:
-        raise UserError("xpeval report draws its plots with matplotlib: pip install 'xpeval[dev]'") from exc
+        raise MissingExtraError(
+            "report", "xpeval report draws its plots with matplotlib, which is not installed"
+        ) from exc
     import pandas as pd
 
     from xpeval.evals.cases import load_cases
