@@ -11,6 +11,7 @@ string until `get_entry` / `effective_contract` accepts it.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import importlib
 import re
 import sys
@@ -36,10 +37,16 @@ from xpeval.adapters.wires import catalog
 class UnknownAdapterError(LookupError):
     """An adapter id (or a contract parent) that the registry does not know."""
 
-    def __init__(self, adapter_id: str) -> None:
-        problems = [p.line() for p in refused_plugins() if adapter_id in p.ids]
-        detail = f" (its {'; '.join(problems)})" if problems else ""
-        super().__init__(f"Unknown adapter: {adapter_id}{detail}")
+    def __init__(self, adapter_id: str, known: Iterable[str] | None = None, named_by: str = "") -> None:
+        problems = [f"its {p.line()}" for p in refused_plugins() if adapter_id in p.ids]
+        if named_by:
+            problems.append(f"named by {named_by}: no installed package offers it")
+        ids = sorted(ADAPTER_REGISTRY if known is None else known)
+        close = difflib.get_close_matches(adapter_id, ids, n=1) if isinstance(adapter_id, str) else []
+        if close:
+            problems.append(f"did you mean {close[0]}?")
+        problems.append(f"known: {', '.join(ids)}, or all")
+        super().__init__(f"Unknown adapter: {adapter_id} ({'; '.join(problems)})")
         self.adapter_id = adapter_id
 
     def __str__(self) -> str:
@@ -153,11 +160,35 @@ ADAPTER_REGISTRY: dict[str, RegistryEntry] = {
 
 
 def get_entry(adapter_id: str, registry: Mapping[str, RegistryEntry] | None = None) -> RegistryEntry:
-    """The entry for `adapter_id`, or `UnknownAdapterError("Unknown adapter: <id>")`."""
+    """The entry for `adapter_id`, or `UnknownAdapterError("Unknown adapter: <id> (...)")` with
+    the closest known id and the list."""
     reg = ADAPTER_REGISTRY if registry is None else registry
     if not isinstance(adapter_id, str) or adapter_id not in reg:
-        raise UnknownAdapterError(str(adapter_id))
+        raise UnknownAdapterError(str(adapter_id), reg)
     return reg[adapter_id]
+
+
+ALL_ADAPTERS = "all"
+
+
+def select_adapters(
+    requested: Iterable[str], *, named_by: str = "", registry: Mapping[str, RegistryEntry] | None = None
+) -> list[str]:
+    """The adapter ids a selection names, each checked, in order and once: comma lists are split,
+    `all` is every registered adapter, nothing named is nothing (the caller picks its default).
+    `named_by` says where the selection came from (`--adapters`, a pyproject.toml), for the error
+    of an id nothing installed offers."""
+    reg = ADAPTER_REGISTRY if registry is None else registry
+    chosen: list[str] = []
+    for item in requested:
+        for part in (p.strip() for p in item.split(",")):
+            if part == ALL_ADAPTERS:
+                chosen.extend(reg)
+            elif part:
+                if part not in reg:
+                    raise UnknownAdapterError(part, reg, named_by)
+                chosen.append(part)
+    return list(dict.fromkeys(chosen))
 
 
 def effective_contract(

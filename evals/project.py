@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,17 @@ class ProjectSettings:
     """The file the settings came from (None: no `[tool.xpeval]` table was found)."""
     limits: InputLimits = field(default_factory=InputLimits)
     """The caps on case files and cassettes (`xpeval.evals.untrusted`)."""
+
+    def selected_adapters(self, flag: Sequence[str] | str | None) -> tuple[str, ...]:
+        """The adapters a command works on: `--adapters` (comma lists, `all`), else this project's
+        `adapters`; nothing named is () and the command picks its default. An id nothing
+        installed offers says where it was named (the flag, or this pyproject.toml)."""
+        from xpeval.adapters.registry import select_adapters
+
+        values = [flag] if isinstance(flag, str) else list(flag or ())
+        if any(value.strip() for value in values):
+            return tuple(select_adapters(values, named_by="--adapters"))
+        return tuple(select_adapters(self.adapters, named_by=f"[tool.xpeval] adapters in {self.pyproject}"))
 
 
 def find_pyproject(start: Path) -> tuple[Path, dict[str, Any]] | None:

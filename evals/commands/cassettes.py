@@ -84,7 +84,7 @@ def run_check(args: argparse.Namespace) -> int:
     case_dir: Path | None = args.cases or project.cases
     if not cassettes.is_dir():
         raise UserError(f"{cassettes}: no such cassette folder")
-    adapters = _adapters(args.adapters, project.adapters)
+    adapters = list(project.selected_adapters(args.adapters)) or _adapters(None, ())
     cases = {item.case.id: item.case for item in load_cases(case_dir or BUILTIN_DIR)}
     with ItemProgress("cassettes checked") as progress:
         report = asyncio.run(

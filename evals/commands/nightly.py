@@ -108,7 +108,7 @@ def config_from(args: argparse.Namespace) -> Any:
     )
     return NightlyConfig(
         run=run,
-        adapters=tuple(csv_values(args.adapters)) or project.adapters,
+        adapters=project.selected_adapters(args.adapters),
         models=tuple(args.models),
         local_models=tuple(csv_values(args.local_models)),
         serve_local=args.serve_local,

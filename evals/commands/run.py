@@ -112,7 +112,7 @@ def config_from(args: argparse.Namespace) -> Any:
     case_dir = args.case_dir or project.cases
     return SuiteConfig(
         mode=Mode(args.mode),
-        adapters=tuple(csv_values(args.adapters)) or project.adapters,
+        adapters=project.selected_adapters(args.adapters),
         models=tuple(args.models) or project.models,
         cases=tuple(csv_values(args.cases)),
         categories=tuple(csv_values(args.categories)),

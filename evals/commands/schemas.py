@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
     from xpeval.evals.running.progress import ItemProgress
 
     project = project_settings()
-    adapters = selected_adapters(args.adapters or list(project.adapters))
+    adapters = list(project.selected_adapters(args.adapters)) or selected_adapters(None)
     reports: Path = args.reports or project.reports
     if args.examples < 1 or args.seconds <= 0:
         raise UserError("--examples must be at least 1 and --seconds positive")

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from xpeval.adapters.registry import adapter_ids, get_entry, refuse_if_refused_plugin_in_use
+from xpeval.adapters.registry import adapter_ids, refuse_if_refused_plugin_in_use, select_adapters
 from xpeval.evals.cases import CATEGORIES, Case, load_cases
 from xpeval.evals.cases.loader import BUILTIN_DIR
 from xpeval.evals.cassettes import CassetteStore, Mode
@@ -183,10 +183,9 @@ def plan_suite(
     A replay plays every model recorded for an adapter, and every model its baseline rows
     name: cassettes that disappeared are a failure, not a smaller run."""
     config.validate()
-    adapters = list(dict.fromkeys(config.adapters)) or adapter_ids()
-    for adapter_id in adapters:
-        get_entry(adapter_id)
-    refuse_if_refused_plugin_in_use(config.adapters or None)  # none named: all, the refused too
+    named = select_adapters(config.adapters, named_by="the run's adapters")
+    adapters = named or adapter_ids()
+    refuse_if_refused_plugin_in_use(named or None)  # none named: all, the refused too
     cases = _cases(config)
     models = parse_models(list(config.models), adapters)
     if config.mode is Mode.REPLAY:
