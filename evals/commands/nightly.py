@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.tolerance < 1:
         raise UserError(f"--tolerance must be between 0 and 1, got {args.tolerance:g}")
     config = config_from(args)
-    show = not args.no_progress and (sys.stderr.isatty() or os.environ.get("XPEVAL_PROGRESS") == "1")
+    show = not args.no_progress
 
     def progress(total: int) -> RichProgress:
         return RichProgress(total=total, enabled=show)

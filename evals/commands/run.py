@@ -8,7 +8,6 @@ flags into its `SuiteConfig` and prints.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -151,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     from xpeval.evals.verdict.gate import diff_text
 
     config = config_from(args)
-    show = not args.no_progress and (sys.stderr.isatty() or os.environ.get("XPEVAL_PROGRESS") == "1")
+    show = not args.no_progress
 
     def progress(total: int) -> RichProgress:
         return RichProgress(total=total, enabled=show)
