@@ -446,7 +446,7 @@ class BedrockConverse:
             # botocore names an error without a type (no x-amzn-ErrorType, none in the body) by its status
             unnamed = code == str(meta.get("HTTPStatusCode"))
             return ProviderError(
-                status=None if in_stream else meta.get("HTTPStatusCode"),
+                status=_stream_exception_status(code) if in_stream else meta.get("HTTPStatusCode"),
                 type=None if unnamed or not code else code,
                 message=str(error.get("Message") or exc),
                 retry_after=None if in_stream else retry_after_seconds(headers),
@@ -486,6 +486,26 @@ class BedrockConverse:
             "messages": [{"role": "user", "content": [{"text": "hi"}]}],
             "stream": False,
         }
+
+
+@functools.cache
+def _stream_exception_statuses() -> dict[str, int]:
+    """The HTTP status AWS's service model gives each exception a ConverseStream carries in its
+    frames (`throttlingException` 429, `serviceUnavailableException` 503, ...)."""
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    members = model.operation_model("ConverseStream").output_shape.members["stream"].members
+    statuses = {
+        name: (shape.metadata.get("error") or {}).get("httpStatusCode") for name, shape in members.items()
+    }
+    return {name: int(status) for name, status in statuses.items() if isinstance(status, int)}
+
+
+def _stream_exception_status(code: str) -> int | None:
+    """An in-stream exception's status, so it is retried as the same error over HTTP would be
+    (`ProviderError.retryable`); None for one the model does not name (an `error` frame)."""
+    return _stream_exception_statuses().get(code)
 
 
 def _judged(tool: Any) -> JsonObject:
