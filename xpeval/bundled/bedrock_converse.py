@@ -15,7 +15,12 @@ AWS eventstream binary framing (`application/vnd.amazon.eventstream`): `messageS
 (`text`, `toolUse.input` string fragments, `reasoningContent`), `contentBlockStop`,
 `messageStop` (`stopReason`), `metadata` (`usage`); an error inside the stream is a frame of
 `:message-type` `exception`. botocore parses the frames (its own eventstream parser); `render`
-writes them for the emulator.
+writes them for the emulator. botocore reads a payload that is not JSON as `{"message": text}`
+and an event type it does not model as nothing at all, so every frame is checked on its way to
+botocore (`_Frames`): a frame this wire cannot read is a `decode` error, never a skipped event.
+A cited passage of a plain answer is a `citationsContent` block (`content[].text`, beside its
+`citations`); in a stream its text arrives as ordinary `text` deltas, its source as a
+`delta.citation` (adapters/wires/RULES.md, "Bedrock eventstream").
 
 boto3 sends through urllib3, not httpx2: the adapter answers botocore's `before-send` event (the
 hook botocore offers for answering a request in place of its HTTP session) by sending the signed
@@ -34,12 +39,13 @@ import os
 import re
 import struct
 import zlib
-from collections.abc import AsyncIterator, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, NamedTuple, TypeVar
 from urllib.parse import unquote
 
 import httpx2
+import pydantic_core
 
 from xpeval.plugin import (
     AcceptanceMode,
@@ -114,6 +120,18 @@ _STREAM_EXCEPTIONS = (
     "serviceUnavailableException",
 )
 """The errors `ConverseStreamOutput` models as stream members (botocore's service model)."""
+_EVENT_TYPES = frozenset(
+    {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata"}
+)
+"""The events `ConverseStreamOutput` models (botocore's service model); any other is unreadable."""
+_PRELUDE = 12
+_MAX_HEADERS = 128 * 1024
+_MAX_FRAME = _PRELUDE + _MAX_HEADERS + 24 * 1024 * 1024 + 4
+"""botocore's own limits on one frame (headers 128 KiB, payload 24 MiB), with prelude and CRC."""
+_HEADER_BLOCKS_KEPT = 64
+"""Distinct header blocks a stream's reader keeps read (a ConverseStream repeats a handful)."""
+_EVENTS_PER_HOP = 512
+"""Events read per trip to the worker thread: one trip an event cost more than the decoding."""
 _SERVER_TOOL = "server_tool_use"
 """A `toolUse` block of this `type` is a server-side tool's (`systemTool`), not a client call."""
 
@@ -189,6 +207,8 @@ class _Block:
     id: str | None = None
     name: str = ""
     parts: list[str] = field(default_factory=list)
+    problem: str | None = None
+    """Why the call's arguments are not the wire's, though their text may parse (plain answers)."""
 
 
 class _Accumulator:
@@ -201,16 +221,19 @@ class _Accumulator:
         self.reasoning: list[str] = []
         self.stop: str | None = None
         self.usage: Usage | None = None
+        self.unreadable: str | None = None
+        """The first event that is not one of the wire's: the stream is a `decode` error."""
 
     @property
     def terminal(self) -> bool:
         return self.stop is not None
 
     def add(self, event: Any) -> None:
-        if not isinstance(event, dict) or len(event) != 1:
-            return
-        ((kind, payload),) = event.items()
-        if not isinstance(payload, dict):
+        kind, payload = (
+            next(iter(event.items())) if isinstance(event, dict) and len(event) == 1 else ("", None)
+        )
+        if kind not in _EVENT_TYPES or not isinstance(payload, dict):
+            self.unreadable = self.unreadable or f"event {self.events + 1} is not a ConverseStream event"
             return
         self.events += 1
         index = payload.get("contentBlockIndex")
@@ -228,7 +251,10 @@ class _Accumulator:
         use = start.get("toolUse")
         if isinstance(use, dict):
             kind = "server" if use.get("type") == _SERVER_TOOL else "tool"
-            self.blocks[index] = _Block(kind, use.get("toolUseId") or None, str(use.get("name") or ""))
+            block = _Block(kind, use.get("toolUseId") or None, str(use.get("name") or ""))
+            if "input" in use and not isinstance(use["input"], dict):  # a plain answer's whole input
+                block.problem = f"toolUse.input is not a JSON object (got {type(use['input']).__name__})"
+            self.blocks[index] = block
         elif "toolResult" in start:
             self.blocks[index] = _Block("result")
 
@@ -244,13 +270,15 @@ class _Accumulator:
             self.reasoning.append(reasoning["text"])
 
     def result(self, error: ProviderError | None = None) -> TurnResult:
+        if self.unreadable is not None and (error is None or error.kind == "truncated"):
+            error = ProviderError(message=self.unreadable, kind="decode")
         text: list[str] = []
         calls: list[ToolCall] = []
         for _, block in sorted(self.blocks.items()):
             if block.kind == "text":
                 text.append("".join(block.parts))
             elif block.kind == "tool":
-                calls.append(_call(block.id, block.name, "".join(block.parts)))
+                calls.append(_call(block.id, block.name, "".join(block.parts), block.problem))
         if error is not None and error.kind == "stream":
             finish: FinishReason | None = "error"
         elif self.stop is None:
@@ -268,9 +296,38 @@ class _Accumulator:
         )
 
 
-def _call(call_id: str | None, name: str, raw: str) -> ToolCall:
-    arguments, problem = parse_arguments(raw or "{}")
-    return ToolCall(id=call_id, name=name, arguments=arguments, raw_arguments=raw, parse_error=problem)
+def _call(call_id: str | None, name: str, raw: str, problem: str | None = None) -> ToolCall:
+    """A call from its argument text; `problem` when the wire sent them in a shape that is not an
+    object (a plain answer's `toolUse.input` string or list): a call with a parse error, never `{}`."""
+    arguments, parse_error = parse_arguments(raw or "{}")
+    if parse_error is None and problem is not None:
+        arguments, parse_error = {}, problem
+    return ToolCall(id=call_id, name=name, arguments=arguments, raw_arguments=raw, parse_error=parse_error)
+
+
+def _input_text(value: Any) -> str:
+    """A plain answer's `toolUse.input` as argument text: an object as JSON, a string as itself
+    (the text the model wrote), anything else as the JSON it was."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def _block_text(block: JsonObject) -> str | None:
+    """The visible text of a plain answer's block: `text`, or the cited text of a
+    `citationsContent` block (its `content[].text`; its `citations` say where it came from)."""
+    if isinstance(block.get("text"), str):
+        return str(block["text"])
+    cited = block.get("citationsContent")
+    if not isinstance(cited, dict):
+        return None
+    parts = cited.get("content")
+    pieces = (
+        [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        if isinstance(parts, list)
+        else []
+    )
+    return "".join(pieces)
 
 
 def _plain_events(body: JsonObject) -> Iterator[JsonObject]:
@@ -279,12 +336,13 @@ def _plain_events(body: JsonObject) -> Iterator[JsonObject]:
     for index, block in enumerate(message.get("content") or []):
         if not isinstance(block, dict):
             continue
-        if isinstance(block.get("text"), str):
-            yield {"contentBlockDelta": {"contentBlockIndex": index, "delta": {"text": block["text"]}}}
+        text = _block_text(block)
+        if text is not None:
+            yield {"contentBlockDelta": {"contentBlockIndex": index, "delta": {"text": text}}}
         use = block.get("toolUse")
         if isinstance(use, dict):
             yield {"contentBlockStart": {"contentBlockIndex": index, "start": {"toolUse": use}}}
-            raw = json.dumps(use.get("input")) if isinstance(use.get("input"), dict) else ""
+            raw = _input_text(use.get("input"))
             yield {"contentBlockDelta": {"contentBlockIndex": index, "delta": {"toolUse": {"input": raw}}}}
         reasoning = (block.get("reasoningContent") or {}).get("reasoningText")
         if isinstance(reasoning, dict):
@@ -377,6 +435,8 @@ class BedrockConverse:
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         from botocore.exceptions import ClientError, EventStreamError
 
+        if isinstance(exc, UnreadableFrame):
+            return ProviderError(message=str(exc), kind=exc.kind)
         if isinstance(exc, ClientError):
             error = exc.response.get("Error") or {}
             meta = exc.response.get("ResponseMetadata") or {}
@@ -386,7 +446,7 @@ class BedrockConverse:
             # botocore names an error without a type (no x-amzn-ErrorType, none in the body) by its status
             unnamed = code == str(meta.get("HTTPStatusCode"))
             return ProviderError(
-                status=None if in_stream else meta.get("HTTPStatusCode"),
+                status=_stream_exception_status(code) if in_stream else meta.get("HTTPStatusCode"),
                 type=None if unnamed or not code else code,
                 message=str(error.get("Message") or exc),
                 retry_after=None if in_stream else retry_after_seconds(headers),
@@ -426,6 +486,26 @@ class BedrockConverse:
             "messages": [{"role": "user", "content": [{"text": "hi"}]}],
             "stream": False,
         }
+
+
+@functools.cache
+def _stream_exception_statuses() -> dict[str, int]:
+    """The HTTP status AWS's service model gives each exception a ConverseStream carries in its
+    frames (`throttlingException` 429, `serviceUnavailableException` 503, ...)."""
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    members = model.operation_model("ConverseStream").output_shape.members["stream"].members
+    statuses = {
+        name: (shape.metadata.get("error") or {}).get("httpStatusCode") for name, shape in members.items()
+    }
+    return {name: int(status) for name, status in statuses.items() if isinstance(status, int)}
+
+
+def _stream_exception_status(code: str) -> int | None:
+    """An in-stream exception's status, so it is retried as the same error over HTTP would be
+    (`ProviderError.retryable`); None for one the model does not name (an `error` frame)."""
+    return _stream_exception_statuses().get(code)
 
 
 def _judged(tool: Any) -> JsonObject:
@@ -533,19 +613,189 @@ def _frame(kind: str, payload: JsonObject, *, exception: bool = False) -> bytes:
     return message + struct.pack(">I", zlib.crc32(message))
 
 
+# --- reading the eventstream -------------------------------------------------------------------
+
+
+class UnreadableFrame(Exception):
+    """A ConverseStream body this wire cannot read: a frame that is not AWS eventstream (prelude
+    or message checksum, lengths, headers), an event botocore would skip or misread (an event type
+    it does not model, a payload that is not a JSON object), or a body that ends inside a frame."""
+
+    def __init__(self, message: str, kind: Literal["decode", "truncated"] = "decode") -> None:
+        super().__init__(message)
+        self.kind: Literal["decode", "truncated"] = kind
+
+
+def _frame_length(data: bytes | bytearray, start: int, number: int) -> int:
+    """The length of the frame whose prelude starts at `start`, its prelude checked."""
+    total, head_length, crc = struct.unpack_from(">III", data, start)
+    if zlib.crc32(data[start : start + 8]) != crc:
+        raise UnreadableFrame(f"frame {number} is not AWS eventstream (its prelude checksum does not match)")
+    if head_length > _MAX_HEADERS or not _PRELUDE + head_length + 4 <= total <= _MAX_FRAME:
+        raise UnreadableFrame(f"frame {number} is not AWS eventstream (lengths {total}/{head_length})")
+    return int(total)
+
+
+def _headers(block: bytes, number: int) -> dict[str, Any]:
+    """A frame's headers: string ones read here (all a ConverseStream frame carries), any other
+    value type by botocore's own reader."""
+    from botocore.eventstream import EventStreamHeaderParser
+
+    headers: dict[str, Any] = {}
+    at = 0
+    try:
+        while at < len(block):
+            size = block[at]
+            name = block[at + 1 : at + 1 + size].decode()
+            if block[at + 1 + size] != 7:
+                return dict(EventStreamHeaderParser().parse(block))
+            (length,) = struct.unpack_from(">H", block, at + 2 + size)
+            at += 4 + size + length
+            if at > len(block) or name in headers:
+                raise ValueError("a header runs past the headers, or comes twice")
+            headers[name] = block[at - length : at].decode()
+    except Exception as exc:  # a cut or doubled header, bytes that are no UTF-8, botocore's ParserError
+        raise UnreadableFrame(f"frame {number}: its headers do not parse ({type(exc).__name__})") from exc
+    return headers
+
+
+class _Frame(NamedTuple):
+    """One eventstream message, checked: its bytes, headers and JSON payload."""
+
+    raw: bytes
+    headers: dict[str, Any]
+    payload: Any
+
+
+def _event(frame: _Frame) -> JsonObject:
+    """A frame's event as botocore yields it (`{eventType: payload}`); an error frame raised as
+    botocore raises it (`EventStreamError`, its code and message as botocore reads them)."""
+    headers = frame.headers
+    if headers.get(":message-type") == "event":
+        return {headers[":event-type"]: frame.payload}
+    from botocore.exceptions import EventStreamError
+
+    exception = headers.get(":exception-type")
+    if headers.get(":message-type") == "exception" and exception in _STREAM_EXCEPTIONS:
+        body = frame.payload if isinstance(frame.payload, dict) else {}
+        code, said = exception, body.get("Message", body.get("message", ""))
+    else:
+        code, said = headers.get(":error-code", ""), headers.get(":error-message", "")
+    raise EventStreamError({"Error": {"Code": code, "Message": said}}, "ConverseStream")
+
+
+def _payload(data: bytes) -> Any:
+    """A frame's JSON payload, None when it is not JSON (an empty payload is an empty object).
+    pydantic-core's parser: the standard library's costs six times as much a frame."""
+    if not data:
+        return {}
+    try:
+        return pydantic_core.from_json(data)
+    except ValueError:  # not JSON, not UTF-8, nested past its recursion limit
+        return None
+
+
+def _read_frame(frame: bytes, number: int, seen: dict[bytes, dict[str, Any]]) -> _Frame:
+    """A whole frame checked as botocore would not: its checksum (which covers the prelude), its
+    headers, an event type the wire has, a payload that is a JSON object (botocore reads any
+    other as `{"message": text}`, and an event type it does not model as nothing). `seen`:
+    header blocks already read (a stream's frames repeat a handful of them)."""
+    if zlib.crc32(frame[:-4]) != int.from_bytes(frame[-4:], "big"):
+        raise UnreadableFrame(f"frame {number}: its checksum does not match")
+    head_end = _PRELUDE + int.from_bytes(frame[4:8], "big")
+    if head_end > len(frame) - 4:
+        raise UnreadableFrame(f"frame {number} is not AWS eventstream (its headers run past it)")
+    block = frame[_PRELUDE:head_end]
+    headers = seen.get(block)
+    if headers is None:
+        headers = _headers(block, number)
+        if len(seen) < _HEADER_BLOCKS_KEPT:
+            seen[block] = headers
+    payload = _payload(frame[head_end:-4])
+    message_type = headers.get(":message-type")
+    if message_type == "event":
+        if headers.get(":event-type") not in _EVENT_TYPES:
+            raise UnreadableFrame(
+                f"frame {number} is an event this wire does not have ({headers.get(':event-type')!r})"
+            )
+        if not isinstance(payload, dict):
+            raise UnreadableFrame(
+                f"frame {number} ({headers[':event-type']}): its payload is not a JSON object"
+            )
+    elif message_type not in ("exception", "error"):
+        raise UnreadableFrame(f"frame {number} is not a ConverseStream message ({message_type!r})")
+    return _Frame(frame, headers, payload)
+
+
+class _Frames:
+    """A ConverseStream body's chunks as whole frames, each checked (`_read_frame`). Linear in
+    the body: botocore's own buffer copies what follows a frame each time it takes one, so a body
+    handed to it whole costs the square of its frames (a 100,000-frame recording: over a minute)."""
+
+    def __init__(self) -> None:
+        self.pending = bytearray()
+        self.need = _PRELUDE
+        self.read = 0
+        self.seen: dict[bytes, dict[str, Any]] = {}
+
+    def feed(self, chunk: bytes) -> Iterator[_Frame]:
+        data: bytes | bytearray = chunk
+        if self.pending:
+            self.pending += chunk
+            if len(self.pending) < self.need:
+                return
+            data = self.pending
+        start, size, self.need = 0, len(data), _PRELUDE
+        while size - start >= _PRELUDE:
+            total = int.from_bytes(data[start : start + 4], "big")
+            if size - start < total or total < _PRELUDE + 4:
+                self.need = _frame_length(data, start, self.read + 1)  # checked before waiting for it
+                break
+            self.read += 1
+            yield _read_frame(bytes(data[start : start + total]), self.read, self.seen)
+            start += total
+        self.pending = bytearray(data[start:])
+
+    def end(self) -> None:
+        if self.pending:
+            raise UnreadableFrame(
+                f"the stream ends inside frame {self.read + 1} ({len(self.pending)} bytes of it)", "truncated"
+            )
+
+
 # --- the transport bridge ---------------------------------------------------------------------
 
 
 class _BridgedBody:
     """An httpx2 response's body as botocore reads a urllib3 one (`stream()`, `close()`), each
-    chunk fetched on the event loop the request was sent from."""
+    chunk fetched on the event loop the request was sent from. A ConverseStream body (`frames`)
+    is read frame by frame, each checked: as its events (`events()`, what the adapter reads), or
+    as the frames' bytes, one a piece, for botocore's own reader."""
 
-    def __init__(self, bridge: _Bridge, response: httpx2.Response) -> None:
+    def __init__(self, bridge: _Bridge, response: httpx2.Response, frames: _Frames | None = None) -> None:
         self.bridge = bridge
         self.response = response
+        self.frames = frames
         self.chunks: AsyncIterator[bytes] | None = None
 
     def stream(self, **_: Any) -> Iterator[bytes]:
+        if self.frames is None:
+            yield from self._chunks()
+        else:
+            yield from (frame.raw for frame in self._frames(self.frames))
+
+    def events(self) -> Iterator[JsonObject]:
+        """The stream's events, read here rather than by botocore: botocore parses each event
+        again through its service model (about 40 microseconds an event)."""
+        assert self.frames is not None, "only a ConverseStream body has events"
+        return map(_event, self._frames(self.frames))
+
+    def _frames(self, frames: _Frames) -> Iterator[_Frame]:
+        for chunk in self._chunks():
+            yield from frames.feed(chunk)
+        frames.end()
+
+    def _chunks(self) -> Iterator[bytes]:
         if self.response.is_stream_consumed:  # served whole (a recording)
             yield self.response.content
             return
@@ -591,7 +841,9 @@ class _Bridge:
 
         response = self.run(self._forward(request))
         headers = {k: v for k, v in response.headers.items() if k.lower() != "content-encoding"}
-        return AWSResponse(str(request.url), response.status_code, headers, _BridgedBody(self, response))
+        streamed = response.status_code == 200 and bool(_STREAM_PATH.search(str(request.url)))
+        body = _BridgedBody(self, response, _Frames() if streamed else None)
+        return AWSResponse(str(request.url), response.status_code, headers, body)
 
     async def _forward(self, request: Any) -> httpx2.Response:
         body = request.body
@@ -630,22 +882,42 @@ class BedrockClient:
 
     async def stream(self, arguments: JsonObject) -> AsyncIterator[Any]:
         response = await self.call("converse_stream", arguments)
-        return _events_of(response["stream"])
+        stream = response["stream"]
+        body = getattr(stream, "_raw_stream", None)  # botocore's EventStream keeps the body it reads
+        events = body.events() if isinstance(body, _BridgedBody) and body.frames is not None else iter(stream)
+        return _events_of(events, stream.close)
 
     async def aclose(self) -> None:
         await self.bridge.transport.aclose()
         self.client.close()
 
 
-async def _events_of(stream: Any) -> AsyncIterator[Any]:
-    """botocore's EventStream (blocking reads) as an async iterator: each event read in a thread."""
-    events = iter(stream)
-    done = object()
+def _take(events: Iterator[Any], limit: int) -> tuple[list[Any], Exception | None, bool]:
+    """Up to `limit` events, the exception that ended the stream, and whether it ended."""
+    taken: list[Any] = []
     try:
-        while (event := await asyncio.to_thread(next, events, done)) is not done:
-            yield event
+        for event in events:
+            taken.append(event)
+            if len(taken) >= limit:
+                return taken, None, False
+    except Exception as exc:
+        return taken, exc, True
+    return taken, None, True
+
+
+async def _events_of(events: Iterator[Any], close: Callable[[], None]) -> AsyncIterator[Any]:
+    """A stream's events (blocking reads) as an async iterator: read in a thread, many a trip
+    (`_EVENTS_PER_HOP`); those read before a failure are handed on before it."""
+    try:
+        ended = False
+        while not ended:
+            taken, failure, ended = await asyncio.to_thread(_take, events, _EVENTS_PER_HOP)
+            for event in taken:
+                yield event
+            if failure is not None:
+                raise failure
     finally:
-        await asyncio.to_thread(stream.close)
+        await asyncio.to_thread(close)
 
 
 # --- dialect, rules, provider, adapter --------------------------------------------------------

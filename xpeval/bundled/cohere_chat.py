@@ -255,8 +255,40 @@ class _Accumulator:
         )
 
 
+class UnreadableEvent(Exception):
+    """A v2 stream event this wire cannot read: its data is not a JSON object with a `type`."""
+
+
+def _stream_event(data: str, number: int) -> JsonObject:
+    try:
+        event = json.loads(data)
+    except (ValueError, RecursionError):
+        event = None
+    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+        raise UnreadableEvent(
+            f"stream event {number} is not a Cohere v2 chat event (its data is not a JSON object with a type)"
+        )
+    return event
+
+
+async def _stream_events(client: Any, arguments: JsonObject) -> AsyncIterator[JsonObject]:
+    """The v2 stream's events, read from the SDK's raw response with its own SSE reader: the
+    SDK's event reader logs and skips an event it cannot decode (the stream would read as whole
+    without it), so an event is decoded here, and one that does not decode ends the stream."""
+    from cohere.core.http_sse import EventSource
+
+    async with client.with_raw_response.chat_stream(**arguments) as raw:
+        number = 0
+        async for sse in EventSource(raw.response).aiter_sse():
+            if sse.data == "[DONE]":
+                return
+            if sse.data:
+                number += 1
+                yield _stream_event(sse.data, number)
+
+
 async def _opened(stream: Any) -> Any:
-    """The SDK's stream (an async generator) as the awaitable `read_stream` opens."""
+    """A stream (an async generator) as the awaitable `read_stream` opens."""
     return stream
 
 
@@ -308,7 +340,7 @@ class CohereChat(BodyDescribedRequests):
         arguments = {k: v for k, v in kwargs.items() if k != "stream"}
         arguments["request_options"] = _NO_RETRIES
         if kwargs.get("stream"):
-            opened = _opened(client.chat_stream(**arguments))
+            opened = _opened(_stream_events(client, arguments))
             return await read_stream(opened, _Accumulator(), self.error_from_exception, "message-end")
         try:
             response = await client.chat(**arguments)
@@ -342,6 +374,8 @@ class CohereChat(BodyDescribedRequests):
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         from cohere.core.api_error import ApiError
 
+        if isinstance(exc, UnreadableEvent):
+            return ProviderError(message=str(exc), kind="decode")
         if isinstance(exc, ApiError):
             body = exc.body if isinstance(exc.body, dict) else {}
             message = body.get("message") if isinstance(body.get("message"), str) else None

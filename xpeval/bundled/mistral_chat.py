@@ -383,9 +383,26 @@ def _error_frame(exc: BaseException) -> ProviderError | None:
         frame = value.get("data", value) if isinstance(value, dict) else None
         if isinstance(frame, dict) and frame.get("object") == "error":
             return ProviderError(
-                type=frame.get("type"), message=str(frame.get("message") or "error"), kind="stream"
+                status=_frame_status(frame),
+                type=frame.get("type"),
+                message=str(frame.get("message") or "error"),
+                kind="stream",
             )
     return None
+
+
+_STATUS_OF_TYPE = {"rate_limited": 429, "service_unavailable": 503, "service_tier_capacity_exceeded": 503}
+"""The statuses Mistral's error types stand for where a frame does not say (adapters/wires/RULES.md)."""
+
+
+def _frame_status(frame: JsonObject) -> int | None:
+    """The HTTP status an in-stream error object stands for: its `raw_status_code`, else its
+    type's; so a throttled or unavailable stream is retried as the same error over HTTP is."""
+    raw = frame.get("raw_status_code")
+    if isinstance(raw, int) and not isinstance(raw, bool) and 100 <= raw <= 599:
+        return raw
+    kind = frame.get("type")
+    return _STATUS_OF_TYPE.get(kind) if isinstance(kind, str) else None
 
 
 def _calls(result: TurnResult) -> list[JsonObject]:
