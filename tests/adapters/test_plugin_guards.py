@@ -143,3 +143,52 @@ def test_a_plugin_that_only_reads_a_bundled_wire_is_let_in(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     (line,) = refusals(done.stderr)  # refused only for what its entry point names
     assert "must be a WirePlugin, not a NoneType" in line, line
+
+
+CLAIMS_EVERY_CHOICE = """
+import dataclasses as _dc
+from xpeval.plugin import Capabilities as _Caps, ForceTool as _Force
+_encode = OllamaChat.encode
+def _encode_named_only(self, request, tools):
+    kwargs = _encode(self, request, tools)
+    if isinstance(request.tool_choice, _Force):  # only the named mode reaches the request
+        kwargs["options"] = {**kwargs.get("options", {}), "forced": request.tool_choice.name}
+    return kwargs
+OllamaChat.encode = _encode_named_only
+OLLAMA = _dc.replace(OLLAMA, capabilities=_Caps(tool_choice=frozenset({"auto", "none", "required", "named"})))
+"""
+
+
+@pytest.mark.slow
+def test_conformance_exercises_every_declared_tool_choice_of_a_plugin_not_only_the_named_one(
+    tmp_path: Path,
+) -> None:
+    from tests.adapters.test_plugin_wires import environment
+    from tests.adapters.test_plugin_wires import install as install_example
+
+    install_example(tmp_path / "site", extra=CLAIMS_EVERY_CHOICE)
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[project]\nname = "host"\n\n[tool.xpeval]\nadapters = ["ollama"]\n')
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--xpeval-conformance",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            "tool_choice",
+        ],
+        cwd=root,
+        env=environment(tmp_path / "site"),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 1, done.stdout[-3000:]
+    (failed,) = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+    assert "test_every_declared_tool_choice_reaches_the_wire_as_a_request_of_its_own[ollama]" in failed
+    assert "sends the same request for auto and none, auto and required, none and required" in done.stdout
