@@ -47,7 +47,7 @@ def test_every_declared_tool_choice_reaches_the_wire_as_a_request_of_its_own(xpe
     them, has lost a mode it claims), and naming another tool changes the request too. Which
     bytes each mode takes is the wire's; that they are distinct is every wire's."""
     declared = effective_contract(xpeval_adapter_id).capabilities.tool_choice
-    sent = {
+    sent: dict[str, str] = {
         mode: _sent_for(xpeval_adapter_id, CHOICE[mode]) for mode in TOOL_CHOICE_MODES if mode in declared
     }
     if "named" in declared:
