@@ -19,12 +19,12 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
-from types import FrameType
-from typing import Protocol
+from types import FrameType, FunctionType, ModuleType
+from typing import Any, Protocol
 
 SLOW_PLUGIN_SECONDS = 2.0
 """A plugin still importing after this long is named on stderr (so a slow one is not a hang)."""
@@ -231,3 +231,148 @@ def _named_when_slow(point: EntryPoint) -> Iterator[None]:
                 file=sys.stderr,
                 flush=True,
             )
+
+
+class IdentityWatch:
+    """What some objects ARE, not only what they are called: the identity of every value their
+    namespaces hold, as a plugin's import found them.
+
+    From each root it watches what a plugin could change in place: an object's class
+    (`__class__`) and instance attributes; every member of each class of the watched packages
+    (xpeval's, and the root's own) in its MRO; every function's code, defaults and closure; the
+    functions, classes and objects a watched module holds from those packages; the members of
+    tuples and of dicts reached from them. Replacing an entry, wrapping one of its methods or
+    rebinding a helper of its module is a change: nothing is compared by name or by equality.
+    `changed()` names what changed; `restore()` puts back what the watch saw."""
+
+    def __init__(self, roots: Iterable[tuple[str, object]]) -> None:
+        self._spaces: list[tuple[str, _Space]] = []
+        seen: set[int] = set()
+        for label, root in roots:
+            packages = {"xpeval", _package(root)} - {""}
+            self._spaces.extend((label, space) for space in _spaces_of(root, seen, packages))
+
+    def changed(self) -> dict[str, list[str]]:
+        """Root label -> the members that are no longer what they were (empty: nothing changed)."""
+        found: dict[str, list[str]] = {}
+        for label, space in self._spaces:
+            members = space.changed()
+            if members:
+                found.setdefault(label, []).extend(members)
+        return found
+
+    def restore(self) -> None:
+        for _, space in self._spaces:
+            space.restore()
+
+
+_FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__", "__closure__")
+_CALLED_DUNDERS = frozenset({"__init__", "__call__", "__post_init__", "__new__", "__getattr__"})
+_ABSENT = object()
+
+
+@dataclass
+class _Space:
+    """One namespace: `holder`'s members and the objects they held. `items`: `holder` is a
+    dict (a module's or an instance's namespace); `of_class`: `holder` is a class."""
+
+    holder: Any
+    name: str
+    values: dict[str, object]
+    items: bool = False
+    closed: bool = False
+    """A member added since is a change too (an instance's or a class's namespace: a new member
+    there shadows what was inherited)."""
+
+    def _members(self) -> Iterable[str]:
+        if self.items:
+            return list(self.holder)
+        return list(vars(self.holder)) if isinstance(self.holder, type) else ()
+
+    def added(self) -> list[str]:
+        if not self.closed:
+            return []
+        return [m for m in self._members() if m not in self.values and _watched_member(m)]
+
+    def current(self, member: str) -> object:
+        if self.items:
+            return self.holder.get(member, _ABSENT)
+        if isinstance(self.holder, type):
+            return self.holder.__dict__.get(member, _ABSENT)
+        return getattr(self.holder, member, _ABSENT)
+
+    def changed(self) -> list[str]:
+        replaced = [m for m, value in self.values.items() if self.current(m) is not value]
+        return [f"{self.name}.{m}" for m in [*replaced, *self.added()]]
+
+    def restore(self) -> None:
+        for member in self.added():
+            if self.items:
+                del self.holder[member]
+            else:
+                delattr(self.holder, member)
+        for member, value in self.values.items():
+            if self.current(member) is value:
+                continue
+            if self.items:
+                self.holder[member] = value
+            elif isinstance(self.holder, type):
+                setattr(self.holder, member, value)
+            else:
+                object.__setattr__(self.holder, member, value)  # functions, frozen dataclasses too
+
+
+def _package(thing: object) -> str:
+    name = thing.__name__ if isinstance(thing, ModuleType) else getattr(type(thing), "__module__", "")
+    return str(name or "").partition(".")[0]
+
+
+def _ours(thing: object, packages: set[str]) -> bool:
+    module = getattr(thing, "__module__", None)
+    return isinstance(module, str) and module.partition(".")[0] in packages
+
+
+def _watched_member(name: str) -> bool:
+    return not (name.startswith("__") and name.endswith("__")) or name in _CALLED_DUNDERS
+
+
+def _spaces_of(root: object, seen: set[int], packages: set[str]) -> Iterator[_Space]:
+    """Every namespace reachable from `root` that the watched packages' code owns."""
+    stack: list[object] = [root]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ModuleType):
+            held = {
+                k: v
+                for k, v in vars(node).items()
+                if _watched_member(k) and (_ours(v, packages) or _ours(type(v), packages))
+            }
+            yield _Space(vars(node), node.__name__, held, items=True)
+            stack.extend(held.values())
+        elif isinstance(node, type):
+            if _ours(node, packages):
+                members = {k: v for k, v in vars(node).items() if _watched_member(k)}
+                yield _Space(node, node.__qualname__, members, closed=True)
+                stack.extend(members.values())
+                stack.extend(node.__mro__[1:])
+        elif isinstance(node, FunctionType):
+            yield _Space(node, node.__qualname__, {p: getattr(node, p) for p in _FUNCTION_PARTS})
+        elif isinstance(node, classmethod | staticmethod):
+            stack.append(node.__func__)
+        elif isinstance(node, property):
+            stack.extend((node.fget, node.fset, node.fdel))
+        elif isinstance(node, tuple | frozenset):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            yield _Space(node, "dict", dict(node), items=True)
+            stack.extend(node.values())
+        elif _ours(type(node), packages):
+            label = type(node).__qualname__
+            yield _Space(node, label, {"__class__": type(node)})
+            stack.append(type(node))
+            if hasattr(node, "__dict__"):
+                yield _Space(vars(node), label, dict(vars(node)), items=True, closed=True)
+                stack.extend(vars(node).values())

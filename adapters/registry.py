@@ -370,7 +370,7 @@ def load_plugins(group: str = PLUGIN_GROUP) -> list[str]:
     registered."""
     pending: dict[str, tuple[plugins.LoadedPlugin, RegistryEntry]] = {}
     builtin = {adapter_id for adapter_id, origin in _ORIGINS.items() if origin == BUILTIN_DISTRIBUTION}
-    for plugin in plugins.load_plugins(group, reserved=builtin, guards=[_RegistryWatch]):
+    for plugin in plugins.load_plugins(group, reserved=builtin, guards=[_RegistryWatch, catalog.WireWatch]):
         if isinstance(plugin.value, DirectEntry | WrapperEntry):
             pending[plugin.name] = (plugin, plugin.value)
         else:

@@ -15,13 +15,16 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from xpeval.adapters import plugins
 from xpeval.adapters.contract import WIRE_NAMES, WireName
-from xpeval.adapters.schema import dialects
+from xpeval.adapters.schema import apply, dialects, names
 from xpeval.adapters.schema._types import DIALECTS
 from xpeval.adapters.schema.dialects import DialectSpec
 from xpeval.adapters.wires._base import Wire
@@ -242,13 +245,42 @@ def _callables(value: object) -> bool:
     return isinstance(value, tuple) and all(callable(item) for item in value)
 
 
-class _WireWatch:
-    """The wire and dialect tables as a plugin's import found them: a plugin's wire is
-    registered by xpeval from its entry point, never by the import itself."""
+BUILTIN_WIRE_MODULES = {
+    "openai-chat": "xpeval.adapters.wires.openai_chat",
+    "openai-responses": "xpeval.adapters.wires.openai_responses",
+    "anthropic-messages": "xpeval.adapters.wires.anthropic",
+    "google-genai": "xpeval.adapters.wires.google",
+}
+"""Where each built-in wire's codec lives (`get_wire` imports them lazily)."""
+
+
+class WireWatch:
+    """The wires and dialects as a plugin's import found them: which names exist (a plugin's
+    wire is registered by xpeval from its entry point, never by the import itself) and what each
+    one IS (`plugins.IdentityWatch`: its `WirePlugin`, its codec's class and every function of it
+    and of its module, its dialects' passes and name rules). A plugin that replaces the bundled
+    `mistral-chat` entry or wraps one of its codec's methods changes what every Mistral number
+    means; it is refused and what it changed put back. A built-in wire module the plugin's import
+    loaded for the first time is held to its own code (`_foreign_code`)."""
 
     def __init__(self) -> None:
         self._wires = dict(_WIRES)
         self._dialects = dialects.snapshot()
+        self._modules_before = {m for m in BUILTIN_WIRE_MODULES.values() if m in sys.modules}
+        roots: list[tuple[str, object]] = []
+        for name, plugin in _WIRES.items():
+            roots += [
+                (f"wire {name}", plugin),
+                (f"wire {name}", sys.modules.get(type(plugin.codec).__module__)),
+            ]
+        roots += [(f"wire {name}", sys.modules.get(module)) for name, module in BUILTIN_WIRE_MODULES.items()]
+        for name, rules in apply.RULES.items():
+            roots += [
+                (f"dialect {name}", rules),
+                (f"dialect {name}", sys.modules.get(type(rules).__module__)),
+            ]
+            roots.append((f"dialect {name}", names.NAME_RULES.get(name)))
+        self._identity = plugins.IdentityWatch((label, root) for label, root in roots if root is not None)
 
     def check(self) -> plugins.Tampering | None:
         changed = sorted(set(_WIRES) ^ set(self._wires))
@@ -256,13 +288,60 @@ class _WireWatch:
         changed_dialects = sorted(
             {k for new, old in zip(tables, self._dialects, strict=True) for k in new.keys() ^ old.keys()}
         )
-        if not changed and not changed_dialects:
+        replaced = self._replaced(tables)
+        if not changed and not changed_dialects and not replaced:
             return None
+        self._identity.restore()
         _WIRES.clear()
         _WIRES.update(self._wires)
         dialects.restore(self._dialects)
-        named = ", ".join([*(f"wire {n}" for n in changed), *(f"dialect {n}" for n in changed_dialects)])
-        return plugins.Tampering(f"registered {named} while loading, outside its entry point", tuple(changed))
+        reasons = []
+        if changed or changed_dialects:
+            named = ", ".join([*(f"wire {n}" for n in changed), *(f"dialect {n}" for n in changed_dialects)])
+            reasons.append(f"registered {named} while loading, outside its entry point")
+        if replaced:
+            what = "; ".join(
+                f"{label} ({', '.join(sorted(set(m))[:4])})" for label, m in sorted(replaced.items())
+            )
+            reasons.append(f"replaced or wrapped xpeval's {what} while loading")
+        # What it replaced is put back, so commands using it go on (ids name only what the
+        # plugin itself would have added).
+        return plugins.Tampering("; ".join(reasons), tuple(changed))
+
+    def _replaced(self, tables: tuple[dict[str, Any], ...]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for label, members in self._identity.changed().items():
+            found.setdefault(label, []).extend(members)
+        for name, plugin in self._wires.items():
+            if _WIRES.get(name, plugin) is not plugin:
+                found.setdefault(f"wire {name}", []).append("its WirePlugin")
+        for table, before in zip(tables, self._dialects, strict=True):
+            for name, value in before.items():
+                if table.get(name, value) is not value:
+                    found.setdefault(f"dialect {name}", []).append("its table entry")
+        for name, module in BUILTIN_WIRE_MODULES.items():
+            if module not in self._modules_before and module in sys.modules:
+                foreign = _foreign_code(sys.modules[module])
+                if foreign:
+                    found.setdefault(f"wire {name}", []).extend(foreign)
+                    del sys.modules[module]  # nothing to put back: the next use imports it afresh
+        return found
+
+
+def _foreign_code(module: ModuleType) -> list[str]:
+    """The members of a built-in wire's codec whose code is not in xpeval's own files (a
+    plugin's wrapper), when the module was first imported by a plugin's import (nothing to
+    compare it with)."""
+    codec = getattr(module, "WIRE", None)
+    homes = [Path(p).resolve() for name in ("xpeval", "xpeval.adapters") for p in sys.modules[name].__path__]
+    foreign = [] if codec is not None and type(codec).__module__ == module.__name__ else ["WIRE"]
+    for cls in type(codec).__mro__[:-1]:
+        for member, value in vars(cls).items():
+            code = getattr(getattr(value, "__func__", value), "__code__", None)
+            path = Path(code.co_filename).resolve() if code is not None else None
+            if path is not None and not any(path.is_relative_to(home) for home in homes):
+                foreign.append(f"{cls.__qualname__}.{member}")
+    return foreign
 
 
 def load_bundled_wires() -> None:
@@ -281,7 +360,7 @@ def load_wire_plugins(guards: Sequence[Callable[[], plugins.Guard]] = ()) -> lis
     registered."""
     registered: list[str] = []
     reserved = (*wire_names(), *dialects.registered_dialects())
-    for plugin in plugins.load_plugins(WIRE_GROUP, reserved=reserved, guards=[_WireWatch, *guards]):
+    for plugin in plugins.load_plugins(WIRE_GROUP, reserved=reserved, guards=[WireWatch, *guards]):
         value = plugin.value
         if isinstance(value, WirePlugin) and getattr(value.codec, "name", None) != plugin.name:
             named = getattr(value.codec, "name", None)

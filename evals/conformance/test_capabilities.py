@@ -34,6 +34,31 @@ def test_a_declared_tool_choice_is_sent_and_an_undeclared_one_refused(
         assert result.error is not None and result.error.kind == "refused" and not script.requests
 
 
+def _sent_for(adapter_id: str, choice: ToolChoice) -> str:
+    adapter, script = scripted(adapter_id, Reply(result=TurnResult(text="ok")))
+    result = asyncio.run(adapter.turn(request(tool_choice=choice)))
+    assert result.error is None and len(script.requests) == 1, (adapter_id, choice, result.error)
+    return json.dumps(script.request_json(0), sort_keys=True)
+
+
+def test_every_declared_tool_choice_reaches_the_wire_as_a_request_of_its_own(xpeval_adapter_id: str) -> None:
+    """Every mode the adapter declares is sent, not only the named one: the requests of any two
+    declared modes differ (a wire that sends `none` or `required` as it sends `auto`, or drops
+    them, has lost a mode it claims), and naming another tool changes the request too. Which
+    bytes each mode takes is the wire's; that they are distinct is every wire's."""
+    declared = effective_contract(xpeval_adapter_id).capabilities.tool_choice
+    sent: dict[str, str] = {
+        mode: _sent_for(xpeval_adapter_id, CHOICE[mode]) for mode in TOOL_CHOICE_MODES if mode in declared
+    }
+    if "named" in declared:
+        sent["named (another tool)"] = _sent_for(xpeval_adapter_id, ForceTool(name="get_weather"))
+    alike = [(a, b) for i, a in enumerate(sent) for b in list(sent)[i + 1 :] if sent[a] == sent[b]]
+    assert alike == [], (
+        f"{xpeval_adapter_id} declares tool_choice {sorted(declared)} but sends the same request for "
+        + ", ".join(f"{a} and {b}" for a, b in alike)
+    )
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 def test_declared_parallel_and_streamed_calls_decode_whole(xpeval_adapter_id: str, stream: bool) -> None:
     capabilities = effective_contract(xpeval_adapter_id).capabilities
