@@ -10,6 +10,19 @@ Case files and cassettes arrive in pull requests, so every read of one is bounde
 - **decoded bodies**: gzip and deflate bodies are decoded to at most `max_input_mb` in all, per
   file, and refused beyond (a 6 MB cassette can hold a body that inflates to 4 GiB).
 
+A JSON Lines file of real traffic (`xpeval cases requests`) may be of any size: it is read a line
+at a time (`json_lines`), and each line is bounded instead, by what it becomes:
+
+- **bytes**: a line of at most a quarter of `max_input_mb` (`InputLimits.max_line_bytes`, 8 MB by
+  default). The case it becomes carries a call's arguments twice (as values and as their text),
+  so a line within this cap always becomes a case line a case file within `max_input_mb` holds;
+  a longer line is read on in pieces kept nowhere and refused;
+- **values**: at most `max_yaml_nodes` JSON values and keys (`json_value_bound`, counted on the
+  bytes without building them): a line of 8 MB of `[0,0,...]` would be four million objects.
+
+Lines are split at `\n` only, as JSON Lines defines them: U+2028, U+0085 and the other
+separators `str.splitlines` knows may stand unescaped inside a JSON string.
+
 The defaults are stated here (`InputLimits`) and a project raises them in `[tool.xpeval]`
 (`max_input_mb`, `max_yaml_nodes`; README, "Your own suite"), which
 `xpeval.evals.project.input_limits` reads. A refusal is `InputRefused` with one line that says
@@ -24,7 +37,9 @@ keeps libyaml's speed.
 
 from __future__ import annotations
 
+import re
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +62,10 @@ largest committed cassette is 2.9 MB)."""
 DEFAULT_MAX_YAML_NODES = 100_000
 """The most nodes a YAML document may stand for (a built-in case file holds about 1,500; a
 cassette a few hundred). 100,000 nodes cost libyaml and PyYAML about 40 MB and a second."""
+
+LINE_SHARE = 4
+"""A JSON line may take this fraction of `max_input_mb` (the case it becomes is at most about
+three times as long: arguments are kept as values and as their escaped text)."""
 
 RAISE_HINT = "raise {key} in [tool.xpeval] if it is genuine"
 
@@ -78,6 +97,11 @@ class InputLimits:
     def max_mb(self) -> str:
         return _mb(self.max_bytes)
 
+    @property
+    def max_line_bytes(self) -> int:
+        """The longest JSON line read (a quarter of `max_bytes`: see the module's note)."""
+        return self.max_bytes // LINE_SHARE
+
 
 def _mb(size: int) -> str:
     """A size as a person reads it: `200 MB`, `2.5 MB`, `340 KB`, `12 bytes`."""
@@ -106,6 +130,72 @@ def read_bounded(path: Path, limits: InputLimits) -> bytes:
 
 def _too_large(size: str, limits: InputLimits) -> str:
     return f"{size}, above the {limits.max_mb} cap on an input file ({RAISE_HINT.format(key='max_input_mb')})"
+
+
+# --- JSON Lines ---------------------------------------------------------------------------------
+
+_SKIP_PIECE = MB
+
+
+def json_lines(path: Path, limits: InputLimits) -> Iterator[tuple[int, bytes | InputRefused]]:
+    """Each non-blank line of a JSON Lines file with its number (from 1), split at `\n` only, or
+    InputRefused for a line above `limits.max_line_bytes` (the rest of it is read a megabyte at a
+    time and kept nowhere). At most one line is held at a time. OSError as it comes."""
+    cap = limits.max_line_bytes
+    with path.open("rb") as handle:
+        number = 0
+        while True:
+            line = handle.readline(cap + 1)
+            if not line:
+                return
+            number += 1
+            if len(line) > cap and not line.endswith(b"\n"):
+                size = len(line) + _skip_line(handle)
+                yield number, InputRefused(_line_too_long(size, limits))
+            elif line.strip():
+                yield number, line
+
+
+def _skip_line(handle: Any) -> int:
+    """Read on to the end of the current line; the bytes read."""
+    skipped = 0
+    while True:
+        piece = handle.readline(_SKIP_PIECE)
+        skipped += len(piece)
+        if not piece or piece.endswith(b"\n"):
+            return skipped
+
+
+def _line_too_long(size: int, limits: InputLimits) -> str:
+    return (
+        f"a line of {_mb(size)}, above the {_mb(limits.max_line_bytes)} cap on a JSON line "
+        f"(a quarter of max_input_mb: {RAISE_HINT.format(key='max_input_mb')})"
+    )
+
+
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_JSON_STRUCTURE = bytes(b for b in range(256) if chr(b) not in "[{,:")
+
+
+def json_value_bound(line: bytes) -> int:
+    """An upper bound on the values and keys a JSON text stands for, without building them.
+
+    Outside strings, every value but the first follows a `[`, `,` or `:`, and every key a `{` or
+    `,`: one per such character, plus the root, is never less than the truth."""
+    bare = _JSON_STRING.sub(b"", line)
+    return 1 + len(bare.translate(None, _NOT_JSON_STRUCTURE))
+
+
+def check_json_values(line: bytes, limits: InputLimits) -> None:
+    """InputRefused when `line` may stand for more than `limits.max_yaml_nodes` values."""
+    if 1 + len(line) <= limits.max_yaml_nodes:  # the bound is at most one per character
+        return
+    bound = json_value_bound(line)
+    if bound > limits.max_yaml_nodes:
+        raise InputRefused(
+            f"up to {bound:,} JSON values and keys, more than {limits.max_yaml_nodes:,} "
+            f"({RAISE_HINT.format(key='max_yaml_nodes')})"
+        )
 
 
 # --- YAML -------------------------------------------------------------------------------------

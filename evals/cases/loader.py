@@ -116,7 +116,9 @@ def load_case_file(
 
 def _raw_cases(text: str, suffix: str, shown: str, limits: InputLimits) -> Iterator[tuple[str, Any]]:
     if suffix == ".jsonl":
-        for number, line in enumerate(text.splitlines(), start=1):
+        # JSON Lines ends a line at "\n" only: str.splitlines also splits at U+2028, U+0085 and
+        # other separators a JSON string may hold unescaped (`xpeval cases requests` writes them).
+        for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
             try:

@@ -1,5 +1,6 @@
 """`xpeval cases list [--json]`, `xpeval cases bfcl [--categories ...] [--out DIR]` and
-`xpeval cases requests FILE.jsonl --out DIR` (real traffic as unlabelled cases).
+`xpeval cases requests FILE.jsonl --out DIR [--strict]` (real traffic as unlabelled cases, line
+by line: each refused line listed with its number and reason).
 
 `list` shows the cases of a folder (the project's `[tool.xpeval] cases`, else the built-in
 set). `bfcl` converts the BFCL data of the installed bfcl-eval package into cases: JSON Lines
@@ -83,9 +84,19 @@ def register(subparsers: Any) -> None:
     requests.add_argument(
         "file", type=Path, help="JSON lines: messages, tools, tool_choice[, parallel_tool_calls]"
     )
-    requests.add_argument("--out", type=Path, required=True, help="write <prefix>.jsonl here (a case folder)")
+    requests.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="write <prefix>.jsonl here (a case folder; more files if large)",
+    )
     requests.add_argument(
         "--prefix", help="case id prefix (default: the file's name): ids are <prefix>_<line>"
+    )
+    requests.add_argument(
+        "--strict",
+        action="store_true",
+        help="write nothing when any line is refused (default: import the others, list the refused)",
     )
     requests.set_defaults(handler=run_requests)
 
@@ -273,15 +284,24 @@ def run_bfcl(args: argparse.Namespace) -> int:
 
 
 def run_requests(args: argparse.Namespace) -> int:
-    from xpeval.evals.cases.requests import cases_from_requests, default_prefix
+    from xpeval.evals.cases.requests import import_requests
 
-    imported = cases_from_requests(args.file, prefix=args.prefix)
-    args.out.mkdir(parents=True, exist_ok=True)
-    target = args.out / f"{args.prefix or default_prefix(args.file)}.jsonl"
-    with target.open("w", encoding="utf-8") as handle:
-        _write_cases(imported.cases, handle)
+    imported = import_requests(args.file, args.out, prefix=args.prefix, strict=args.strict)
+    for refusal in imported.refused:
+        print(f"requests: refused {refusal}", file=sys.stderr)
+    refused = len(imported.refused)
+    if not imported.files:
+        why = "--strict" if imported.cases else "no line is a request a case can carry"
+        raise UserError(
+            f"{args.file}: nothing written ({why}): {refused} line(s) refused, "
+            f"{imported.cases} would be cases"
+        )
+    where = ", ".join(str(path) for path in imported.files)
+    print(
+        f"requests: {imported.cases} unlabelled cases into {where}; {refused} line(s) refused",
+        file=sys.stderr,
+    )
     ignored = ", ".join(f"{key} ({n})" for key, n in sorted(imported.ignored.items()))
-    print(f"requests: {len(imported.cases)} unlabelled cases into {target}", file=sys.stderr)
     if ignored:
         print(f"requests: left to the run that plays them: {ignored}", file=sys.stderr)
     return 0
