@@ -41,7 +41,7 @@ from vcr.request import Request as VcrRequest
 from xpeval.adapters import secrets
 from xpeval.adapters.secrets import MIN_SECRET_LENGTH, is_credential_param
 from xpeval.evals.project import input_limits
-from xpeval.evals.stream_frames import StreamBody
+from xpeval.evals.stream_frames import StreamBody, is_eventstream
 from xpeval.evals.untrusted import DecodeBudget, InputRefused, decompress
 
 PLACEHOLDER = "<scrubbed>"
@@ -182,7 +182,11 @@ class Scrubber:
         the end of a fragment — an echo split across frames, or the part of one a cut stream
         kept — is replaced in that text by one placeholder, and the frames get back what is
         left of it: the placeholder in the frame where the piece began, nothing of it in the
-        others. A whole secret inside one fragment is left to `data`, which follows."""
+        others. A whole secret inside one fragment is left to `data`, which follows — except in
+        a framing with lengths and checksums (AWS eventstream), where replacing bytes would
+        break the frame: there every value of every message is scrubbed here, and each changed
+        message is encoded again with its lengths and checksums right, so the recording still
+        replays."""
         frames = StreamBody.parse(body) if self._piece_starts is not None else None
         if frames is None:
             return body
@@ -191,7 +195,15 @@ class Scrubber:
             for fragment, text in zip(fragments, self._without_pieces(texts), strict=True):
                 if text != fragment.text:
                     frames.replace(fragment, text)
+        if frames.checksummed:
+            frames.scrub_each(self.text, self.data)
         return frames.render()
+
+    def streamed_body(self, body: bytes) -> bytes:
+        """A response body with no secret and no piece of one split across frames, its framing
+        intact (what a cassette keeps)."""
+        framed = self.stream(body)
+        return framed if is_eventstream(framed) else self.data(framed)
 
     def _without_pieces(self, texts: list[str]) -> list[str]:
         joined = "".join(texts)
@@ -264,7 +276,7 @@ class Scrubber:
         if not self.has_secrets:
             return body
         if isinstance(body, (bytes, bytearray)):
-            return self.data(self.stream(bytes(body)))
+            return self.streamed_body(bytes(body))
         if isinstance(body, str):
             return self.text(self.stream(body.encode()).decode("utf-8", "replace"))
         return body

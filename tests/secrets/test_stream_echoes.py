@@ -99,3 +99,36 @@ def test_a_credential_word_inside_a_variable_name_makes_its_value_a_secret() -> 
 
     env = {"AWS_BEARER_TOKEN_BEDROCK": "bedrock-token-123456", "TOKENIZERS_PARALLELISM": "false-but-long"}
     assert environment_secrets(env) == ["bedrock-token-123456"]
+
+
+def eventstream(texts: list[str], *, corrupt: int | None = None) -> bytes:
+    from xpeval.bundled.bedrock_converse import _frame
+
+    frames = [_frame("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": t}}) for t in texts]
+    if corrupt is not None:
+        frames[corrupt] = frames[corrupt][:-1] + bytes([frames[corrupt][-1] ^ 1])
+    return b"".join(frames)
+
+
+def botocore_texts(body: bytes) -> list[str]:
+    from botocore.eventstream import EventStreamBuffer
+
+    buffer = EventStreamBuffer()
+    buffer.add_data(body)
+    return [json.loads(message.payload)["delta"]["text"] for message in buffer]
+
+
+def test_an_eventstream_echo_is_scrubbed_across_and_inside_frames_and_botocore_still_reads_it() -> None:
+    body = eventstream(["Your key is ", SECRET[:11], f"{SECRET[11:]}, and {SECRET} again"])
+    out = scrubbed(body)
+    assert [piece for piece in pieces() if piece.encode() in out] == []
+    assert "".join(botocore_texts(out)) == f"Your key is {PLACEHOLDER}, and {PLACEHOLDER} again"
+
+
+def test_an_eventstream_frame_recorded_corrupt_stays_corrupt_once_scrubbed() -> None:
+    from botocore.eventstream import ChecksumMismatch
+
+    out = scrubbed(eventstream(["a", f"key {SECRET}"], corrupt=1))
+    assert SECRET.encode() not in out
+    with pytest.raises(ChecksumMismatch):
+        botocore_texts(out)
