@@ -25,6 +25,7 @@ from xpeval.adapters.contract import (
 from xpeval.adapters.exchange import observe
 from xpeval.adapters.schema import Dialect, PreparedTools, prepare_tools
 from xpeval.adapters.wires import Wire, get_wire
+from xpeval.adapters.wires.loop_rules import rules_of
 
 if TYPE_CHECKING:
     from xpeval.adapters.providers._spec import Provider
@@ -32,6 +33,14 @@ if TYPE_CHECKING:
 
 ToolChoiceMode = Literal["auto", "none", "required", "named"]
 TOOL_CHOICE_MODES: tuple[ToolChoiceMode, ...] = get_args(ToolChoiceMode)
+ReasoningState = Literal[
+    "thought_signatures", "thinking_blocks", "reasoning_items", "reasoning_content", "reasoning_blocks"
+]
+"""Reasoning state a provider returns and requires back on the next turn
+(docs/provider-loop-rules.md): Gemini's thought signatures, Anthropic's thinking and redacted
+thinking blocks, OpenAI Responses' reasoning items, the OpenAI Chat family's `reasoning_content`,
+Bedrock Converse's signed reasoning blocks."""
+REASONING_STATES: tuple[ReasoningState, ...] = get_args(ReasoningState)
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,13 @@ class Capabilities:
     """It decodes tool calls from a streamed answer."""
     strict_schemas: bool = False
     """It sends tools in the provider's strict mode (arguments guaranteed to match the schema)."""
+    reasoning_state: frozenset[ReasoningState] = frozenset()
+    """The reasoning state it keeps from a turn and sends back on the next as its provider
+    requires (the conformance suite's reasoning family plays each against the strict emulator)."""
+
+    def __repr__(self) -> str:
+        # The sets in declaration order: a repr that is the same in every process (hash seeds).
+        return "Capabilities(" + ", ".join(f"{k}={v!r}" for k, v in self.row().items()) + ")"
 
     def row(self) -> dict[str, object]:
         return {
@@ -54,6 +70,7 @@ class Capabilities:
             "parallel_calls": self.parallel_calls,
             "streamed_tool_calls": self.streamed_tool_calls,
             "strict_schemas": self.strict_schemas,
+            "reasoning_state": [s for s in REASONING_STATES if s in self.reasoning_state],
         }
 
 
@@ -188,6 +205,11 @@ class Adapter:
                 result = TurnResult(error=wire.error_from_exception(exc))
             finally:
                 await exchange.release()
+        rules = rules_of(wire)
+        if result.error is not None and result.error.kind == "http" and rules and rules.refuses(result.error):
+            # The provider refused the request for the reasoning state it carried back: the
+            # loop's fault, its own error kind (docs/provider-loop-rules.md).
+            result.error = result.error.model_copy(update={"kind": "reasoning_state"})
         if result.error is not None and result.error.kind == "decode":
             # Say what the server sent: `200 text/html` is a proxy's page, not the model.
             result.error = result.error.model_copy(

@@ -138,10 +138,14 @@ class ProviderError(_Model):
     message: str
     retry_after: float | None = None
     """Seconds the provider asked us to wait (Retry-After / retry-after-ms), when it said."""
-    kind: Literal["http", "stream", "timeout", "connection", "truncated", "decode", "refused"] = "http"
+    kind: Literal[
+        "http", "stream", "timeout", "connection", "truncated", "decode", "refused", "reasoning_state"
+    ] = "http"
     """Where it happened: an HTTP status, an error inside a 200 stream, a timeout, a broken
     connection, a stream that ended without its terminal event, a response that is not the
-    wire's (HTML, empty, invalid JSON), or a request the adapter refused to send."""
+    wire's (HTML, empty, invalid JSON), a request the adapter refused to send, or the provider
+    refusing a request whose reasoning state (thought signatures, thinking blocks, reasoning
+    items) a turn dropped, moved or altered (docs/provider-loop-rules.md)."""
 
     @property
     def bad_response(self) -> bool:
@@ -153,7 +157,7 @@ class ProviderError(_Model):
     def retryable(self) -> bool:
         if self.kind in ("timeout", "connection", "truncated"):
             return True
-        if self.kind in ("decode", "refused"):
+        if self.kind in ("decode", "refused", "reasoning_state"):
             return False
         if self.status is not None:
             return self.status in (408, 409, 429) or self.status >= 500

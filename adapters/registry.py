@@ -91,6 +91,10 @@ class WrapperEntry:
 
 RegistryEntry = DirectEntry | WrapperEntry
 
+_REASONING_CONTENT = Capabilities(reasoning_state=frozenset({"reasoning_content"}))
+"""The OpenAI Chat servers that return `reasoning_content` and require it back before a tool turn
+(DeepSeek behind openai-compatible, Kimi, MiMo: docs/provider-loop-rules.md)."""
+
 ADAPTER_REGISTRY: dict[str, RegistryEntry] = {
     "openai-chat": DirectEntry(
         wire="openai-chat",
@@ -105,7 +109,7 @@ ADAPTER_REGISTRY: dict[str, RegistryEntry] = {
         provider=openai.OPENAI,
         factory=openai.create,
         description="OpenAI Responses (strict function tools, the API's own default)",
-        capabilities=Capabilities(strict_schemas=True),
+        capabilities=Capabilities(strict_schemas=True, reasoning_state=frozenset({"reasoning_items"})),
     ),
     "anthropic-messages": DirectEntry(
         wire="anthropic-messages",
@@ -113,6 +117,7 @@ ADAPTER_REGISTRY: dict[str, RegistryEntry] = {
         provider=anthropic.ANTHROPIC,
         factory=anthropic.create,
         description="Anthropic Messages",
+        capabilities=Capabilities(reasoning_state=frozenset({"thinking_blocks"})),
     ),
     "google-genai": DirectEntry(
         wire="google-genai",
@@ -120,6 +125,7 @@ ADAPTER_REGISTRY: dict[str, RegistryEntry] = {
         provider=google.GEMINI,
         factory=google.create,
         description="Gemini Developer API (parametersJsonSchema)",
+        capabilities=Capabilities(reasoning_state=frozenset({"thought_signatures"})),
     ),
     "azure-openai": WrapperEntry(
         contract_parent="openai-responses",
@@ -138,16 +144,19 @@ ADAPTER_REGISTRY: dict[str, RegistryEntry] = {
         provider=MOONSHOT,
         schema_dialect="moonshot",
         description="Moonshot / Kimi (OpenAI Chat wire, Moonshot-flavoured JSON Schema)",
+        capabilities=_REASONING_CONTENT,
     ),
     "mimo": WrapperEntry(
         contract_parent="openai-chat",
         provider=MIMO,
         description="Xiaomi MiMo (OpenAI Chat wire)",
+        capabilities=_REASONING_CONTENT,
     ),
     "openai-compatible": WrapperEntry(
         contract_parent="openai-chat",
         provider=OPENAI_COMPATIBLE,
         description="Any OpenAI-compatible server: vLLM, llama.cpp, Ollama, OpenRouter, Groq",
+        capabilities=_REASONING_CONTENT,
     ),
     "vertex-ai": WrapperEntry(
         contract_parent="google-genai",

@@ -37,6 +37,7 @@ from xpeval.adapters.wires._base import (
 from xpeval.adapters.wires._calls import wire_call_ids
 from xpeval.adapters.wires._layout import ToolLayout, listed_tools
 from xpeval.adapters.wires._names import ANTHROPIC_MESSAGES
+from xpeval.adapters.wires.loop_rules.anthropic import RULES as REASONING_STATE
 from xpeval.adapters.wires.render import anthropic as rendering
 
 WIRE_NAME: WireName = ANTHROPIC_MESSAGES
@@ -312,6 +313,7 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
 class AnthropicMessagesWire(BodyDescribedRequests):
     name: WireName = WIRE_NAME
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/messages/?(\?|$)"),)
+    reasoning_state = REASONING_STATE
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         system, messages = _encode_messages(request, tools)

@@ -37,6 +37,8 @@ from xpeval.adapters.wires._base import (
 )
 from xpeval.adapters.wires._layout import ToolLayout
 from xpeval.adapters.wires._names import GOOGLE_GENAI
+from xpeval.adapters.wires.loop_rules import signature_bytes
+from xpeval.adapters.wires.loop_rules.google import RULES as REASONING_STATE
 from xpeval.adapters.wires.render import google as rendering
 
 WIRE_NAME: WireName = GOOGLE_GENAI
@@ -198,12 +200,9 @@ class GeminiAccumulator:
 
 
 def _decode_signature(value: str | None) -> bytes | None:
-    if not value:
-        return None
-    try:
-        return base64.b64decode(value)
-    except ValueError:
-        return None
+    """A kept signature as the bytes it stands for: standard and URL-safe base64 are both read
+    (a plain `b64decode` silently drops `-` and `_`, and the provider compares bytes)."""
+    return signature_bytes(value)
 
 
 def _encode_contents(request: TurnRequest, tools: PreparedTools) -> tuple[str | None, list[JsonObject]]:
@@ -283,6 +282,7 @@ def _contents_adapter() -> TypeAdapter[Any]:
 class GoogleGenAIWire:
     name: WireName = WIRE_NAME
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r":(stream)?[gG]enerateContent(\?|$)"),)
+    reasoning_state = REASONING_STATE
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         system, contents = _encode_contents(request, tools)

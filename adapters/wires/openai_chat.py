@@ -41,6 +41,8 @@ from xpeval.adapters.wires._base import (
 from xpeval.adapters.wires._calls import wire_call_ids
 from xpeval.adapters.wires._layout import ToolLayout, listed_tools
 from xpeval.adapters.wires._names import OPENAI_CHAT
+from xpeval.adapters.wires.loop_rules.openai_chat import REASONING_FIELDS, kept_field
+from xpeval.adapters.wires.loop_rules.openai_chat import RULES as REASONING_STATE
 from xpeval.adapters.wires.render import openai_chat as rendering
 
 _FINISH: dict[str, FinishReason] = {
@@ -64,13 +66,21 @@ def normalize_finish(raw: str | None, has_calls: bool) -> FinishReason | None:
     return _FINISH.get(raw, "other")
 
 
-def _reasoning_of(obj: Any) -> str | None:
+def _reasoning_field(obj: Any) -> tuple[str, str] | None:
+    """(field, text) of the reasoning a message or delta carries (`reasoning_content`, or
+    `reasoning` on the servers that name it so)."""
     extra = getattr(obj, "model_extra", None) or {}
-    for key in ("reasoning_content", "reasoning"):
+    for key in REASONING_FIELDS:
         value = extra.get(key)
         if isinstance(value, str) and value:
-            return value
+            return key, value
     return None
+
+
+def _kept_reasoning(field_name: str | None, text: str | None) -> JsonObject:
+    """What a turn keeps for the next: its reasoning under the field it came in, which the
+    servers that return it require back before a tool turn (docs/provider-loop-rules.md)."""
+    return {OPENAI_CHAT: {field_name: text}} if field_name and text else {}
 
 
 def _usage(usage: Any) -> Usage | None:
@@ -107,6 +117,7 @@ class ChatStreamAccumulator:
         self.text: list[str] = []
         self.refusal: list[str] = []
         self.reasoning: list[str] = []
+        self.reasoning_field: str | None = None
         self.calls: dict[Any, _PendingCall] = {}
         self.finish: str | None = None
         self.usage: Usage | None = None
@@ -140,9 +151,10 @@ class ChatStreamAccumulator:
             self.text.append(delta.content)
         if delta.refusal:
             self.refusal.append(delta.refusal)
-        reasoning = _reasoning_of(delta)
+        reasoning = _reasoning_field(delta)
         if reasoning:
-            self.reasoning.append(reasoning)
+            self.reasoning_field = self.reasoning_field or reasoning[0]
+            self.reasoning.append(reasoning[1])
         for piece in delta.tool_calls or []:
             self._add_call_piece(piece)
 
@@ -182,6 +194,7 @@ class ChatStreamAccumulator:
             response_id=self.response_id,
             model=self.model,
             error=error,
+            provider_data=_kept_reasoning(self.reasoning_field, "".join(self.reasoning)),
             status=200,
         )
 
@@ -195,6 +208,10 @@ def _encode_message(
         return {"role": "user", "content": message.content}
     if isinstance(message, AssistantMessage):
         out: JsonObject = {"role": "assistant", "content": message.content}
+        kept = message.provider_data.get(OPENAI_CHAT) or {}
+        field_name = kept_field(kept)
+        if field_name is not None:
+            out[field_name] = kept[field_name]
         if message.tool_calls:
             out["tool_calls"] = [
                 {
@@ -225,6 +242,7 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
 class OpenAIChatWire(BodyDescribedRequests):
     name: WireName = OPENAI_CHAT
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/chat/completions/?(\?|$)"),)
+    reasoning_state = REASONING_STATE
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         ids = wire_call_ids(request.messages)
@@ -291,10 +309,12 @@ class OpenAIChatWire(BodyDescribedRequests):
                 status=200,
             )
         calls = _message_calls(message)
+        reasoning = _reasoning_field(message)
         return TurnResult(
             text=none_if_empty(message.content),
             refusal=none_if_empty(getattr(message, "refusal", None)),
-            reasoning=_reasoning_of(message),
+            reasoning=reasoning[1] if reasoning else None,
+            provider_data=_kept_reasoning(*reasoning) if reasoning else {},
             tool_calls=calls,
             finish_reason=normalize_finish(choice.finish_reason, bool(calls)),
             raw_finish_reason=choice.finish_reason,

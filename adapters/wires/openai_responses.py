@@ -39,6 +39,7 @@ from xpeval.adapters.wires._base import (
 from xpeval.adapters.wires._calls import wire_call_ids
 from xpeval.adapters.wires._layout import ToolLayout, listed_tools
 from xpeval.adapters.wires._names import OPENAI_RESPONSES
+from xpeval.adapters.wires.loop_rules.openai_responses import RULES as REASONING_STATE
 from xpeval.adapters.wires.render import openai_responses as rendering
 
 WIRE_NAME: WireName = OPENAI_RESPONSES
@@ -115,12 +116,27 @@ class _Output:
     reasoning: list[str] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
     reasoning_items: list[JsonObject] = field(default_factory=list)
+    order: list[JsonObject] = field(default_factory=list)
+    """Each output item's type and id, in output order: a reasoning item goes back followed by
+    the item it produced (docs/provider-loop-rules.md)."""
+
+    def kept(self) -> JsonObject:
+        """What the turn keeps for the next: its reasoning items and the output order."""
+        if not self.reasoning_items:
+            return {}
+        return {WIRE_NAME: {"reasoning": self.reasoning_items, "output": self.order}}
+
+    def place(self, item: Any) -> None:
+        item_id = getattr(item, "id", None)
+        if item_id:
+            self.order.append({"type": getattr(item, "type", None), "id": item_id})
 
 
 def _decode_output(output: list[Any]) -> _Output:
     decoded = _Output()
     for item in output:
         kind = getattr(item, "type", None)
+        decoded.place(item)
         if kind == "message":
             text, refusal = _message_parts(item)
             decoded.text.append(text)
@@ -164,7 +180,7 @@ def _result_from_response(response: Any, *, error: ProviderError | None = None) 
         response_id=getattr(response, "id", None) or None,
         model=getattr(response, "model", None) or None,
         error=error,
-        provider_data={WIRE_NAME: {"reasoning": decoded.reasoning_items}} if decoded.reasoning_items else {},
+        provider_data=decoded.kept(),
         status=200,
     )
 
@@ -235,9 +251,7 @@ class ResponsesStreamAccumulator:
             response_id=getattr(head, "id", None),
             model=getattr(head, "model", None),
             error=error,
-            provider_data={WIRE_NAME: {"reasoning": pieces.reasoning_items}}
-            if pieces.reasoning_items
-            else {},
+            provider_data=pieces.kept(),
             status=200,
         )
 
@@ -251,6 +265,8 @@ class ResponsesStreamAccumulator:
     def _add_piece(self, pieces: _Output, index: int) -> None:
         item = self.items.get(index)
         kind = getattr(item, "type", None)
+        if item is not None:
+            pieces.place(item)
         if kind == "function_call" and item is not None:
             if index in self.arguments:
                 item = item.model_copy(update={"arguments": "".join(self.arguments[index])})
@@ -277,28 +293,55 @@ def _encode_input(request: TurnRequest, tools: PreparedTools) -> list[JsonObject
         elif isinstance(message, UserMessage):
             items.append({"type": "message", "role": "user", "content": message.content})
         elif isinstance(message, AssistantMessage):
-            own = message.provider_data.get(WIRE_NAME) or {}
-            items.extend(own.get("reasoning", []))
-            if message.content:
-                items.append({"type": "message", "role": "assistant", "content": message.content})
-            for c_index, call in enumerate(message.tool_calls):
-                item: JsonObject = {
-                    "type": "function_call",
-                    "call_id": ids[(m_index, c_index)],
-                    "name": tools.wire_name(call.name),
-                    "arguments": call.raw_arguments
-                    if call.raw_arguments is not None
-                    else json.dumps(call.arguments),
-                }
-                if call.provider_data.get("item_id") and own.get("reasoning"):
-                    # Reasoning items must be followed by the items they produced, by id.
-                    item["id"] = call.provider_data["item_id"]
-                items.append(item)
+            calls = [ids[(m_index, c_index)] for c_index in range(len(message.tool_calls))]
+            items.extend(_assistant_items(message, calls, tools))
         elif isinstance(message, ToolResultMessage):
             items.append(
                 {"type": "function_call_output", "call_id": ids[(m_index, -1)], "output": message.content}
             )
     return items
+
+
+def _assistant_items(
+    message: AssistantMessage, call_ids: list[str], tools: PreparedTools
+) -> list[JsonObject]:
+    """An assistant turn as input items. With reasoning items kept, each goes back followed by
+    the item it produced, by id and in the order they came (a final answer's message by its
+    `msg_` id: without it the reasoning item has no following item and is refused)."""
+    own = message.provider_data.get(WIRE_NAME) or {}
+    reasoning = [item for item in own.get("reasoning") or [] if isinstance(item, dict)]
+    order = [ref for ref in own.get("output") or [] if isinstance(ref, dict)] if reasoning else []
+    pool: list[JsonObject] = list(reasoning)
+    if message.content:
+        message_id = next((ref.get("id") for ref in order if ref.get("type") == "message"), None)
+        pool.append(_assistant_message(message.content, message_id))
+    for call, call_id in zip(message.tool_calls, call_ids, strict=True):
+        item: JsonObject = {
+            "type": "function_call",
+            "call_id": call_id,
+            "name": tools.wire_name(call.name),
+            "arguments": call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments),
+        }
+        if call.provider_data.get("item_id") and reasoning:
+            item["id"] = call.provider_data["item_id"]
+        pool.append(item)
+    by_id = {item["id"]: item for item in pool if item.get("id")}
+    ordered = [by_id.pop(ref.get("id")) for ref in order if ref.get("id") in by_id]
+    return ordered + [item for item in pool if all(item is not placed for placed in ordered)]
+
+
+def _assistant_message(content: str, message_id: str | None) -> JsonObject:
+    """An assistant message item: by its id, as the output message it was, when a reasoning item
+    must be followed by it; else the plain form."""
+    if message_id is None:
+        return {"type": "message", "role": "assistant", "content": content}
+    return {
+        "type": "message",
+        "id": message_id,
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": content, "annotations": []}],
+    }
 
 
 @cache
@@ -312,6 +355,7 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
 class OpenAIResponsesWire(BodyDescribedRequests):
     name: WireName = WIRE_NAME
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/responses/?(\?|$)"),)
+    reasoning_state = REASONING_STATE
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         kwargs: JsonObject = {

@@ -13,6 +13,7 @@ from xpeval.evals.cases import Case
 from xpeval.evals.cases.model import is_multi_step
 from xpeval.evals.emulator.script import Reply
 from xpeval.evals.emulator.server import EmulatorServer
+from xpeval.evals.emulator.strict import with_state
 
 DONE_TEXT = "Done."
 NO_TOOL_TEXT = "None of the available tools applies to this request."
@@ -50,7 +51,14 @@ class CaseEmulator:
         self._pool: httpx2.AsyncBaseTransport | None = None
 
     def upstream_for(self, case: Case, adapter_id: str) -> httpx2.AsyncBaseTransport:
-        script = self.server.script([Reply(result=reply) for reply in replies_for(case)])
+        replies = replies_for(case)
+        if self.server.strict:
+            # A strict emulator is a provider with reasoning on: its replies carry the wire's state.
+            from xpeval.adapters.registry import effective_contract
+            from xpeval.adapters.wires import get_wire
+
+            replies = with_state(get_wire(effective_contract(adapter_id).wire), replies, case.id)
+        script = self.server.script([Reply(result=reply) for reply in replies])
         if self._pool is None:
             from xpeval.evals.running.episode_transport import upstream_pool
 

@@ -16,6 +16,8 @@ import httpx2
 
 from xpeval.adapters.contract import ProviderError, TurnResult
 from xpeval.adapters.wires import RenderedResponse, Wire
+from xpeval.adapters.wires.loop_rules import Mutation
+from xpeval.evals.emulator.strict import strict_refusal
 
 
 @dataclass(frozen=True)
@@ -68,13 +70,21 @@ class Reply:
 
 @dataclass
 class ScriptedTransport:
-    """Answers successive requests with successive replies; records every request."""
+    """Answers successive requests with successive replies; records every request.
+
+    `strict`: a request that does not carry back the reasoning state of the replies served
+    before it gets the provider's refusal instead of its reply (`strict.py`); `mutation`: each
+    request is judged as a loop committing it would have sent it."""
 
     wire: Wire
     replies: Sequence[Reply]
     requests: list[httpx2.Request] = field(default_factory=list)
     chunked: bool = True
     """Flush a stream frame by frame (as a server does) instead of in one piece."""
+    strict: bool = False
+    mutation: Mutation | None = None
+    served: list[TurnResult] = field(default_factory=list)
+    """The results answered so far (the conversation's state, for `strict`)."""
 
     def _is_stream(self, request: httpx2.Request) -> bool:
         body = None
@@ -90,7 +100,15 @@ class ScriptedTransport:
         self.requests.append(request)
         if index >= len(self.replies):
             raise RuntimeError(f"no scripted reply for request {index}: {request.method} {request.url}")
-        rendered = self.replies[index].rendered(self.wire, stream=self._is_stream(request))
+        refusal = (
+            strict_refusal(self.wire, self.served, request.content, str(request.url), self.mutation)
+            if self.strict
+            else None
+        )
+        reply = self.replies[index]
+        rendered = refusal or reply.rendered(self.wire, stream=self._is_stream(request))
+        if refusal is None and reply.result is not None:
+            self.served.append(reply.result)
         if self.chunked and len(rendered.chunks) > 1:
             return httpx2.Response(rendered.status, headers=rendered.headers, content=_aiter(rendered.chunks))
         return httpx2.Response(rendered.status, headers=rendered.headers, content=rendered.body)

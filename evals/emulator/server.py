@@ -31,8 +31,10 @@ from typing import Any, ClassVar
 
 import httpx2
 
+from xpeval.adapters.contract import TurnResult
 from xpeval.adapters.wires import RenderedResponse, Wire, wire_for_path
 from xpeval.evals.emulator.script import Reply
+from xpeval.evals.emulator.strict import strict_refusal
 
 SCRIPT_HEADER = "x-emulator-script"
 ORIGIN_HEADER = "x-emulator-origin"
@@ -90,9 +92,13 @@ class _QuietServer(ThreadingHTTPServer):
 class EmulatorServer:
     """A loopback provider emulator. Use as a context manager, or `start()` / `stop()`."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, strict: bool = False) -> None:
+        """`strict`: a request that drops, moves or alters the reasoning state of the replies its
+        script served gets the provider's real refusal (`strict.py`)."""
         self._address = (host, port)
+        self.strict = strict
         self._scripts: dict[str, deque[Reply]] = {}
+        self._served: dict[str, list[TurnResult]] = {}
         self._lock = threading.Lock()
         self._names = itertools.count(1)
         self._server: _QuietServer | None = None
@@ -163,15 +169,21 @@ class EmulatorServer:
         through `pool` when given (a run's episodes share one pool instead of one each)."""
         return EmulatorTransport(self, script_id, pool=pool)
 
-    def _next_reply(self, script_id: str) -> Reply | None:
+    def _next_reply(self, script_id: str) -> tuple[Reply, list[TurnResult]] | None:
+        """The script's next reply and the results it served before it."""
         with self._lock:
             queue = self._scripts.get(script_id)
             if not queue:
                 return None
             reply = queue.popleft()
+            served = self._served.setdefault(script_id, [])
+            earlier = list(served)
+            if reply.result is not None:
+                served.append(reply.result)
             if not queue and script_id != DEFAULT_SCRIPT:
                 del self._scripts[script_id]  # a finished episode's script is not kept
-            return reply
+                del self._served[script_id]
+            return reply, earlier
 
     # --- answering ----------------------------------------------------------------------
 
@@ -186,9 +198,14 @@ class EmulatorServer:
             where = handler.path.split("?")[0]
             _send(handler, _plain_error(404, f"emulator: no wire serves {handler.command} {where}"))
             return
-        reply = self._next_reply(script_id)
-        if reply is None:
+        found = self._next_reply(script_id)
+        if found is None:
             _send(handler, _plain_error(500, f"emulator: script {script_id!r} has no reply left"))
+            return
+        reply, served = found
+        refusal = strict_refusal(wire, served, body, origin + handler.path) if self.strict else None
+        if refusal is not None:
+            _send(handler, refusal)
             return
         if reply.delay:
             time.sleep(reply.delay)

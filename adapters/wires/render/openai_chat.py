@@ -8,6 +8,8 @@ import time
 
 from xpeval.adapters.contract import JsonObject, ProviderError, ToolCall, TurnResult, Usage
 from xpeval.adapters.wires._base import RenderedResponse
+from xpeval.adapters.wires._names import OPENAI_CHAT
+from xpeval.adapters.wires.loop_rules.openai_chat import kept_field
 from xpeval.adapters.wires.render._frames import (
     json_response,
     retry_after_header,
@@ -57,6 +59,13 @@ def _calls(result: TurnResult) -> list[JsonObject]:
     ]
 
 
+def _reasoning(result: TurnResult) -> JsonObject:
+    """The reasoning a decode kept, under the field the server sent it in (`reasoning_content`)."""
+    kept = result.provider_data.get(OPENAI_CHAT) or {}
+    field_name = kept_field(kept)
+    return {field_name: kept[field_name]} if field_name else {}
+
+
 def _completion(result: TurnResult, model: str) -> JsonObject:
     message: JsonObject = {
         "role": "assistant",
@@ -67,6 +76,7 @@ def _completion(result: TurnResult, model: str) -> JsonObject:
     calls = _calls(result)
     if calls:
         message["tool_calls"] = calls
+    message.update(_reasoning(result))
     return {
         "id": result.response_id or "chatcmpl-emulated",
         "object": "chat.completion",
@@ -109,6 +119,8 @@ def _stream(result: TurnResult, model: str, *, ended: bool) -> list[bytes]:
     calls = _calls(result)
     opening = "" if result.text is None and not calls and not result.refusal else None
     frames = [chunks.chunk({"role": "assistant", "content": opening, "refusal": None})]
+    for field_name, text in _reasoning(result).items():
+        frames.extend(chunks.chunk({field_name: piece}) for piece in text_pieces(text))
     if result.text:
         frames.extend(chunks.chunk({"content": piece}) for piece in text_pieces(result.text))
     if result.refusal:

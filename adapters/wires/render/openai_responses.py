@@ -30,7 +30,7 @@ def render(result: TurnResult, *, model: str, stream: bool) -> RenderedResponse:
     return sse_response(_events(response))
 
 
-def _message(result: TurnResult) -> JsonObject | None:
+def _message(result: TurnResult, message_id: str = "msg_emulated_0") -> JsonObject | None:
     content: list[JsonObject] = []
     if result.text is not None:
         content.append({"type": "output_text", "text": result.text, "annotations": [], "logprobs": []})
@@ -39,7 +39,7 @@ def _message(result: TurnResult) -> JsonObject | None:
     if not content:
         return None
     return {
-        "id": "msg_emulated_0",
+        "id": message_id,
         "type": "message",
         "status": "completed",
         "role": "assistant",
@@ -59,13 +59,19 @@ def _function_call(index: int, call: ToolCall) -> JsonObject:
 
 
 def _output(result: TurnResult) -> list[JsonObject]:
-    """Output items: the reasoning items a decode kept, the message, then the calls."""
-    output: list[JsonObject] = list((result.provider_data.get(OPENAI_RESPONSES) or {}).get("reasoning", []))
-    message = _message(result)
+    """Output items: the reasoning items a decode kept, the message, then the calls; in the
+    output order the decode kept, when it kept one."""
+    own = result.provider_data.get(OPENAI_RESPONSES) or {}
+    order = [ref for ref in own.get("output") or [] if isinstance(ref, dict)]
+    message_id = next((ref.get("id") for ref in order if ref.get("type") == "message"), None)
+    output: list[JsonObject] = list(own.get("reasoning", []))
+    message = _message(result, message_id or "msg_emulated_0")
     if message is not None:
         output.append(message)
     output.extend(_function_call(index, call) for index, call in enumerate(result.tool_calls))
-    return output
+    by_id = {item["id"]: item for item in output if item.get("id")}
+    ordered = [by_id.pop(ref.get("id")) for ref in order if ref.get("id") in by_id]
+    return ordered + [item for item in output if all(item is not placed for placed in ordered)]
 
 
 def _usage(usage: Usage | None) -> JsonObject:
