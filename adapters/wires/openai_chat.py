@@ -100,16 +100,41 @@ def _call(call_id: str | None, name: str, raw: str | None) -> ToolCall:
 
 @dataclass
 class _PendingCall:
+    index: Any = None
     id: str | None = None
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+
+    def looks_complete(self) -> bool:
+        """Whether the argument text so far is a whole JSON value (checked only when a second
+        name arrives at this index, so the parse is rare)."""
+        if not self.arguments or not self.arguments[-1].rstrip().endswith(("}", "]")):
+            return False
+        return parse_arguments("".join(self.arguments))[1] is None
+
+    def starts_another(self, piece: Any) -> bool:
+        """Whether `piece`, streamed at this call's index, is the head of another call.
+
+        Servers reuse an index for several calls (Ollama and several sglang parsers put every
+        parallel call at index 0: docs/stream-shapes.md); the OpenAI SDK's accumulator then glues
+        their names and arguments together. A different id, a different name, or the same
+        name again after whole arguments, is another call; a piece without either continues.
+        """
+        if piece.id and self.id:
+            return bool(piece.id != self.id)
+        name = piece.function.name if piece.function is not None else None
+        if name and self.name:
+            return bool(name != self.name) or self.looks_complete()
+        return False
 
 
 class ChatStreamAccumulator:
     """Reassembles chat.completion.chunk events into whole calls, in the provider's order.
 
-    The stream is whole once a choice carries its `finish_reason` (or `[DONE]` closed it:
-    some servers send no finish reason).
+    A call is the pieces streamed at one index until another call's head arrives at it
+    (`_PendingCall.starts_another`); a piece without an index continues the last call unless
+    it is a head. The stream is whole once a choice carries its `finish_reason` (or `[DONE]`
+    closed it: some servers send no finish reason).
     """
 
     def __init__(self) -> None:
@@ -118,7 +143,9 @@ class ChatStreamAccumulator:
         self.refusal: list[str] = []
         self.reasoning: list[str] = []
         self.reasoning_field: str | None = None
-        self.calls: dict[Any, _PendingCall] = {}
+        self.calls: list[_PendingCall] = []
+        self.open: dict[Any, _PendingCall] = {}
+        """The call each index is currently streaming (`None`: pieces sent without an index)."""
         self.finish: str | None = None
         self.usage: Usage | None = None
         self.response_id: str | None = None
@@ -159,14 +186,14 @@ class ChatStreamAccumulator:
             self._add_call_piece(piece)
 
     def _slot_for(self, piece: Any) -> _PendingCall:
-        key: Any = piece.index if piece.index is not None else len(self.calls)
-        slot = self.calls.get(key)
-        if slot is not None and piece.id and slot.id and piece.id != slot.id:
-            # Some servers reuse index 0 for every call; a new id means a new call.
-            key = (key, len(self.calls))
-            slot = None
-        if slot is None:
-            slot = self.calls[key] = _PendingCall()
+        index = getattr(piece, "index", None)
+        slot = self.open.get(index)
+        if slot is None and index is None and self.calls and not _is_head(piece):
+            slot = self.calls[-1]
+        if slot is None or slot.starts_another(piece):
+            slot = _PendingCall(index=index)
+            self.calls.append(slot)
+        self.open[index] = slot
         return slot
 
     def _add_call_piece(self, piece: Any) -> None:
@@ -176,13 +203,16 @@ class ChatStreamAccumulator:
         function = piece.function
         if function is None:
             return
-        if function.name and function.name != slot.name:
-            slot.name = function.name if not slot.name else slot.name + function.name
+        if function.name and not slot.name:
+            slot.name = function.name
         if function.arguments:
             slot.arguments.append(function.arguments)
 
     def result(self, error: ProviderError | None = None) -> TurnResult:
-        calls = [_call(c.id, c.name, "".join(c.arguments)) for c in self.calls.values() if c.name]
+        calls = [_call(c.id, c.name, "".join(c.arguments)) for c in self.calls if c.name]
+        nameless = [c for c in self.calls if not c.name and (c.id or "".join(c.arguments).strip())]
+        if error is None and nameless:
+            error = _nameless_call(nameless[0])
         return TurnResult(
             text=none_if_empty("".join(self.text)),
             refusal=none_if_empty("".join(self.refusal)),
@@ -197,6 +227,20 @@ class ChatStreamAccumulator:
             provider_data=_kept_reasoning(self.reasoning_field, "".join(self.reasoning)),
             status=200,
         )
+
+
+def _is_head(piece: Any) -> bool:
+    """Whether a call piece opens a call (it carries the call's id or its name)."""
+    return bool(piece.id or (piece.function is not None and piece.function.name))
+
+
+def _nameless_call(call: _PendingCall) -> ProviderError:
+    """A streamed call that never got a name: the stream split one call's pieces over two
+    indices (LibreChat's agents API did: docs/stream-shapes.md), so no call can be trusted whole."""
+    which = f"id {call.id!r}" if call.id else f"index {call.index!r}"
+    return ProviderError(
+        message=f"a streamed tool call ({which}) has arguments or an id but never a name", kind="decode"
+    )
 
 
 def _encode_message(
