@@ -10,7 +10,8 @@ Rules:
   two levels); everything else in the schema is kept verbatim.
 - Categories map to ours: simple_python/live_simple -> simple, multiple/live_multiple ->
   multiple, parallel/live_parallel -> parallel, parallel_multiple/live_parallel_multiple ->
-  parallel_multiple, irrelevance/live_irrelevance -> irrelevance.
+  parallel_multiple, irrelevance/live_irrelevance -> irrelevance; the four multi_turn_* ->
+  multi_turn, converted with an environment by `bfcl_multi_turn`.
 - Categories whose scoring we cannot reproduce are refused with the reason (`NOT_IMPORTED`).
 - An expected argument that is optional (`""` among its values) but absent from the tool's
   schema is dropped: no call may carry it (it is not in the schema), so the verdicts are the
@@ -72,22 +73,18 @@ CATEGORY_MAP: dict[str, Category] = {
     "live_parallel_multiple": "parallel_multiple",
     "irrelevance": "irrelevance",
     "live_irrelevance": "irrelevance",
+    "multi_turn_base": "multi_turn",
+    "multi_turn_miss_func": "multi_turn",
+    "multi_turn_miss_param": "multi_turn",
+    "multi_turn_long_context": "multi_turn",
 }
 
-_MULTI_TURN = (
-    "BFCL scores multi-turn entries by executing its stateful Python simulators and comparing "
-    "their state; a case here serves fixed tool outputs, so the verdicts would differ"
-)
 NOT_IMPORTED: dict[str, str] = {
     "simple_java": "answers are Java source literals that BFCL parses before comparing; "
     "a JSON-Schema model cannot be scored the same way",
     "simple_javascript": "answers are JavaScript source literals that BFCL parses before comparing; "
     "a JSON-Schema model cannot be scored the same way",
     "live_relevance": "BFCL accepts any call here (there is no expected answer to score against)",
-    "multi_turn_base": _MULTI_TURN,
-    "multi_turn_miss_func": _MULTI_TURN,
-    "multi_turn_miss_param": _MULTI_TURN,
-    "multi_turn_long_context": _MULTI_TURN,
     "memory": "agentic category: scored on a memory backend's final state",
     "web_search": "agentic category: scored on the final answer after live web searches",
     "format_sensitivity": "prompt-format study over other categories' entries, not cases of its own",
@@ -140,7 +137,7 @@ def convert_function(function: dict[str, Any]) -> dict[str, Any]:
 def convert_entry(entry: dict[str, Any], answer: dict[str, Any] | None, bfcl_category: str) -> Case:
     """One BFCL entry (and its possible answer) as a case, or `BfclConversionError` saying why not."""
     category = CATEGORY_MAP.get(bfcl_category)
-    if category is None:
+    if category is None or category == "multi_turn":
         raise BfclConversionError(f"category {bfcl_category!r} is not imported")
     entry_id = str(entry.get("id", ""))
     question = entry.get("question")

@@ -9,14 +9,17 @@ answers under `possible_answer/` with the same file names.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from xpeval.evals.cases.bfcl import CATEGORY_MAP, BfclConversionError, convert_entry
+from xpeval.evals.cases.bfcl_multi_turn import MULTI_TURN_CATEGORIES, convert_multi_turn_entry
+from xpeval.evals.cases.environment import BFCL_CLASSES
 from xpeval.evals.cases.model import Case
 
 INSTALL_HINT = (
@@ -85,7 +88,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def convert_category(data_dir: Path, bfcl_category: str) -> Iterator[Converted]:
     """Every entry of one importable BFCL category, converted or skipped with its reason."""
-    if bfcl_category not in CATEGORY_MAP:
+    if bfcl_category not in CATEGORY_MAP and bfcl_category not in MULTI_TURN_CATEGORIES:
         raise BfclDataError(f"BFCL category {bfcl_category!r} is not importable")
     files = category_files(data_dir)
     if bfcl_category not in files:
@@ -93,11 +96,61 @@ def convert_category(data_dir: Path, bfcl_category: str) -> Iterator[Converted]:
     entries_file = files[bfcl_category]
     answers_file = entries_file.parent / "possible_answer" / entries_file.name
     answers = {str(row.get("id")): row for row in read_jsonl(answers_file)} if answers_file.exists() else {}
+    convert = (
+        _multi_turn_converter(data_dir, bfcl_category)
+        if bfcl_category in MULTI_TURN_CATEGORIES
+        else convert_entry
+    )
     for entry in read_jsonl(entries_file):
         entry_id = str(entry.get("id"))
         try:
-            case = convert_entry(entry, answers.get(entry_id), bfcl_category)
+            case = convert(entry, answers.get(entry_id), bfcl_category)
         except BfclConversionError as exc:
             yield Converted(bfcl_category, entry_id, None, str(exc))
         else:
             yield Converted(bfcl_category, entry_id, case, None)
+
+
+def _multi_turn_converter(data_dir: Path, bfcl_category: str) -> Callable[..., Case]:
+    """`convert_multi_turn_entry` with what it reads from the package: the API classes' function
+    documents, their methods' parameter names, and the user message of a held-out turn."""
+    try:
+        from bfcl_eval.constants.default_prompts import (  # type: ignore[import-not-found, unused-ignore]
+            DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC,
+        )
+        from bfcl_eval.constants.executable_backend_config import (  # type: ignore[import-not-found, unused-ignore]
+            MULTI_TURN_FUNC_DOC_FILE_MAPPING,
+        )
+    except ImportError as exc:
+        raise BfclDataError(f"bfcl-eval's constants cannot be read ({exc}); {INSTALL_HINT}") from exc
+    docs_dir = data_dir / "multi_turn_func_doc"
+    docs = {
+        name: read_jsonl(docs_dir / MULTI_TURN_FUNC_DOC_FILE_MAPPING[name])
+        for name in BFCL_CLASSES
+        if name in MULTI_TURN_FUNC_DOC_FILE_MAPPING
+        and (docs_dir / MULTI_TURN_FUNC_DOC_FILE_MAPPING[name]).exists()
+    }
+
+    def convert(entry: dict[str, Any], answer: dict[str, Any] | None, category: str) -> Case:
+        return convert_multi_turn_entry(
+            entry,
+            answer,
+            category,
+            docs,
+            _parameter_names,
+            str(DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC),
+        )
+
+    return convert
+
+
+def _parameter_names(class_name: str, method: str) -> list[str]:
+    """The parameters of an API class's method, in order (how BFCL's `eval` binds positional ones)."""
+    from xpeval.evals.runtime.environment import EnvironmentUnavailable, load_class
+
+    try:
+        function = getattr(load_class(class_name), method)
+    except (EnvironmentUnavailable, AttributeError) as exc:
+        raise BfclConversionError(f"{class_name}.{method}: {exc}") from exc
+    parameters = list(inspect.signature(function).parameters)
+    return parameters[1:] if parameters[:1] == ["self"] else parameters

@@ -11,7 +11,8 @@ Rules enforced on every case (a case file breaking one is refused with the field
 - an expected call lists only arguments in its tool's schema, lists every required argument,
   and never marks a required argument optional (`""`);
 - the shape matches the category (one call for simple/multiple, two or more for parallel,
-  no call for irrelevance, two or more turns for multi_turn, a gated expected call for approval);
+  no call for irrelevance, two or more turns for multi_turn (one in an environment), a gated
+  expected call for approval);
 - in multi_turn and approval cases every expected call that will run has a scripted output,
   so the path a correct model takes never hits an unscripted tool;
 - an `unlabelled` case (real traffic, `xpeval cases requests`) carries no expected calls at all
@@ -29,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from xpeval.adapters.contract import JsonObject, Message, ToolChoice, ToolSpec, TurnRequest
 from xpeval.evals.cases.acceptable import OPTIONAL, arguments_fit_pattern
+from xpeval.evals.cases.environment import Environment, EnvironmentCall
 from xpeval.evals.cases.schema_root import root_properties, root_required
 
 Category = Literal[
@@ -115,13 +117,21 @@ def _concrete(alternative: Any) -> Any:
 
 
 class Expected(_Frozen):
-    """What a correct model does in one turn: no call at all, or exactly these calls (any order)."""
+    """What a correct model does in one turn: no call at all, or exactly these calls (any order);
+    in a case with an environment, the ground truth whose execution leaves the state to reach."""
 
     no_call: bool = False
     calls: list[ExpectedCall] = Field(default_factory=list)
+    ground_truth: list[EnvironmentCall] | None = None
+    """Environment cases only: calls executed on fresh instances; the turn is judged by the
+    state they leave and their results (may be empty: the state alone judges the turn)."""
 
     @model_validator(mode="after")
     def _calls_agree_with_no_call(self) -> Expected:
+        if self.ground_truth is not None:
+            if self.no_call or self.calls:
+                raise ValueError("ground_truth replaces calls and no_call: give only ground_truth")
+            return self
         if self.no_call and self.calls:
             raise ValueError("no_call is true but calls are listed")
         if not self.no_call and not self.calls:
@@ -134,6 +144,8 @@ class FollowUp(_Frozen):
 
     messages: list[Message] = Field(min_length=1)
     expected: Expected
+    added_tools: list[ToolSpec] = Field(default_factory=list)
+    """Tools offered from this turn on (BFCL's held-out functions), besides the earlier ones."""
 
 
 class ScriptedOutput(_Frozen):
@@ -190,6 +202,9 @@ class Case(_Frozen):
     """Gated tools and what the simulated human answers when one is called."""
     origin: str = "xpeval"
     """Where the case comes from: `xpeval` (written for this project) or `bfcl:<BFCL id>`."""
+    environment: Environment | None = None
+    """The classes whose methods are the tools (docs/cases.md, "Tool environments"): calls run
+    against them and the case is judged by the state they leave."""
 
     @property
     def turns(self) -> list[Turn]:
@@ -200,8 +215,18 @@ class Case(_Frozen):
         ]
         return [first, *rest]
 
+    @property
+    def all_tools(self) -> list[ToolSpec]:
+        """Every tool the case offers at some turn: `tools`, then each follow-up's `added_tools`."""
+        return [*self.tools, *(tool for follow_up in self.follow_ups for tool in follow_up.added_tools)]
+
+    def offered_tools(self, turn: int) -> list[ToolSpec]:
+        """The tools offered in turn `turn`: the case's, and those added by follow-ups up to it."""
+        added = (tool for follow_up in self.follow_ups[:turn] for tool in follow_up.added_tools)
+        return [*self.tools, *added]
+
     def tool(self, name: str) -> ToolSpec | None:
-        return next((tool for tool in self.tools if tool.name == name), None)
+        return next((tool for tool in self.all_tools if tool.name == name), None)
 
     def turn_request(self, model: str, messages: list[Message] | None = None) -> TurnRequest:
         """The request for one model turn: the case's tools with the conversation so far.
@@ -238,6 +263,7 @@ class Case(_Frozen):
             self._check_call_against_schema(where, call)
         self._check_category_shape()
         self._check_scripted_path()
+        self._check_environment()
         return self
 
     def _expected_calls(self) -> Iterator[tuple[str, ExpectedCall]]:
@@ -248,11 +274,17 @@ class Case(_Frozen):
 
     def _check_tool_names(self) -> None:
         seen: set[str] = set()
-        for index, tool in enumerate(self.tools):
+        named = [(f"tools.{index}", tool) for index, tool in enumerate(self.tools)]
+        named += [
+            (f"follow_ups.{turn}.added_tools.{index}", tool)
+            for turn, follow_up in enumerate(self.follow_ups)
+            for index, tool in enumerate(follow_up.added_tools)
+        ]
+        for where, tool in named:
             if not tool.name.strip():
-                raise ValueError(f"tools.{index}.name: blank tool name")
+                raise ValueError(f"{where}.name: blank tool name")
             if tool.name in seen:
-                raise ValueError(f"tools.{index}.name: duplicate tool {tool.name!r}")
+                raise ValueError(f"{where}.name: duplicate tool {tool.name!r}")
             seen.add(tool.name)
         for index, rule in enumerate(self.tool_outputs):
             if rule.tool not in seen:
@@ -296,16 +328,60 @@ class Case(_Frozen):
             raise ValueError(f"category {self.category}: expects two or more calls in one turn")
         if self.category == "irrelevance" and (not self.expected.no_call or self.follow_ups):
             raise ValueError("category irrelevance: expects no call (expected.no_call: true) in one turn")
-        if self.category == "multi_turn" and not self.follow_ups:
-            raise ValueError("category multi_turn: needs follow_ups (two or more user turns)")
+        if self.category == "multi_turn" and not self.follow_ups and self.environment is None:
+            raise ValueError(
+                "category multi_turn: needs follow_ups (two or more user turns; one with an environment)"
+            )
         if self.category == "approval":
             if not self.approvals:
                 raise ValueError("category approval: approvals must name the gated tools")
             if not any(call.name in self.approvals for _, call in self._expected_calls()):
                 raise ValueError("category approval: no expected call names a gated tool")
 
+    def _check_environment(self) -> None:
+        """An environment answers every call and the state judges the turns: each turn gives a
+        ground truth (naming tools offered by then, with their required arguments), and there is
+        nothing scripted beside it."""
+        with_ground_truth = [
+            t.expected is not None and t.expected.ground_truth is not None for t in self.turns
+        ]
+        if self.environment is None:
+            if any(with_ground_truth):
+                raise ValueError(
+                    "expected.ground_truth: only a case with an environment executes a ground truth"
+                )
+            return
+        if self.category != "multi_turn":
+            raise ValueError("environment: only multi_turn cases run in an environment")
+        if not all(with_ground_truth):
+            raise ValueError(
+                "environment: every turn's expected must be a ground_truth (the state judges it)"
+            )
+        if self.tool_outputs or self.approvals:
+            raise ValueError("environment: the environment answers every call (no tool_outputs or approvals)")
+        for turn in self.turns:
+            offered = {tool.name: tool for tool in self.offered_tools(turn.index)}
+            prefix = "expected" if turn.index == 0 else f"follow_ups.{turn.index - 1}.expected"
+            for index, call in enumerate(turn.expected.ground_truth or [] if turn.expected else []):
+                where = f"{prefix}.ground_truth.{index}"
+                tool = offered.get(call.name)
+                if tool is None:
+                    later = " (it is added in a later turn)" if self.tool(call.name) is not None else ""
+                    raise ValueError(
+                        f"{where}.name: {call.name!r} is not offered in turn {turn.index}{later}"
+                    )
+                properties = root_properties(tool.parameters)
+                for argument in call.arguments:
+                    if argument not in properties:
+                        raise ValueError(f"{where}.arguments.{argument}: not in the schema of {call.name!r}")
+                for argument in root_required(tool.parameters):
+                    if argument not in call.arguments:
+                        raise ValueError(
+                            f"{where}.arguments: {call.name!r} requires {argument!r}, which is missing"
+                        )
+
     def _check_scripted_path(self) -> None:
-        if self.category not in MULTI_STEP_CATEGORIES:
+        if self.category not in MULTI_STEP_CATEGORIES or self.environment is not None:
             return
         for where, call in self._expected_calls():
             if self.approvals.get(call.name) == "deny":
@@ -320,6 +396,8 @@ __all__ = [
     "Case",
     "Category",
     "Decision",
+    "Environment",
+    "EnvironmentCall",
     "Expected",
     "ExpectedCall",
     "FollowUp",

@@ -23,18 +23,25 @@ def replies_for(case: Case) -> list[TurnResult]:
     """The emulator's replies for `case`, in the order the adapter will ask for them.
 
     Each user turn that expects calls gets the calls, then (once the results are back) a short
-    text answer; a turn that expects no call gets a text answer.
+    text answer; a turn that expects no call gets a text answer. In a case with an environment
+    the calls are the turn's ground truth, all in one step (their results come from the
+    environment; an empty ground truth is a text answer).
     """
     replies: list[TurnResult] = []
     for turn in case.turns:
         prompt_tokens = 10 * (turn.index + 1)
         usage = Usage(input_tokens=prompt_tokens, output_tokens=5, total_tokens=prompt_tokens + 5)
-        if turn.expected is None or turn.expected.no_call:  # unlabelled: no right answer to play
-            replies.append(TurnResult(text=NO_TOOL_TEXT, usage=usage))
+        if turn.expected is None or turn.expected.no_call or turn.expected.ground_truth == []:
+            replies.append(TurnResult(text=NO_TOOL_TEXT, usage=usage))  # unlabelled: no right answer
             continue
+        answer = (
+            [(call.name, dict(call.arguments)) for call in turn.expected.ground_truth]
+            if turn.expected.ground_truth is not None
+            else [(call.name, call.canonical_arguments()) for call in turn.expected.calls]
+        )
         calls = [
-            ToolCall(id=f"call_{turn.index}_{index}", name=call.name, arguments=call.canonical_arguments())
-            for index, call in enumerate(turn.expected.calls)
+            ToolCall(id=f"call_{turn.index}_{index}", name=name, arguments=arguments)
+            for index, (name, arguments) in enumerate(answer)
         ]
         replies.append(TurnResult(tool_calls=calls, usage=usage))
         if is_multi_step(case.category):

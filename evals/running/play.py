@@ -2,7 +2,8 @@
 
 Single-turn categories are one model turn; the calls are scored, not executed. Multi-turn and
 approval cases run the agent loop: calls go through the tool router, which answers with the
-case's scripted outputs and asks the simulated human (the case's `approvals`) about gated tools.
+case's scripted outputs and asks the simulated human (the case's `approvals`) about gated tools;
+a case with an environment runs against it instead (`xpeval.evals.running.play_environment`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from xpeval.adapters.contract import Message, ProviderError, ToolCall, TurnResul
 from xpeval.evals.cases import Case
 from xpeval.evals.cases.model import is_multi_step
 from xpeval.evals.cases.scripted import scripted_handler
+from xpeval.evals.running.play_environment import play_in_environment
 from xpeval.evals.runtime import (
     AgentLoop,
+    AgentState,
     ApprovalDecision,
     ApprovalRequest,
     ToolDefinition,
@@ -45,6 +48,19 @@ class EpisodeOutcome:
     usage: Usage = field(default_factory=Usage)
     final_text: str | None = None
     refusal: str | None = None
+
+    def add_turn(self, state: AgentState) -> None:
+        """What the agent loop did in one user turn: its steps, usage, calls, text and error."""
+        self.steps += state.step_count
+        calls: list[ToolCall] = []
+        for result in state.turns:
+            self.add_usage(result)
+            calls.extend(result.tool_calls)
+            self.final_text = result.text
+            self.refusal = result.refusal or self.refusal
+        self.calls_per_turn.append(calls)
+        if state.error is not None:
+            self.error = state.error
 
     def add_usage(self, result: TurnResult) -> None:
         if result.usage is None:
@@ -150,6 +166,10 @@ async def play_case(
         outcome.refusal = result.refusal
         return outcome
 
+    if case.environment is not None:
+        for state in await play_in_environment(adapter, case, model, stream=stream):
+            outcome.add_turn(state)
+        return outcome
     registry, router = case_tools(case)
     loop = AgentLoop(
         adapter,
@@ -164,16 +184,8 @@ async def play_case(
     for turn in case.turns:
         conversation = [*conversation, *turn.messages]
         state = await loop.run(conversation)
-        outcome.steps += state.step_count
-        calls: list[ToolCall] = []
-        for result in state.turns:
-            outcome.add_usage(result)
-            calls.extend(result.tool_calls)
-            outcome.final_text = result.text
-            outcome.refusal = result.refusal or outcome.refusal
-        outcome.calls_per_turn.append(calls)
+        outcome.add_turn(state)
         if state.error is not None:
-            outcome.error = state.error
             break
         conversation = list(state.messages)
     return outcome

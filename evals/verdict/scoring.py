@@ -18,22 +18,18 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from xpeval.adapters.contract import ToolCall
 from xpeval.evals.cases.acceptable import OPTIONAL, value_acceptable
 from xpeval.evals.cases.model import is_multi_step
 from xpeval.evals.cases.schema_root import root_properties, root_required
+from xpeval.evals.verdict.calls import CallLike, ReadCall, read_call
 
 if TYPE_CHECKING:
     from xpeval.evals.cases.model import Case, Expected, ExpectedCall
-
-CallLike = ToolCall | Mapping[str, Any]
-"""A canonical ToolCall, or a plain dict with `name` and `arguments` (a dict or a JSON text)."""
 
 
 class TurnScore(BaseModel):
@@ -73,13 +69,6 @@ class Score(BaseModel):
     """The case expects no call in any turn: its correctness is a refusal to call."""
     malformed: bool
     turns: tuple[TurnScore, ...]
-
-
-@dataclass(frozen=True)
-class _Call:
-    name: str
-    arguments: Mapping[str, Any]
-    parse_error: str | None
 
 
 def score(case: Case, tool_calls: Sequence[CallLike] | Sequence[Sequence[CallLike]]) -> Score:
@@ -129,7 +118,7 @@ def episode_verdict(case: Case, calls_per_turn: Sequence[Sequence[CallLike]], fa
     An unlabelled case is not scored (it is judged against a reference row): only whether a call
     was malformed. A single-step case is scored on its first turn's calls."""
     if not case.labelled:
-        malformed = any(_as_call(c).parse_error is not None for turn in calls_per_turn for c in turn)
+        malformed = any(read_call(c).parse_error is not None for turn in calls_per_turn for c in turn)
         return {
             "correct": None,
             "tool_selection_correct": None,
@@ -138,6 +127,8 @@ def episode_verdict(case: Case, calls_per_turn: Sequence[Sequence[CallLike]], fa
             "malformed": malformed,
             "reason": None,
         }
+    if case.environment is not None:
+        return _state_fields(case, calls_per_turn, failed)
     turns = [list(turn) for turn in calls_per_turn]
     verdict = score(case, turns if is_multi_step(case.category) else (turns[0] if turns else []))
     return {
@@ -150,11 +141,28 @@ def episode_verdict(case: Case, calls_per_turn: Sequence[Sequence[CallLike]], fa
     }
 
 
+def _state_fields(case: Case, calls_per_turn: Sequence[Sequence[CallLike]], failed: bool) -> dict[str, Any]:
+    """An environment case's row fields: the state verdict (`xpeval.evals.verdict.state`); its
+    per-turn credit goes into the reason, beside the all-or-nothing `correct`."""
+    from xpeval.evals.verdict.state import state_verdict
+
+    verdict = state_verdict(case, calls_per_turn)
+    reason = None if verdict.correct else f"{verdict.reason} (turns passed: {verdict.credit})"
+    return {
+        "correct": verdict.correct and not failed,
+        "tool_selection_correct": None,
+        "arguments_correct": None,
+        "irrelevance": False,
+        "malformed": verdict.malformed,
+        "reason": reason,
+    }
+
+
 def score_turn(
     case: Case, expected: Expected, tool_calls: Sequence[CallLike], *, index: int = 0
 ) -> TurnScore:
     """Score one turn's calls against what that turn expects (see the module docstring)."""
-    calls = [_as_call(call) for call in tool_calls]
+    calls = [read_call(call) for call in tool_calls]
 
     def verdict(correct: bool, reason: str | None, selection: bool, arguments: bool | None) -> TurnScore:
         return TurnScore(
@@ -199,27 +207,7 @@ def _split_turns(
     return [tool_calls]  # type: ignore[list-item]
 
 
-def _as_call(call: CallLike) -> _Call:
-    if isinstance(call, ToolCall):
-        return _Call(call.name, call.arguments, call.parse_error)
-    if not isinstance(call, Mapping):
-        raise TypeError(
-            f"a tool call must be a ToolCall or a mapping with name and arguments, got {type(call).__name__}"
-        )
-    name = call.get("name")
-    arguments = call.get("arguments", {})
-    parse_error = call.get("parse_error")
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError as exc:
-            arguments, parse_error = {}, f"arguments are not valid JSON: {exc.msg}"
-    if not isinstance(arguments, Mapping):
-        arguments, parse_error = {}, f"arguments are a {type(arguments).__name__}, not an object"
-    return _Call(str(name) if name is not None else "", arguments, parse_error)
-
-
-def _call_mismatch(case: Case, call: _Call, wanted: ExpectedCall) -> str | None:
+def _call_mismatch(case: Case, call: ReadCall, wanted: ExpectedCall) -> str | None:
     """Why `call` does not fit the expected call `wanted`; None when it fits."""
     if call.name != wanted.name:
         return f"called {call.name!r}, expected {wanted.name!r}"
@@ -270,7 +258,7 @@ def _maximum_matching(fits: list[list[bool]]) -> dict[int, int]:
 
 
 def _explain(
-    calls: list[_Call], expected_names: list[str], mismatch: list[list[str | None]], pairs: dict[int, int]
+    calls: list[ReadCall], expected_names: list[str], mismatch: list[list[str | None]], pairs: dict[int, int]
 ) -> str:
     if len(calls) != len(expected_names):
         return (
@@ -288,7 +276,7 @@ def _explain(
     return "calls do not match the expected calls"
 
 
-def _names(calls: list[_Call]) -> str:
+def _names(calls: list[ReadCall]) -> str:
     return ", ".join(call.name for call in calls)
 
 

@@ -1,0 +1,85 @@
+"""A case's tool environment: Python classes with an initial state, whose methods are the tools.
+
+A case with an `environment` is judged by the state its calls leave (`xpeval.evals.verdict.state`),
+not by matching calls: each turn's `expected.ground_truth` is executed on fresh instances and the
+states compared, as BFCL's multi-turn checker does (docs/cases.md, "Tool environments").
+
+A case file never names code to import: `kind` picks a family of classes xpeval knows, and
+`classes` names classes of that family. The one family today is `bfcl`, the API classes shipped in
+the `bfcl-eval` package (`BFCL_CLASSES`); the package is an optional install, never copied here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+EnvironmentKind = Literal["bfcl"]
+
+_BFCL_SOURCE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
+BFCL_CLASSES: dict[str, str] = {
+    "GorillaFileSystem": f"{_BFCL_SOURCE}.gorilla_file_system",
+    "MathAPI": f"{_BFCL_SOURCE}.math_api",
+    "MessageAPI": f"{_BFCL_SOURCE}.message_api",
+    "TwitterAPI": f"{_BFCL_SOURCE}.posting_api",
+    "TicketAPI": f"{_BFCL_SOURCE}.ticket_api",
+    "TradingBot": f"{_BFCL_SOURCE}.trading_bot",
+    "TravelAPI": f"{_BFCL_SOURCE}.travel_booking",
+    "VehicleControlAPI": f"{_BFCL_SOURCE}.vehicle_control",
+}
+"""The multi-turn API classes of bfcl-eval and their modules (the package's own
+`CLASS_FILE_PATH_MAPPING`, less the web-search and memory backends, which need network or
+heavy dependencies)."""
+
+BFCL_STATELESS: frozenset[str] = frozenset({"MathAPI"})
+"""Classes BFCL builds without loading a scenario (its `STATELESS_CLASSES`)."""
+
+BFCL_STEPS_PER_TURN = 20
+"""BFCL's `MAXIMUM_STEP_LIMIT`: model steps with calls per user turn; a 21st step that calls
+again ends the conversation (BFCL's force quit)."""
+
+
+class EnvironmentCall(BaseModel):
+    """A ground-truth call: executed, never matched, so its arguments are concrete values (an
+    empty string is an empty string, not "optional")."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class Environment(BaseModel):
+    """Which classes a case's tools are methods of, and the state they start from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: EnvironmentKind = "bfcl"
+    classes: list[str] = Field(min_length=1)
+    initial_state: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Per class, the scenario its instance loads (BFCL's `initial_config`)."""
+    long_context: bool = False
+    """BFCL's long-context variant: the classes load their scenario padded with long content."""
+    steps_per_turn: int = Field(default=BFCL_STEPS_PER_TURN, ge=1, le=100)
+    """Model steps with calls allowed per user turn; one more that calls again ends the episode."""
+
+    @field_validator("classes")
+    @classmethod
+    def _known_classes(cls, classes: list[str]) -> list[str]:
+        for name in classes:
+            if name not in BFCL_CLASSES:
+                raise ValueError(f"{name!r} is not a bfcl environment class ({', '.join(BFCL_CLASSES)})")
+        if len(set(classes)) != len(classes):
+            raise ValueError("a class is listed twice")
+        return classes
+
+
+__all__ = [
+    "BFCL_CLASSES",
+    "BFCL_STATELESS",
+    "BFCL_STEPS_PER_TURN",
+    "Environment",
+    "EnvironmentCall",
+    "EnvironmentKind",
+]
