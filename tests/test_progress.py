@@ -1,11 +1,10 @@
-"""Long commands are never silent: `xpeval cassettes check` and `xpeval schemas` report their
-progress on stderr as they go (a bar on a terminal, a line every tenth of the way or ten seconds elsewhere) and end
-with a summary."""
+"""Long commands are never silent: `xpeval run`, `xpeval cassettes check` and `xpeval schemas`
+report their progress on stderr as they go (a bar on a terminal; elsewhere a line every tenth of
+the way or ten seconds) and end with a summary."""
 
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 from tests._cli import Cli
