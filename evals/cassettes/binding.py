@@ -166,6 +166,7 @@ class BoundCassette:
         cassette_path: Path | None,
         flags: Sequence[str] = (),
         text_calls: bool = False,
+        case_digest: str | None = None,
     ) -> None:
         self.adapter_id = adapter_id
         self.case_id = case_id
@@ -177,6 +178,8 @@ class BoundCassette:
         """Flags the re-record hint needs beyond adapter, case, model and target (--case-dir...)."""
         self.text_calls = text_calls
         """Whether the adapter reads calls written as text (saved in the metadata)."""
+        self.case_digest = case_digest
+        """An emulated episode: the digest of the case its answers are rendered from (saved)."""
         self.transport = None
         self.cassette: IndexedCassette | None = None
         self.open_problem: str | None = None
@@ -295,6 +298,7 @@ class BoundCassette:
             xpeval_version=xpeval_version(),
             fingerprint=requests_fingerprint(keys),
             text_calls=self.text_calls,
+            case_digest=self.case_digest if self.source == "emulated" else None,
         )
         try:
             cassette.save_interactions(used, {META_KEY: meta.model_dump(mode="json")})
@@ -303,13 +307,16 @@ class BoundCassette:
         return []
 
 
-def _existing_for_record(path: Path, source: Source, model: str, text_calls: bool) -> tuple[Any, bool]:
+def _existing_for_record(
+    path: Path, source: Source, model: str, text_calls: bool, digest: str | None
+) -> tuple[Any, bool]:
     """(recording to extend, whether metadata is replaced) for record mode.
 
     An episode extends its old recording only when that was made from the same source and
-    model, read the same way (`CassetteMeta.text_calls`); otherwise (or when unreadable, or
-    without metadata) it is recorded afresh, so one cassette never mixes responses from two
-    origins.
+    model, read the same way (`CassetteMeta.text_calls`) and, for the emulator, rendered from
+    the same case; otherwise (or when unreadable, or without metadata) it is recorded afresh, so
+    one cassette never mixes responses from two origins and an edited case's emulated answers
+    are never kept.
     """
     try:
         recording = load_recording(path)
@@ -322,7 +329,15 @@ def _existing_for_record(path: Path, source: Source, model: str, text_calls: boo
         return None, True
     if bool(raw.get("text_calls", False)) != text_calls:
         return None, True
+    if source == "emulated" and _case_changed(raw.get("case_digest"), digest):
+        return None, True
     return recording, False
+
+
+def _case_changed(recorded: object, digest: str | None) -> bool:
+    """Whether an emulated recording was rendered from another case than `digest`'s (a recording
+    made before digests were kept cannot tell, and is taken as it is)."""
+    return isinstance(recorded, str) and digest is not None and recorded != digest
 
 
 def bind_cassette(
@@ -338,6 +353,7 @@ def bind_cassette(
     refresh: bool = False,
     flags: Sequence[str] = (),
     text_calls: bool = False,
+    case_digest: str | None = None,
 ) -> BoundCassette:
     """Bind the cassette of (adapter, case) to a transport for one episode.
 
@@ -349,6 +365,8 @@ def bind_cassette(
     environment variables are added). `upstream` is where record mode sends requests (default:
     the network through `connection_pool()`; the emulator passes its own); replay
     never uses one. `text_calls`: the adapter reads calls written as text (kept in the metadata).
+    `case_digest`: the digest of the case an emulated episode's answers are rendered from
+    (kept; in replay, a recording of another case is refused as "changed since recorded").
     """
     mode = Mode(mode)
     path = None if mode is Mode.LIVE else store.path(adapter_id, case_id, model)
@@ -361,6 +379,7 @@ def bind_cassette(
         cassette_path=path,
         flags=flags,
         text_calls=text_calls,
+        case_digest=case_digest,
     )
     if path is None:
         return episode
@@ -379,13 +398,24 @@ def bind_cassette(
             episode.open_problem = f"no cassette for adapter {adapter_id} and case {case_id}"
             episode.transport = _RefusingTransport(episode)
             return episode
+        raw = recording.metadata.get(META_KEY)
+        raw = raw if isinstance(raw, dict) else {}
+        if raw.get("source") == "emulated" and _case_changed(raw.get("case_digest"), case_digest):
+            episode.open_problem = (
+                f"case {case_id} changed since it was recorded (the emulator's answers were "
+                "rendered from the case as it was then)"
+            )
+            episode.transport = _RefusingTransport(episode)
+            return episode
         episode.cassette = IndexedCassette(
             path, record_mode=RecordMode.NONE, scrubber=scrubber, recording=recording
         )
         episode.transport = CassetteTransport(episode, episode.cassette, upstream=None)
         return episode
     scrubber = Scrubber([*secrets, *known_secrets()])
-    recording, replaced = (None, True) if refresh else _existing_for_record(path, source, model, text_calls)
+    recording, replaced = (
+        (None, True) if refresh else _existing_for_record(path, source, model, text_calls, case_digest)
+    )
     episode._replaced_meta = replaced
     episode.cassette = IndexedCassette(
         path, record_mode=RecordMode.NEW_EPISODES, scrubber=scrubber, recording=recording

@@ -7,6 +7,8 @@ our cassettes and keeps the metadata when it rewrites them.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import datetime
 from enum import StrEnum
 from typing import Literal
@@ -51,5 +53,16 @@ class CassetteMeta(BaseModel):
     (docs/local-model.md, "Calls written as text"); replay reads them the same way. False for
     every recording made before that parser, whose later turns followed the text unparsed."""
 
+    case_digest: str | None = None
+    """An emulated recording: sha256 of the case it was rendered from (`case_digest`), so a
+    case edited since (its expected answer, say) is told apart from a pipeline bug. None for
+    other sources, whose answers are the model's, and for recordings made before the field."""
+
     def age_days(self, now: datetime) -> float:
         return (now - self.recorded_at).total_seconds() / 86400.0
+
+
+def case_digest(case: BaseModel) -> str:
+    """sha256 of a case's canonical JSON: what an emulated answer was rendered from."""
+    text = json.dumps(case.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

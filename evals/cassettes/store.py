@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from xpeval.evals.cassettes.cassette import load_recording
 from xpeval.evals.cassettes.format import CassetteError
-from xpeval.evals.cassettes.meta import META_KEY, CassetteMeta
+from xpeval.evals.cassettes.meta import META_KEY, CassetteMeta, Source
 
 SUFFIX = ".yaml"
 
@@ -62,6 +62,25 @@ class CassetteStore:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             raise CassetteError(f"{path}: metadata.{META_KEY}.{where}: {first['msg']}") from exc
+
+    def sources_of(self, adapter_id: str, model: str | None) -> set[Source]:
+        """Where an adapter's recordings of `model` came from (any model's when it has none):
+        the target a new case's recording hint names, so it runs where the others were made.
+        Unreadable recordings are skipped: they say nothing about the others."""
+        folders = [self.root / _checked_name("adapter", adapter_id) / model_folder(model)] if model else []
+        folders.append(self.root / _checked_name("adapter", adapter_id))
+        for folder in folders:
+            found: set[Source] = set()
+            for path in sorted(folder.rglob(f"*{SUFFIX}")) if folder.is_dir() else []:
+                try:
+                    meta = self.meta(path)
+                except CassetteError:
+                    continue
+                if meta is not None:
+                    found.add(meta.source)
+            if found:
+                return found
+        return set()
 
     def iter_cassettes(self) -> Iterator[tuple[str, str, str, Path]]:
         """(adapter, model, case, path) for every cassette under the root, in path order."""

@@ -23,6 +23,7 @@ from xpeval.adapters.adapter import Adapter, AdapterSettings
 from xpeval.adapters.registry import create_adapter, effective_contract, provider_of
 from xpeval.evals.cases import Case
 from xpeval.evals.cassettes import CassetteStore, Mode, Source, bind_cassette
+from xpeval.evals.cassettes.meta import case_digest
 from xpeval.evals.errors import UserError
 from xpeval.evals.results.rows import REPLAYED_SOURCE, RowSource
 from xpeval.evals.running.episode_transport import EpisodeRouter, upstream_pool
@@ -218,12 +219,19 @@ class EpisodeFactory:
     _adapters: dict[tuple[str, TargetKind, str | None, bool], tuple[Adapter, EpisodeRouter]] = field(
         default_factory=dict
     )
+    _other_sources: dict[str, set[Source]] = field(default_factory=dict)
 
     def target_of(self, adapter_id: str, recorded: Source | None, model: str | None = None) -> TargetKind:
         if self.mode is Mode.REPLAY:
             if recorded:
                 return KIND_OF[recorded]
-            # No cassette yet: its record hint names the target the model is served by.
+            # No cassette yet: its record hint names the target the adapter's other recordings
+            # were made with, else the one the model is served by.
+            if adapter_id not in self._other_sources:
+                self._other_sources[adapter_id] = self.store.sources_of(adapter_id, model)
+            others = self._other_sources[adapter_id]
+            if len(others) == 1:
+                return KIND_OF[next(iter(others))]
             from xpeval.evals.local_model.models import find_model
 
             served = find_model(model) is not None and local_capable(adapter_id)
@@ -279,6 +287,7 @@ class EpisodeFactory:
             flags=self.record_flags,
             refresh=self.refresh and self.mode is Mode.RECORD,
             text_calls=adapter.reply_hook is not None,
+            case_digest=case_digest(case) if kind == "emulator" else None,
         )
         transport = episode.transport if self.mode is not Mode.LIVE else upstream
         return OpenEpisode(

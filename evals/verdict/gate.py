@@ -202,7 +202,10 @@ def evaluate(
         pairings.extend(_pair(key, before, now))
     for key in sorted(set(current) - compared):
         report.notes.append(f"{key}: not in the baseline, not compared")
-    report.findings.extend(_judge(pairings, tolerance, alpha))
+    replay_problems = {
+        (f.key, f.metric.split(":", 1)[1]) for f in report.findings if f.metric.startswith("conformance:")
+    }
+    report.findings.extend(_judge(pairings, tolerance, alpha, replay_problems))
     return report
 
 
@@ -229,14 +232,16 @@ def _nothing_measured(frame: pd.DataFrame) -> list[Finding]:
         return [Finding("*", "measured", False, "the run has no results: nothing was measured")]
     for (source, adapter, model), group in frame.groupby(["source", "adapter", "model"], sort=True):
         if bool(group["error"].all()):
-            first = group.iloc[0]
+            # The problem only: a re-record hint is printed whole on its episode's own line, and
+            # half a command would not run.
+            first = str(group.iloc[0]["reason"]).split("; record it with: ", 1)[0]
             findings.append(
                 Finding(
                     row_key(str(source), str(adapter), str(model)),
                     "measured",
                     False,
                     f"{adapter} ({model}, {source}): all {len(group)} episodes ended in an error, nothing "
-                    f"was measured (first: {str(first['reason'])[:160]})",
+                    f"was measured (first: {first[:160]}{'...' if len(first) > 160 else ''})",
                 )
             )
     return findings
@@ -263,7 +268,12 @@ def _pair(key: str, before: dict[str, str], now: dict[str, str]) -> Iterable[_Pa
         )
 
 
-def _judge(pairings: list[_Pairing], tolerance: float, alpha: float) -> list[Finding]:
+def _judge(
+    pairings: list[_Pairing], tolerance: float, alpha: float, replay_problems: set[tuple[str, str]]
+) -> list[Finding]:
+    """Each pairing's finding. `replay_problems`: (row, case) whose episode could not replay (a
+    conformance finding already says why, e.g. a case changed since it was recorded): a
+    deterministic row worse only on those is not called a pipeline bug."""
     statistical = [
         p
         for p in pairings
@@ -282,8 +292,11 @@ def _judge(pairings: list[_Pairing], tolerance: float, alpha: float) -> list[Fin
         p_value = adjusted.get(id(pairing))
         exact = split_key(pairing.key)[0] in DETERMINISTIC_SOURCES
         reasons = []
-        if exact and pairing.worse:
+        unexplained = [case for case in pairing.worse if (pairing.key, case) not in replay_problems]
+        if exact and unexplained:
             reasons.append("a deterministic (emulated) row changed: a pipeline bug")
+        elif exact and pairing.worse:
+            reasons.append("its recordings could not replay (the conformance lines above say why)")
         if p_value is not None and p_value < alpha and len(pairing.worse) > len(pairing.better):
             reasons.append(f"worse beyond noise (McNemar exact, Holm-adjusted p={p_value:.2g} < {alpha:g})")
         if tolerance > 0 and pairing.drop > tolerance:
