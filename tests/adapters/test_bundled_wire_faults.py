@@ -89,13 +89,21 @@ def test_a_stream_frame_the_wire_cannot_decode_is_a_decode_error_live_on_every_b
     assert ran.returncode == 1, ran.stdout + ran.stderr
 
 
-def test_a_bedrock_event_type_the_wire_does_not_have_is_a_decode_error_not_a_skipped_event(
-    cli: Cli, server: EmulatorServer, tmp_path: Path
+@pytest.mark.parametrize(
+    ("adapter", "frame", "named"),
+    [
+        ("bedrock-converse", UNKNOWN_EVENT, "surpriseEvent"),
+        ("cohere", b'event: surprise-event\ndata: {"type": "surprise-event"}\n\n', "stream event 2"),
+    ],
+    ids=["bedrock", "cohere"],
+)
+def test_an_event_type_the_wire_does_not_have_is_a_decode_error_not_a_skipped_event(
+    cli: Cli, server: EmulatorServer, tmp_path: Path, adapter: str, frame: bytes, named: str
 ) -> None:
-    server.script([BrokenFrameReply(frame=UNKNOWN_EVENT)], name="default")
-    ran, rows = live(cli, tmp_path, server.url, ("bedrock-converse",), "--stream", "always", "--retries", "0")
+    server.script([BrokenFrameReply(frame=frame)], name="default")
+    ran, rows = live(cli, tmp_path, server.url, (adapter,), "--stream", "always", "--retries", "0")
     assert [(row["error_kind"], row["correct"]) for row in rows] == [("decode", False)], rows
-    assert "surpriseEvent" in rows[0]["error_message"]
+    assert named in rows[0]["error_message"]
     assert ran.returncode == 1
 
 
