@@ -164,3 +164,19 @@ def bedrock_stream_cassette(frames: int) -> str:
 
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's: the Python one takes half a minute
     return str(yaml.dump({"interactions": [interaction], "version": 1}, Dumper=dumper))
+
+
+@dataclass(frozen=True)
+class RechunkedReply(Reply):
+    """The right answer as a ConverseStream, its bytes sent in pieces of `size` that split its
+    frames anywhere, and cut `cut` bytes short of its end."""
+
+    size: int = 7
+    cut: int = 0
+
+    def rendered(self, wire: Wire, *, stream: bool) -> RenderedResponse:
+        good = bundled_wire(wire).render(ANSWER, model=self.model, stream=True)
+        body = good.body[: len(good.body) - self.cut]
+        return RenderedResponse(
+            good.status, good.headers, [body[i : i + self.size] for i in range(0, len(body), self.size)]
+        )

@@ -17,12 +17,14 @@ import yaml
 from tests._cli import Cli, Ran
 from tests._corpus import corpus_files
 from tests.adapters._bundled_faults import (
+    ANSWER,
     BROKEN_FRAMES,
     BUNDLED,
     CASE,
     UNKNOWN_EVENT,
     AnswerReply,
     BrokenFrameReply,
+    RechunkedReply,
     StreamErrorReply,
     bedrock_plain_answer,
     loopback_environment,
@@ -252,3 +254,24 @@ def test_an_in_stream_throttling_error_is_retried_as_the_same_error_over_http_is
     ], rows
     assert rows[0]["error_status"] == 429 and rows[-1]["correct"]
     assert ran.returncode == 0, ran.stdout + ran.stderr
+
+
+def test_a_bedrock_stream_split_anywhere_decodes_to_the_same_answer(
+    cli: Cli, server: EmulatorServer, tmp_path: Path
+) -> None:
+    server.script([RechunkedReply(size=7)], name="default")
+    ran, rows = live(cli, tmp_path, server.url, ("bedrock-converse",), "--stream", "always", "--retries", "0")
+    assert [(row["error_kind"], row["correct"], row["text"]) for row in rows] == [
+        (None, True, ANSWER.text)
+    ], rows
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+
+
+def test_a_bedrock_stream_that_ends_inside_a_frame_is_truncated(
+    cli: Cli, server: EmulatorServer, tmp_path: Path
+) -> None:
+    server.script([RechunkedReply(size=64, cut=9)], name="default")
+    ran, rows = live(cli, tmp_path, server.url, ("bedrock-converse",), "--stream", "always", "--retries", "0")
+    assert [(row["error_kind"], row["correct"]) for row in rows] == [("truncated", False)], rows
+    assert "ends inside frame" in rows[0]["error_message"]
+    assert ran.returncode == 1
