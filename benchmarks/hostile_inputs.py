@@ -8,10 +8,17 @@ under the default `InputLimits`), so its peak RSS is its own. Measured in the sa
   a cassette whose body is gzip of 4 GiB of zeros (4 MB; and one gzip member of 256 MiB), a
   YAML file of a million tiny nodes (4 MB), a 200 MB file;
 - accepted at the caps: a cassette of just under 32 MB (one body), a cassette whose gzip body
-  decodes to 31 MB, a case file of just under 100,000 YAML nodes (a built-in one, padded).
+  decodes to 31 MB, a case file of just under 100,000 YAML nodes (a built-in one, padded);
+- handled: one episode of a 100,000-frame Bedrock cassette (a ConverseStream of text deltas, 24 MB,
+  under the cap), read and decoded through the Bedrock adapter as a replay does, against the same
+  episode of 10,000 frames.
 
 Targets (the issue's): each refusal at most 200 MB peak RSS and at most its baseline's plus
-64 MB, and refused in at most 2 s (the read itself, after imports).
+64 MB, and refused in at most 2 s (the read itself, after imports). The 100,000-frame episode:
+decoded whole within 2 s and 200 MB peak, and at most 15 times its 10,000-frame baseline (linear
+is about 10; the quadratic reader it replaced was over a hundred). Its seconds are the process's
+CPU time (every thread's): on a machine shared with other jobs wall time measures the neighbours;
+the wall time is printed beside it.
 Run: `python benchmarks/hostile_inputs.py`; exit 1 when a target is missed.
 """
 
@@ -29,32 +36,63 @@ REPO = Path(__file__).resolve().parents[1]
 PEAK_TARGET_MB = 200.0
 ABOVE_BASELINE_MB = 64.0
 REFUSE_TARGET_S = 2.0
+EPISODE_TARGET_S = 2.0
+EPISODE_RATIO_TARGET = 15.0
+EPISODE_FRAMES = 100_000
 
 
 class Reading(TypedDict):
     seconds: float
+    cpu_seconds: float
     outcome: str
     peak_mb: float
 
 
+def _bedrock_episode(path: Path) -> str:
+    """One episode of a recorded ConverseStream: the cassette read, its response decoded
+    through the Bedrock adapter (boto3 over xpeval's transport), as a replay plays it."""
+    import asyncio
+
+    from xpeval.evals.cassettes.decode import decode_interaction
+    from xpeval.evals.cassettes.format import load_cassette
+
+    (interaction,) = load_cassette(path)
+    result = asyncio.run(decode_interaction(interaction, "bedrock-converse"))
+    if result.error is not None:
+        return f"error: {result.error.kind}: {result.error.message[:80]}"
+    return f"decoded: {len(result.text or ''):,} characters of text, finish {result.finish_reason}"
+
+
 def child(kind: str, path: Path) -> Reading:
-    """Read one input in this process: seconds, outcome, this process image's peak RSS."""
+    """Read one input in this process: seconds (wall and CPU), outcome, this process image's peak RSS."""
     from xpeval.evals.errors import UserError
 
+    if kind == "bedrock-episode":
+        import boto3  # noqa: F401  (imports are not the read: the adapter imports them at once)
+
+        import xpeval.adapters.registry  # noqa: F401
     if kind == "case":
         from xpeval.evals.cases.loader import load_case_file as read
     else:
         from xpeval.evals.cassettes.format import load_cassette as read  # type: ignore[assignment]
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     try:
-        read(path)
-        outcome = "accepted"
+        if kind == "bedrock-episode":
+            outcome = _bedrock_episode(path)
+        else:
+            read(path)
+            outcome = "accepted"
     except UserError as exc:
         outcome = f"refused: {str(exc).split(': ', 1)[-1][:90]}"
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     with open("/proc/self/status") as status:
         hwm = next(line for line in status if line.startswith("VmHWM:"))
-    return {"seconds": seconds, "outcome": outcome, "peak_mb": int(hwm.split()[1]) / 1024}
+    return {
+        "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
+        "outcome": outcome,
+        "peak_mb": int(hwm.split()[1]) / 1024,
+    }
 
 
 def measure(kind: str, path: Path) -> Reading:
@@ -71,6 +109,7 @@ def inputs(folder: Path) -> list[tuple[str, str, str, Path]]:
     """(label, reader, expected outcome, path) of every input, written into `folder`."""
     sys.path.insert(0, str(REPO))
     from tests import _hostile as hostile
+    from tests.adapters._bundled_faults import bedrock_stream_cassette
     from xpeval.evals.untrusted import DEFAULT_MAX_INPUT_MB, DEFAULT_MAX_YAML_NODES, MB
 
     def write(name: str, text: str) -> Path:
@@ -126,6 +165,18 @@ def inputs(folder: Path) -> list[tuple[str, str, str, Path]]:
             "accepted",
             write("largest_case.yaml", builtin + "x-padding:\n" + "  - [a]\n" * nodes),
         ),
+        (
+            f"baseline: a {EPISODE_FRAMES // 10:,}-frame Bedrock cassette",
+            "bedrock-episode",
+            "handled",
+            write("bedrock-small.yaml", bedrock_stream_cassette(EPISODE_FRAMES // 10)),
+        ),
+        (
+            f"{EPISODE_FRAMES:,}-frame Bedrock cassette",
+            "bedrock-episode",
+            "handled",
+            write("bedrock-frames.yaml", bedrock_stream_cassette(EPISODE_FRAMES)),
+        ),
     ]
 
 
@@ -147,20 +198,40 @@ def _plain_cassette(body: str) -> str:
     return yaml.safe_dump({"interactions": [interaction], "version": 1}, width=1 << 30)
 
 
+def _handled(result: Reading, baseline_cpu: float) -> tuple[bool, str]:
+    """Whether an episode was decoded whole within its targets, and its ratio to its baseline."""
+    ratio = result["cpu_seconds"] / max(baseline_cpu, 1e-9)
+    met = (
+        result["outcome"].startswith("decoded")
+        and result["cpu_seconds"] <= EPISODE_TARGET_S
+        and result["peak_mb"] <= PEAK_TARGET_MB
+        and ratio <= EPISODE_RATIO_TARGET
+    )
+    return met, f"{ratio:.1f}x its baseline"
+
+
 def main() -> int:
     if sys.argv[1:2] == ["--child"]:
         print(json.dumps(child(sys.argv[2], Path(sys.argv[3]))))
         return 0
     ok = True
     baselines: dict[str, float] = {}
+    baseline_cpu: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as temporary:
         for label, kind, expected, path in inputs(Path(temporary)):
             result = measure(kind, path)
             outcome, seconds, peak = result["outcome"], result["seconds"], result["peak_mb"]
             size = path.stat().st_size
             line = f"{label:44} {size / 1024:>9,.0f} KB  {seconds:6.2f} s  {peak:6.0f} MB  {outcome}"
+            if kind == "bedrock-episode":
+                line += f"  (CPU {result['cpu_seconds']:.2f} s)"
             if label.startswith("baseline"):
                 baselines[kind] = peak
+                baseline_cpu[kind] = result["cpu_seconds"]
+            elif expected == "handled":
+                met, said = _handled(result, baseline_cpu[kind])
+                line += f"  ({said}){'' if met else '  TARGET MISSED'}"
+                ok = ok and met
             elif expected == "refused":
                 above = peak - baselines[kind]
                 met = (
@@ -177,7 +248,9 @@ def main() -> int:
             print(line, flush=True)
     print(
         f"targets: refused within {REFUSE_TARGET_S:g} s, at most {PEAK_TARGET_MB:.0f} MB peak and "
-        f"{ABOVE_BASELINE_MB:.0f} MB over the same reader's baseline: {'met' if ok else 'MISSED'}"
+        f"{ABOVE_BASELINE_MB:.0f} MB over the same reader's baseline; the {EPISODE_FRAMES:,}-frame "
+        f"episode decoded within {EPISODE_TARGET_S:g} CPU s, {PEAK_TARGET_MB:.0f} MB and "
+        f"{EPISODE_RATIO_TARGET:g}x its baseline: {'met' if ok else 'MISSED'}"
     )
     return 0 if ok else 1
 

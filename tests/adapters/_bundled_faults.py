@@ -125,3 +125,58 @@ class AnswerReply(Reply):
 
     def rendered(self, wire: Wire, *, stream: bool) -> RenderedResponse:
         return bundled_wire(wire).render(ANSWER, model=self.model, stream=stream)
+
+
+def bedrock_stream_cassette(frames: int) -> str:
+    """A recorded ConverseStream episode (vcrpy YAML) of `frames` text deltas of 12 characters
+    between its start and its terminal events: 100,000 of them are a 16 MB body, a 24 MB file."""
+
+    def event(kind: str, payload: object) -> bytes:
+        return eventstream_frame(kind, json.dumps(payload).encode())
+
+    delta = event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "twelve chars"}})
+    body = b"".join(
+        [
+            event("messageStart", {"role": "assistant"}),
+            delta * frames,
+            event("contentBlockStop", {"contentBlockIndex": 0}),
+            event("messageStop", {"stopReason": "end_turn"}),
+            event(
+                "metadata", {"usage": {"inputTokens": 1, "outputTokens": frames, "totalTokens": frames + 1}}
+            ),
+        ]
+    )
+    request = {"messages": [{"role": "user", "content": [{"text": "hi"}]}]}
+    interaction = {
+        "request": {
+            "body": json.dumps(request),
+            "headers": {"content-type": ["application/json"]},
+            "method": "POST",
+            "uri": "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse-stream",
+        },
+        "response": {
+            "body": {"string": body},
+            "headers": {"content-type": ["application/vnd.amazon.eventstream"]},
+            "status": {"code": 200, "message": "OK"},
+        },
+    }
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's: the Python one takes half a minute
+    return str(yaml.dump({"interactions": [interaction], "version": 1}, Dumper=dumper))
+
+
+@dataclass(frozen=True)
+class RechunkedReply(Reply):
+    """The right answer as a ConverseStream, its bytes sent in pieces of `size` that split its
+    frames anywhere, and cut `cut` bytes short of its end."""
+
+    size: int = 7
+    cut: int = 0
+
+    def rendered(self, wire: Wire, *, stream: bool) -> RenderedResponse:
+        good = bundled_wire(wire).render(ANSWER, model=self.model, stream=True)
+        body = good.body[: len(good.body) - self.cut]
+        return RenderedResponse(
+            good.status, good.headers, [body[i : i + self.size] for i in range(0, len(body), self.size)]
+        )

@@ -17,12 +17,14 @@ import yaml
 from tests._cli import Cli, Ran
 from tests._corpus import corpus_files
 from tests.adapters._bundled_faults import (
+    ANSWER,
     BROKEN_FRAMES,
     BUNDLED,
     CASE,
     UNKNOWN_EVENT,
     AnswerReply,
     BrokenFrameReply,
+    RechunkedReply,
     StreamErrorReply,
     bedrock_plain_answer,
     loopback_environment,
@@ -89,13 +91,21 @@ def test_a_stream_frame_the_wire_cannot_decode_is_a_decode_error_live_on_every_b
     assert ran.returncode == 1, ran.stdout + ran.stderr
 
 
-def test_a_bedrock_event_type_the_wire_does_not_have_is_a_decode_error_not_a_skipped_event(
-    cli: Cli, server: EmulatorServer, tmp_path: Path
+@pytest.mark.parametrize(
+    ("adapter", "frame", "named"),
+    [
+        ("bedrock-converse", UNKNOWN_EVENT, "surpriseEvent"),
+        ("cohere", b'event: surprise-event\ndata: {"type": "surprise-event"}\n\n', "stream event 2"),
+    ],
+    ids=["bedrock", "cohere"],
+)
+def test_an_event_type_the_wire_does_not_have_is_a_decode_error_not_a_skipped_event(
+    cli: Cli, server: EmulatorServer, tmp_path: Path, adapter: str, frame: bytes, named: str
 ) -> None:
-    server.script([BrokenFrameReply(frame=UNKNOWN_EVENT)], name="default")
-    ran, rows = live(cli, tmp_path, server.url, ("bedrock-converse",), "--stream", "always", "--retries", "0")
+    server.script([BrokenFrameReply(frame=frame)], name="default")
+    ran, rows = live(cli, tmp_path, server.url, (adapter,), "--stream", "always", "--retries", "0")
     assert [(row["error_kind"], row["correct"]) for row in rows] == [("decode", False)], rows
-    assert "surpriseEvent" in rows[0]["error_message"]
+    assert named in rows[0]["error_message"]
     assert ran.returncode == 1
 
 
@@ -244,3 +254,24 @@ def test_an_in_stream_throttling_error_is_retried_as_the_same_error_over_http_is
     ], rows
     assert rows[0]["error_status"] == 429 and rows[-1]["correct"]
     assert ran.returncode == 0, ran.stdout + ran.stderr
+
+
+def test_a_bedrock_stream_split_anywhere_decodes_to_the_same_answer(
+    cli: Cli, server: EmulatorServer, tmp_path: Path
+) -> None:
+    server.script([RechunkedReply(size=7)], name="default")
+    ran, rows = live(cli, tmp_path, server.url, ("bedrock-converse",), "--stream", "always", "--retries", "0")
+    assert [(row["error_kind"], row["correct"], row["text"]) for row in rows] == [
+        (None, True, ANSWER.text)
+    ], rows
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+
+
+def test_a_bedrock_stream_that_ends_inside_a_frame_is_truncated(
+    cli: Cli, server: EmulatorServer, tmp_path: Path
+) -> None:
+    server.script([RechunkedReply(size=64, cut=9)], name="default")
+    ran, rows = live(cli, tmp_path, server.url, ("bedrock-converse",), "--stream", "always", "--retries", "0")
+    assert [(row["error_kind"], row["correct"]) for row in rows] == [("truncated", False)], rows
+    assert "ends inside frame" in rows[0]["error_message"]
+    assert ran.returncode == 1

@@ -19,6 +19,7 @@ replayed like every other wire's.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import AsyncIterator
@@ -259,14 +260,32 @@ class UnreadableEvent(Exception):
     """A v2 stream event this wire cannot read: its data is not a JSON object with a `type`."""
 
 
+@functools.cache
+def _event_types() -> frozenset[str]:
+    """The v2 stream's event types, as the SDK's `V2ChatStreamResponse` union names them."""
+    import typing
+
+    from cohere import V2ChatStreamResponse
+
+    union = typing.get_args(V2ChatStreamResponse)[0]  # Annotated[Union[...], UnionMetadata]
+    return frozenset(
+        str(value)
+        for member in typing.get_args(union)
+        for value in typing.get_args(member.model_fields["type"].annotation)
+    )
+
+
 def _stream_event(data: str, number: int) -> JsonObject:
+    """One SSE event's data as the wire's event: a JSON object whose `type` is one the v2
+    stream has (the SDK's reader would skip any other, or pass it on unread)."""
     try:
         event = json.loads(data)
     except (ValueError, RecursionError):
         event = None
-    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+    if not isinstance(event, dict) or event.get("type") not in _event_types():
         raise UnreadableEvent(
-            f"stream event {number} is not a Cohere v2 chat event (its data is not a JSON object with a type)"
+            f"stream event {number} is not a Cohere v2 chat event"
+            " (its data is not a JSON object with a type the stream has)"
         )
     return event
 
