@@ -114,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return ExitCode.BAD_INPUT
     try:
+        if getattr(args, "uses_project", False):
+            _say_project()
         code = int(args.handler(args) or 0)
     except KeyboardInterrupt:  # a real Ctrl-C, while a plugin loads too (xpeval.adapters.plugins)
         print("xpeval: interrupted", file=sys.stderr)
@@ -145,6 +147,14 @@ def _report_error(exc: Exception, *, debug: bool) -> int:
     hint = "" if debug else " (run again with --debug, or XPEVAL_DEBUG=1, for the traceback)"
     print(f"xpeval: internal error: {type(exc).__name__}: {scrub_line(str(exc))}{hint}", file=sys.stderr)
     return ExitCode.INTERNAL
+
+
+def _say_project() -> None:
+    """Which project the command works in, on stderr, before anything else it says."""
+    from xpeval.evals.project import project_line, project_settings
+    from xpeval.evals.scrub import scrub_line
+
+    print(f"xpeval: {scrub_line(project_line(project_settings()))}", file=sys.stderr, flush=True)
 
 
 def _registry_errors() -> tuple[type[Exception], ...]:

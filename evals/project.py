@@ -154,3 +154,25 @@ def input_limits() -> InputLimits:
 
 
 _LIMITS: dict[str, InputLimits] = {}
+
+
+def project_line(project: ProjectSettings, cwd: Path | None = None) -> str:
+    """One line saying which project a command uses, or that there is none and what that means."""
+    here = (cwd or Path.cwd()).resolve()
+
+    def shown(path: Path) -> str:  # relative to where the user stands, when that is shorter
+        absolute = str(path.resolve())
+        relative = os.path.relpath(absolute, here)
+        return relative if len(relative) < len(absolute) else absolute
+
+    if project.pyproject is None:
+        return (
+            f"no [tool.xpeval] in {here}/pyproject.toml or above: the built-in cases, cassettes/ and "
+            f"reports/ here (add a [tool.xpeval] table to your pyproject.toml to choose them)"
+        )
+    cases = shown(project.cases) if project.cases else "built-in"
+    adapters = ", ".join(project.adapters) if project.adapters else "all"
+    return (
+        f"project {shown(project.pyproject)} [tool.xpeval]: cases {cases}, adapters {adapters}, "
+        f"cassettes {shown(project.cassettes)}, reports {shown(project.reports)}"
+    )

@@ -19,6 +19,14 @@ from tests._corpus import REPO_ROOT
 from xpeval.evals.cli import main
 
 
+def without_project_line(stderr: str) -> str:
+    """A command's stderr without its first line naming the project it works in (pinned by
+    tests/test_project_visible.py), for tests about what it says next."""
+    first, _, rest = stderr.partition("\n")
+    said = first.removeprefix("xpeval: ")
+    return rest if said.startswith(("project ", "no [tool.xpeval] in ")) else stderr
+
+
 @dataclass(frozen=True)
 class Ran:
     """What a command did: its exit status and what it printed (the fields of a CompletedProcess)."""

@@ -44,7 +44,7 @@ def register(subparsers: Any) -> None:
         help="case folder or file to list (default: [tool.xpeval] cases, else the built-in set)",
     )
     listing.add_argument("--categories", nargs="+", metavar="CATEGORY", help="only these categories")
-    listing.set_defaults(handler=run_list)
+    listing.set_defaults(handler=run_list, uses_project=True)
 
     schema = actions.add_parser("schema", help="print the JSON Schema of a case file (for editors and CI)")
     schema.set_defaults(handler=run_schema)

@@ -52,7 +52,7 @@ def register(subparsers: Any) -> None:
         metavar="DAYS",
         help="also list recordings older than DAYS (does not change the exit status)",
     )
-    check.set_defaults(handler=run_check)
+    check.set_defaults(handler=run_check, uses_project=True)
 
 
 def _adapters(spec: str | None, project: tuple[str, ...]) -> list[str]:

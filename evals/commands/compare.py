@@ -53,7 +53,7 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="folder for compare.md and compare.csv (default: the project's reports folder)",
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, uses_project=True)
 
 
 def check_fractions(args: argparse.Namespace, names: tuple[str, ...]) -> None:

@@ -71,7 +71,7 @@ def register(subparsers: Any) -> None:
     from xpeval.evals.commands.compare import add_reference_options
 
     add_reference_options(parser, required=False)
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, uses_project=True)
 
 
 def run(args: argparse.Namespace) -> int:

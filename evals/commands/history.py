@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--kind", choices=["run", "nightly"], default="run", help="what --append adds")
     parser.add_argument("--baseline", type=Path, help="--append: the baseline the verdict is judged against")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, uses_project=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ def register(subparsers: Any) -> None:
         "shards", nargs="+", type=Path, metavar="SHARD.jsonl", help="each shard's results file"
     )
     parser.add_argument("--out", type=Path, required=True, help="the merged results file to write")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, uses_project=True)
 
 
 def run(args: argparse.Namespace) -> int:

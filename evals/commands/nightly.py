@@ -78,7 +78,7 @@ def register(subparsers: Any) -> None:
         "--tolerance", type=float, default=0.0, help="also alert when a rate drops by more than this (0-1)"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, uses_project=True)
 
 
 def config_from(args: argparse.Namespace) -> Any:

@@ -60,7 +60,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--against", type=Path, metavar="OTHER_RESULTS", help="the reference row's results file"
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, uses_project=True)
 
 
 def run(args: argparse.Namespace) -> int:

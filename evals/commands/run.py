@@ -98,7 +98,7 @@ def register(subparsers: Any) -> None:
         help="also write reports/schema_acceptance.{md,csv} (it measures the adapters, not this run; "
         "reused while the corpus and the measuring code are unchanged)",
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, uses_project=True)
 
 
 def config_from(args: argparse.Namespace) -> Any:

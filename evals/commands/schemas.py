@@ -113,7 +113,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--reports", type=Path, default=None, help="where the csv/md go (default: [tool.xpeval] reports)"
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, uses_project=True)
 
 
 def selected_adapters(requested: list[str] | None) -> list[str]:

@@ -17,7 +17,13 @@ from typing import Any
 
 import pandas as pd
 
-from xpeval.adapters.registry import adapter_ids, refuse_if_refused_plugin_in_use, select_adapters
+from xpeval.adapters.registry import (
+    AdapterFactoryError,
+    adapter_ids,
+    create_adapter,
+    refuse_if_refused_plugin_in_use,
+    select_adapters,
+)
 from xpeval.evals.cases import CATEGORIES, Case, load_cases
 from xpeval.evals.cases.loader import BUILTIN_DIR
 from xpeval.evals.cassettes import CassetteStore, Mode
@@ -191,6 +197,14 @@ def plan_suite(
     if config.mode is Mode.REPLAY:
         models = _replayed_models(models, store, baseline)
         targets: dict[str, TargetKind] = {}
+        if not any(store.models(a) for a in adapters):
+            _refuse_unbuildable(adapters)  # a plugin that cannot build its adapter says so first
+            raise UserError(
+                f"nothing to replay: {store.root} holds no cassette of {_few(adapters)}; record some with "
+                "`xpeval run --mode record` (a provider's key, `--target local-model`, or `--target "
+                "emulator` for a pipeline check), or run from the project whose pyproject.toml has "
+                "[tool.xpeval]"
+            )
         lines = [_replay_line(store, a, models[a], cases) for a in adapters]
     else:
         targets = picker.check(adapters, models)
@@ -231,6 +245,23 @@ def _replayed_models(
         expected = {m for a, m in baselined if a == adapter_id}
         out[adapter_id] = list(sorted({*store.models(adapter_id), *expected})) or [None]
     return out
+
+
+def _refuse_unbuildable(adapters: Sequence[str]) -> None:
+    """A plugin's factory that cannot build its adapter, named as the plugin's
+    (`AdapterFactoryError`); anything else building one fails later where it is used."""
+    for adapter_id in adapters:
+        try:
+            create_adapter(adapter_id)
+        except AdapterFactoryError:
+            raise
+        except Exception:  # e.g. no credentials: not what a replay needs
+            continue
+
+
+def _few(names: Sequence[str], shown: int = 3) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
 
 
 def _replay_line(

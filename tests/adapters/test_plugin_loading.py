@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._cli import xpeval
+from tests._cli import without_project_line, xpeval
 from tests.conformance._host import install_plugins, with_site
 from tests.gate._rows import declined, frame, row
 from xpeval.evals.cases import load_cases
@@ -88,7 +88,7 @@ def gate(env: dict[str, str], results: Path, baseline: Path) -> subprocess.Compl
 
 
 def error_lines(done: subprocess.CompletedProcess[str]) -> list[str]:
-    return [line for line in done.stderr.splitlines() if line.strip()]
+    return [line for line in without_project_line(done.stderr).splitlines() if line.strip()]
 
 
 def test_a_plugin_calling_sys_exit_while_loading_is_refused_and_the_gate_still_fails_a_regressed_run(

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests._cli import without_project_line
 from xpeval.adapters.adapter import AdapterSettings
 from xpeval.adapters.contract import JsonObject
 from xpeval.adapters.wires.openai_chat import OpenAIChatWire
@@ -83,7 +84,8 @@ def check(project: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tup
     )
     captured = capsys.readouterr()
     progress = ("cassettes checked: ",)  # the command's progress lines (tests/test_progress.py)
-    errors = "".join(line for line in captured.err.splitlines(True) if not line.startswith(progress))
+    said = without_project_line(captured.err)
+    errors = "".join(line for line in said.splitlines(True) if not line.startswith(progress))
     return code, captured.out + errors
 
 
@@ -180,7 +182,7 @@ def test_bad_input_is_one_clear_line(
 ) -> None:
     code = main(["cassettes", "check", "--cassettes", str(project / "cassettes"), *argv])
     assert code == 2
-    (line,) = capsys.readouterr().err.strip().splitlines()
+    (line,) = without_project_line(capsys.readouterr().err).strip().splitlines()
     assert line.startswith(f"xpeval: {message}")
 
 

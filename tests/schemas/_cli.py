@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests._cli import without_project_line
 from xpeval.evals.cli import main
 
 WEATHER_SCHEMA: dict[str, Any] = {
@@ -18,11 +19,12 @@ WEATHER_SCHEMA: dict[str, Any] = {
 
 
 def schemas(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict[str, Any]], str, str]:
-    """(exit status, JSON lines, stdout, stderr) of `xpeval schemas --workers 1 ARGS`."""
+    """(exit status, JSON lines, stdout, stderr) of `xpeval schemas --workers 1 ARGS` (stderr
+    without its project line)."""
     code = main(["schemas", "--workers", "1", *args])
     captured = capsys.readouterr()
     lines = [json.loads(line) for line in captured.out.splitlines() if line.startswith("{")]
-    return code, lines, captured.out, captured.err
+    return code, lines, captured.out, without_project_line(captured.err)
 
 
 def write(path: Path, content: Any) -> Path:
