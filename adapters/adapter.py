@@ -23,8 +23,10 @@ from xpeval.adapters.contract import (
     WireName,
 )
 from xpeval.adapters.exchange import observe
+from xpeval.adapters.off_loop import PluginBlocked, off_loop
 from xpeval.adapters.schema import Dialect, PreparedTools, prepare_tools
 from xpeval.adapters.wires import Wire, get_wire
+from xpeval.adapters.wires.catalog import is_builtin_wire
 from xpeval.adapters.wires.loop_rules import rules_of
 
 if TYPE_CHECKING:
@@ -170,7 +172,18 @@ class Adapter:
         return PreparedRequest(kwargs=self.wire.encode(request, tools), tools=tools)
 
     async def turn(self, request: TurnRequest) -> TurnResult:
-        """Send one turn and decode it. Provider failures and bad model output are values."""
+        """Send one turn and decode it. Provider failures and bad model output are values.
+
+        A plugin's wire plays the turn on a loop of its own (`off_loop.py`): a plugin that
+        blocks costs its own episodes (their timeout), never the run."""
+        if is_builtin_wire(self.contract.wire):
+            return await self._turn(request)
+        try:
+            return await off_loop(self.contract.wire, lambda: self._turn(request))
+        except PluginBlocked as exc:
+            return TurnResult(error=ProviderError(kind="timeout", message=str(exc)))
+
+    async def _turn(self, request: TurnRequest) -> TurnResult:
         mode = choice_mode(request.tool_choice)
         if request.tools and mode not in self.contract.capabilities.tool_choice:
             return TurnResult(

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 import httpx2
 
+from xpeval.adapters.off_loop import at_home, home_response
+
 HEAD_BYTES = 120
 """How much of a body is kept to show what it was (never more: bodies may be megabytes)."""
 TAIL_BYTES = 64
@@ -101,7 +103,8 @@ class ObservingTransport(httpx2.AsyncBaseTransport):
         self.inner = inner
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        response = await self.inner.handle_async_request(request)
+        # From a plugin wire's worker loop, the request is sent on the run's loop (off_loop.py).
+        response = home_response(await at_home(lambda: self.inner.handle_async_request(request)))
         exchange = _CURRENT.get()
         if exchange is not None:
             exchange.opened.append(response)

@@ -344,35 +344,41 @@ def _spaces_of(root: object, seen: set[int], packages: set[str]) -> Iterator[_Sp
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, ModuleType):
-            held = {
-                k: v
-                for k, v in vars(node).items()
-                if _watched_member(k) and (_ours(v, packages) or _ours(type(v), packages))
-            }
-            yield _Space(vars(node), node.__name__, held, items=True)
-            stack.extend(held.values())
-        elif isinstance(node, type):
-            if _ours(node, packages):
-                members = {k: v for k, v in vars(node).items() if _watched_member(k)}
-                yield _Space(node, node.__qualname__, members, closed=True)
-                stack.extend(members.values())
-                stack.extend(node.__mro__[1:])
-        elif isinstance(node, FunctionType):
-            yield _Space(node, node.__qualname__, {p: getattr(node, p) for p in _FUNCTION_PARTS})
-        elif isinstance(node, classmethod | staticmethod):
-            stack.append(node.__func__)
-        elif isinstance(node, property):
-            stack.extend((node.fget, node.fset, node.fdel))
-        elif isinstance(node, tuple | frozenset):
-            stack.extend(node)
-        elif isinstance(node, dict):
-            yield _Space(node, "dict", dict(node), items=True)
-            stack.extend(node.values())
-        elif _ours(type(node), packages):
-            label = type(node).__qualname__
-            yield _Space(node, label, {"__class__": type(node)})
-            stack.append(type(node))
-            if hasattr(node, "__dict__"):
-                yield _Space(vars(node), label, dict(vars(node)), items=True, closed=True)
-                stack.extend(vars(node).values())
+        spaces, below = _namespaces(node, packages)
+        yield from spaces
+        stack.extend(below)
+
+
+def _namespaces(node: object, packages: set[str]) -> tuple[list[_Space], list[object]]:
+    """The namespaces `node` itself holds, and the objects to look at below it."""
+    if isinstance(node, ModuleType):
+        held = {
+            k: v
+            for k, v in vars(node).items()
+            if _watched_member(k) and (_ours(v, packages) or _ours(type(v), packages))
+        }
+        return [_Space(vars(node), node.__name__, held, items=True)], list(held.values())
+    if isinstance(node, type):
+        if not _ours(node, packages):
+            return [], []
+        members = {k: v for k, v in vars(node).items() if _watched_member(k)}
+        return [_Space(node, node.__qualname__, members, closed=True)], [*members.values(), *node.__mro__[1:]]
+    if isinstance(node, FunctionType):
+        return [_Space(node, node.__qualname__, {p: getattr(node, p) for p in _FUNCTION_PARTS})], []
+    if isinstance(node, classmethod | staticmethod):
+        return [], [node.__func__]
+    if isinstance(node, property):
+        return [], [node.fget, node.fset, node.fdel]
+    if isinstance(node, tuple | frozenset):
+        return [], list(node)
+    if isinstance(node, dict):
+        return [_Space(node, "dict", dict(node), items=True)], list(node.values())
+    if not _ours(type(node), packages):
+        return [], []
+    label = type(node).__qualname__
+    spaces = [_Space(node, label, {"__class__": type(node)})]
+    below: list[object] = [type(node)]
+    if hasattr(node, "__dict__"):
+        spaces.append(_Space(vars(node), label, dict(vars(node)), items=True, closed=True))
+        below.extend(vars(node).values())
+    return spaces, below

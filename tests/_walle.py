@@ -1,9 +1,9 @@
 """Moonshot's own schema validator (walle), used as an oracle from the shared folder's
 `oracles/moonshot-walle` (beside the repository, like the corpus).
 
-Called through its own Python wrapper at the level walle's README names as what Moonshot's server
-requires (`lite`); nothing of it is copied into the repository. Tests skip with a reason where the
-oracle is absent.
+Called through its own Python wrapper at the level walle's README (at the oracle's commit) names
+as what Moonshot's server requires (`strict`); nothing of it is copied into the repository. Tests
+skip with a reason where the oracle is absent.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ SKIP_REASON = (
     "Moonshot's validator (../shared/oracles/moonshot-walle next to the repository) is absent: "
     "the oracle tests run only where it is checked out"
 )
-LEVEL = "lite"
+LEVEL = "strict"
 
 
 @cache
@@ -40,8 +40,8 @@ def _validator() -> Callable[[str, dict[str, Any]], None] | None:
     return validate
 
 
-def walle_lite() -> Callable[[Any], str | None]:
-    """A function: schema (as xpeval would send it, `json.dumps`) -> walle-lite's error, or None."""
+def walle_strict() -> Callable[[Any], str | None]:
+    """A function: schema (as xpeval would send it, `json.dumps`) -> walle-strict's error, or None."""
     validate = _validator()
     if validate is None:
         pytest.skip(SKIP_REASON)

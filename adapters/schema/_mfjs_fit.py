@@ -42,10 +42,13 @@ UNSUPPORTED = (
     "dependentRequired",
     "contentEncoding",
     "contentMediaType",
+    "discriminator",
+    "optional",
 )
 """The constraint keywords MFJS does not support (its comparison with draft 2020-12, quoted in
-docs/provider-schema-rules.md §8) that take a value: kept, reported. `oneOf`, `allOf` and
-`prefixItems` are rewritten before."""
+docs/provider-schema-rules.md §8) that take a value, and OpenAPI's `discriminator` and the
+non-standard `optional` (walle-strict lets them pass; `ultra` refuses them): kept, reported.
+`oneOf`, `allOf` and `prefixItems` are rewritten before."""
 UNSUPPORTED_SCHEMAS = (
     "not",
     "if",

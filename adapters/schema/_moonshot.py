@@ -95,6 +95,9 @@ class MoonshotRules(Rules):
         if narrowed is not None and narrowed != types:
             types = narrowed
             drop_inapplicable(view, types)
+        several = _several_types(view, types)
+        if several is not None:
+            return split_by_type(e, view, task, several)
         F.report_unsupported(e, view)
         out: dict[str, Any] = {}
         copy_node(e, view, task, out)
@@ -137,14 +140,43 @@ def _bare_ref(e: Engine, view: View, task: Task) -> dict[str, Any]:
     return {"$ref": e.ref_out(view.kw["$ref"], task)}
 
 
+_RESERVED_NAMES = ("required", "additionalProperties", "anyOf", "$defs")
+"""Property names Moonshot's validator refuses at `strict` (docs/provider-schema-rules.md §8); a
+property cannot be renamed without changing the arguments the tool takes, so the tool is refused."""
+
+
 def _check_property_names(view: View) -> None:
     props = view.kw.get("properties")
-    if isinstance(props, dict) and "$ref" in props:
+    if not isinstance(props, dict):
+        return
+    if "$ref" in props:
         raise Refused(
             R.MOONSHOT_REF_PROPERTY,
             f"a property literally named '$ref' at {view.at('properties')} breaks Moonshot's validator "
             "('$ref must be a string')",
         )
+    reserved = [name for name in _RESERVED_NAMES if name in props]
+    if reserved:
+        raise Refused(
+            R.MOONSHOT_RESERVED_PROPERTY,
+            f"a property named '{reserved[0]}' at {view.at('properties')}: Moonshot's validator "
+            "refuses it ('reserved for JSON Schema keywords')",
+        )
+
+
+_MULTI_TYPE_KEEPS = frozenset(("type", "enum", "description", "title"))
+
+
+def _several_types(view: View, types: frozenset[str]) -> list[str] | None:
+    """The types to split a node into when Moonshot (at `strict`) cannot take it as one: a type
+    array of several types, without an enum, beside any keyword but `description`/`title`
+    (docs/provider-schema-rules.md §8), or one that needs `properties`/`items` added."""
+    declared = view.kw.get("type")
+    if not isinstance(declared, list) or len(types) < 2 or "enum" in view.kw:
+        return None
+    if set(view.kw) <= _MULTI_TYPE_KEEPS and not types & {"object", "array"}:
+        return None
+    return [t for t in dict.fromkeys(declared) if t in types]
 
 
 def _union(e: Engine, view: View, task: Task, types: frozenset[str] | None) -> dict[str, Any]:

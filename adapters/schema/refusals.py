@@ -218,6 +218,12 @@ MOONSHOT_REF_PROPERTY = RefusalRule(
     _doc("§8"),
     "A property literally named $ref breaks the validator",
 )
+MOONSHOT_RESERVED_PROPERTY = RefusalRule(
+    "moonshot.reserved-property-name",
+    "A property named required, additionalProperties, anyOf or $defs is refused by Moonshot's validator.",
+    _doc("§8"),
+    "No property is named `required`, `additionalProperties`, `anyOf` or `$defs`",
+)
 
 REFUSAL_RULES: dict[str, RefusalRule] = {
     rule.id: rule
@@ -252,6 +258,7 @@ REFUSAL_RULES: dict[str, RefusalRule] = {
         MOONSHOT_REF_ENDS,
         MOONSHOT_ANY_OF_PARENT,
         MOONSHOT_REF_PROPERTY,
+        MOONSHOT_RESERVED_PROPERTY,
     )
 }
 """Every refusal rule by id (a refusal names one of them)."""

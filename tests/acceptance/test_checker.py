@@ -218,7 +218,7 @@ def _moonshot_rules(schema: dict[str, Any]) -> set[str]:
     return {v.rule for v in check("moonshot", build_definition("moonshot", "t", "", schema))}
 
 
-def test_moonshot_reads_walle_lite_untyped_nodes_pass_an_enum_needs_a_type() -> None:
+def test_moonshot_reads_walle_strict_untyped_nodes_pass_an_enum_needs_a_type() -> None:
     # walle's "type is not defined" is said of an enum whose node has no type, of nothing else
     assert _moonshot_rules({"type": "object", "properties": {"x": {"description": "any value"}}}) == set()
     assert _moonshot_rules({"type": "object", "properties": {"x": {"enum": ["a"]}}}) == {
@@ -226,7 +226,7 @@ def test_moonshot_reads_walle_lite_untyped_nodes_pass_an_enum_needs_a_type() -> 
     }
 
 
-def test_moonshot_refuses_what_walle_lite_refuses_that_looked_accepted() -> None:
+def test_moonshot_refuses_what_walle_strict_refuses_that_looked_accepted() -> None:
     undeclared = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "b"]}
     assert _moonshot_rules(undeclared) == {"moonshot.required-defined"}
     wrong_enum = {"type": "object", "properties": {"m": {"type": "array", "enum": ["MT10"]}}}

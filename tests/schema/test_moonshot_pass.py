@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from xpeval.adapters.schema import Budgets, apply_dialect
 
 
@@ -261,3 +263,34 @@ def test_an_enum_beside_an_any_of_moves_into_the_members_where_it_has_a_type() -
     node = {"enum": ["a", "b"], "anyOf": [{"type": "string"}]}
     out, _ = _moonshot({"type": "object", "properties": {"a": node}})
     assert out["properties"]["a"] == {"anyOf": [{"type": "string", "enum": ["a", "b"]}]}
+
+
+def test_a_node_of_several_types_with_keywords_is_split_by_type_for_walle_strict() -> None:
+    """walle-strict refuses any keyword but type, description and title beside a type array
+    (docs/provider-schema-rules.md §8): one member per type, each with its own keywords (exact)."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "unit": {"type": ["string", "object"], "minLength": 1, "properties": {"a": {"type": "integer"}}}
+        },
+    }
+    result = apply_dialect("moonshot", schema)
+    assert result.refusal is None and result.schema_ is not None
+    unit = result.schema_["properties"]["unit"]
+    assert "type" not in unit and [m["type"] for m in unit["anyOf"]] == ["string", "object"]
+    assert unit["anyOf"][0]["minLength"] == 1 and "properties" not in unit["anyOf"][0]
+    assert unit["anyOf"][1]["properties"] == {"a": {"type": "integer"}}
+    assert not [loss for loss in result.losses if loss.keyword in ("minLength", "properties")]
+
+
+@pytest.mark.parametrize("name", ["required", "additionalProperties", "anyOf", "$defs"])
+def test_a_property_named_like_a_keyword_walle_strict_reserves_refuses_the_tool(name: str) -> None:
+    result = apply_dialect("moonshot", {"type": "object", "properties": {name: {"type": "string"}}})
+    assert result.refusal is not None and result.refusal_rule == "moonshot.reserved-property-name"
+
+
+@pytest.mark.parametrize("keyword", [{"discriminator": {"propertyName": "kind"}}, {"optional": True}])
+def test_discriminator_and_optional_are_sent_with_a_loss(keyword: dict[str, Any]) -> None:
+    schema = {"type": "object", "properties": {"kind": {"type": "string", **keyword}}}
+    result = apply_dialect("moonshot", schema)
+    assert [(loss.keyword, loss.action) for loss in result.losses] == [(next(iter(keyword)), "relaxed")]

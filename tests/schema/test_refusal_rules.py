@@ -87,6 +87,7 @@ PASS_EXAMPLES: dict[str, tuple[str, Any]] = {
     "moonshot.enum": ("moonshot", _object(a={"type": "string", "enum": [1, 2]})),
     "moonshot.ref-never-ends": ("moonshot", _NEVER_ENDS),
     "moonshot.ref-property-name": ("moonshot", _object(**{"$ref": {"type": "string"}})),
+    "moonshot.reserved-property-name": ("moonshot", _object(anyOf={"type": "string"})),
 }
 """A schema each pass-level rule refuses, and the dialect."""
 

@@ -1,13 +1,18 @@
-"""Moonshot's validator, read at the level its server requires (`lite`): docs/provider-schema-rules.md §8.
+"""Moonshot's validator, read at the level its server requires (`strict`): docs/provider-schema-rules.md §8.
 
 A reading of the rules of Moonshot's published validator (walle, "Moonshot flavored JSON Schema")
-at its `lite` level, the one walle's README names as what the Moonshot server requires. walle
-stops at the first problem; so does `first_problem`. Paths are kept twice: the JSON pointer tokens
-the checker reports, and walle's own path parts (`anyOf{0}`), which walle resolves again from the
-root for some keywords (a property name with braces in it resolves differently there).
+at its `strict` level, the one walle's README (at the tree below) calls "the most permissive level
+required by Moonshot AI server". walle stops at the first problem; so does `first_problem`. Paths
+are kept twice: the JSON pointer tokens the checker reports, and walle's own path parts
+(`anyOf{0}`), which walle resolves again from the root for some keywords (a property name with
+braces in it resolves differently there).
 
-Beyond `lite` (at walle's `ultra`) keywords MFJS does not support are refused too; `lite` accepts
-them, so they are not problems here (the moonshot pass reports them as not honoured).
+What `strict` adds to `lite`: a node with several types and no `enum` carries nothing but
+`type`, `description` and `title` (`MULTI_TYPE`), and the keyword names `required`,
+`additionalProperties`, `anyOf`, `$defs` (and `$ref`, refused at `lite` too) are no property
+names (`RESERVED_NAME`). Beyond `strict` (at walle's `ultra`) keywords MFJS does not support are
+refused too; `strict` accepts them, so they are not problems here (the moonshot pass reports
+them as not honoured).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ MAX_PROPERTY_KEYS = 3000
 _BUDGET = 200_000
 """Steps the reference checks may take before this reading gives up (and refuses)."""
 
-SOURCE = "[lib] github.com/MoonshotAI/walle validator.go, keyword_validators.go (tree 196bb0ca, level lite)"
+SOURCE = "[lib] github.com/MoonshotAI/walle validator.go, keyword_validators.go (tree 196bb0ca, level strict)"
 
 JSON_TEXT = Rule(
     "moonshot.json-text",
@@ -94,11 +99,25 @@ REF_TERMINATION = Rule(
     "array without recursive items, an object with nothing required, or a terminating anyOf branch.",
     SOURCE + ' ("detected infinite recursion without termination condition")',
 )
+MULTI_TYPE = Rule(
+    "moonshot.multi-type-keywords",
+    "A node whose type lists several types and has no enum carries only type, description and title.",
+    SOURCE + ' ("keyword x is not allowed in combination with multiple types")',
+)
+RESERVED_NAME = Rule(
+    "moonshot.reserved-property-name",
+    "No property is named required, additionalProperties, anyOf or $defs.",
+    SOURCE + " (\"property name 'x' is reserved for JSON Schema keywords\")",
+)
+MULTI_TYPE_KEYWORDS = frozenset(("type", "description", "title"))
+"""What walle-strict lets stand beside a type array of two or more types (and no enum)."""
+RESERVED_PROPERTY_NAMES = ("required", "additionalProperties", "anyOf", "$defs")
+"""Property names walle-strict refuses (`$ref` is refused at every level, as a reference)."""
 
 
 @dataclass(frozen=True)
 class Problem:
-    """The first rule walle-lite would refuse the schema for."""
+    """The first rule walle-strict would refuse the schema for."""
 
     rule: Rule | str
     """A rule of this module, or the id of one the moonshot profile defines."""
@@ -179,7 +198,7 @@ def _resolve_parts(root: dict[str, Any], parts: tuple[str, ...]) -> dict[str, An
     return dict(current)
 
 
-class _Lite:
+class _Strict:
     def __init__(self, root: dict[str, Any]) -> None:
         self.root = root
         self.refs: dict[str, tuple[str, ...]] = {}
@@ -264,6 +283,7 @@ class _Lite:
                     "type",
                 )
             _type_value(schema, at)
+            _multi_type(schema, at)
         _keyword_values(schema, at)
         if "required" in schema:
             self._required(schema["required"], at)
@@ -538,10 +558,32 @@ _VALUE_KINDS: tuple[tuple[str, type | tuple[type, ...], str], ...] = (
 )
 
 
+def _multi_type(schema: dict[str, Any], at: _At) -> None:
+    declared = schema["type"]
+    if not isinstance(declared, list) or len(declared) < 2 or "enum" in schema:
+        return  # beside an enum, walle reads the type array by the enum's rules instead
+    extra = sorted(set(schema) - MULTI_TYPE_KEYWORDS)
+    if extra:
+        raise _refuse(
+            MULTI_TYPE,
+            at.tokens,
+            f"keyword {extra[0]} is not allowed in combination with multiple types",
+            extra[0],
+        )
+
+
 def _keyword_values(schema: dict[str, Any], at: _At) -> None:
     props = schema.get("properties", {})
     if not isinstance(props, dict):
         raise _refuse(KEYWORD_VALUE, (*at.tokens, "properties"), "properties must be an object", "properties")
+    reserved = [name for name in RESERVED_PROPERTY_NAMES if name in props]
+    if reserved:
+        raise _refuse(
+            RESERVED_NAME,
+            (*at.tokens, "properties"),
+            f"property name '{reserved[0]}' is reserved for JSON Schema keywords",
+            "properties",
+        )
     for name, sub in props.items():
         if not isinstance(sub, dict):
             raise _refuse(
@@ -645,7 +687,7 @@ def _any_of_conflicts(schema: dict[str, Any], at: _At) -> None:
 
 
 def _ref_context(parent: dict[str, Any], expanded: dict[str, Any], at: _At) -> None:
-    """walle's `CheckRefContext` (annotations may repeat at `lite`)."""
+    """walle's `CheckRefContext` (annotations may repeat at `strict`)."""
     mine = set(parent) - {"$ref"}
     shared = sorted((set(expanded) & mine) - _ANNOTATIONS)
     if shared:
@@ -679,7 +721,7 @@ def _ref_context(parent: dict[str, Any], expanded: dict[str, Any], at: _At) -> N
 
 
 def first_problem(root: Any) -> Problem | None:
-    """The first thing walle at `lite` refuses in `root` (a tool's parameters), or None."""
+    """The first thing walle at `strict` refuses in `root` (a tool's parameters), or None."""
     if not isinstance(root, dict):
         return Problem(JSON_TEXT, (), "the schema is not a JSON object")
     found = _json_problem(root)
@@ -687,11 +729,11 @@ def first_problem(root: Any) -> Problem | None:
         return found
     if _size(root) > MAX_SIZE:
         return Problem(LIMITS, (), "schema exceeds maximum allowed size")
-    lite = _Lite(root)
+    strict = _Strict(root)
     try:
-        if lite.traverse() > MAX_DEPTH:
+        if strict.traverse() > MAX_DEPTH:
             return Problem(LIMITS, (), f"schema depth exceeds maximum limit of {MAX_DEPTH}")
-        lite.check_refs()
+        strict.check_refs()
     except _Refused as refused:
         return refused.problem
     except RecursionError:

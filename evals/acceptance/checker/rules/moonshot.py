@@ -39,7 +39,7 @@ REF_SIBLINGS = Rule(
     "moonshot.ref-with-siblings",
     "A keyword beside a $ref is not also in the referenced schema (description and title may be).",
     "[err] github.com/MoonshotAI/kimi-cli/issues/2061 (2026-04, before walle allowed repeated "
-    "annotations at lite); " + _mfjs.SOURCE + "; docs/provider-schema-rules.md §8",
+    "annotations at lite and strict); " + _mfjs.SOURCE + "; docs/provider-schema-rules.md §8",
 )
 REF_ROOT_DEFS = Rule(
     "moonshot.ref-root-defs",
@@ -55,7 +55,7 @@ REF_STRING = Rule(
 _BY_ID = {rule.id: rule for rule in (ANY_OF_PARENT_TYPE, REF_TYPE, REF_SIBLINGS, REF_ROOT_DEFS, REF_STRING)}
 
 
-def _walle_lite(tool: SentTool) -> Iterator[Violation]:
+def _walle_strict(tool: SentTool) -> Iterator[Violation]:
     """What Moonshot's validator refuses at the level its server requires (`_mfjs`)."""
     if not isinstance(tool.schema, dict):
         return
@@ -75,7 +75,7 @@ def _name(tool: SentTool) -> Iterator[Violation]:
 PROFILES: dict[ProviderMode, Profile] = {
     "moonshot": Profile(
         name_checks=(_name,),
-        tool_checks=(keywords.root_type_object(ROOT_OBJECT), _walle_lite),
+        tool_checks=(keywords.root_type_object(ROOT_OBJECT), _walle_strict),
         node_checks=(),
     )
 }
