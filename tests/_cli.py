@@ -38,13 +38,20 @@ class Ran:
 
 class Cli:
     """`xpeval ARGS` through `xpeval.evals.cli.main`, in this process: its exit status and its
-    output, in `cwd` with `env` added to the environment for the call only."""
+    output, in `cwd` with `env` added to the environment for the call only (stderr without the
+    project line unless `project_line`)."""
 
     def __init__(self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
         self._capsys = capsys
         self._monkeypatch = monkeypatch
 
-    def __call__(self, *args: str, cwd: Path = REPO_ROOT, env: Mapping[str, str] | None = None) -> Ran:
+    def __call__(
+        self,
+        *args: str,
+        cwd: Path = REPO_ROOT,
+        env: Mapping[str, str] | None = None,
+        project_line: bool = False,
+    ) -> Ran:
         self._capsys.readouterr()  # what the test printed before is not the command's
         with self._monkeypatch.context() as patch:
             patch.chdir(cwd)
@@ -55,7 +62,9 @@ class Cli:
             except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
                 code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
         printed = self._capsys.readouterr()
-        return Ran(code, printed.out, printed.err)
+        # The line naming the project comes first from every project command; tests about what
+        # comes next see it only when they ask (`project_line=True`).
+        return Ran(code, printed.out, printed.err if project_line else without_project_line(printed.err))
 
 
 def in_process(*args: str, cwd: Path = REPO_ROOT) -> Ran:

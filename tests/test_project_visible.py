@@ -13,7 +13,7 @@ from tests._shop import shop_project
 def test_a_folder_without_a_project_says_so_and_a_replay_of_nothing_is_one_input_error(
     cli: Cli, tmp_path: Path
 ) -> None:
-    ran = cli("run", "--no-baseline", "--no-progress", cwd=tmp_path)
+    ran = cli("run", "--no-baseline", "--no-progress", cwd=tmp_path, project_line=True)
     assert ran.returncode == 2, ran.stdout[-2000:]
     assert "FAIL" not in ran.stdout
     said = ran.stderr.strip().splitlines()
@@ -27,7 +27,7 @@ def test_a_folder_without_a_project_says_so_and_a_replay_of_nothing_is_one_input
 
 def test_a_command_in_a_project_names_its_pyproject_and_settings(cli: Cli, tmp_path: Path) -> None:
     root = shop_project(tmp_path, 'cases = "evals/cases"\nadapters = ["openai-chat"]\n')
-    listed = cli("cases", "list", cwd=root / "evals")
+    listed = cli("cases", "list", cwd=root / "evals", project_line=True)
     assert listed.returncode == 0
     assert listed.stderr.splitlines()[0] == (
         "xpeval: project ../pyproject.toml [tool.xpeval]: cases cases, adapters openai-chat, "

@@ -129,6 +129,8 @@ class Baseline:
     """The run the rows were last updated from."""
     version: int = BASELINE_VERSION
     """The file's version: an older one lacks the later rates' verdicts (`READABLE_VERSIONS`)."""
+    source: str | None = None
+    """The file it was read from (None: built in memory), named in the gate's summary."""
 
     def counts(self, key: str, rate: str) -> tuple[int, int]:
         """(k, n) of a rate of a row, as the scorecard counts them: cases whose flag is true, of
@@ -187,7 +189,13 @@ def read_baseline(path: Path) -> Baseline:
         pad = "-" * (len(RATES) - length)  # rates the version did not have yet: not applicable
         rows[str(key)] = {str(case): code + pad for case, code in cases.items()}
     run = document.get("run")
-    return Baseline(case_set=case_set, rows=rows, run=run if isinstance(run, str) else None, version=version)
+    return Baseline(
+        case_set=case_set,
+        rows=rows,
+        run=run if isinstance(run, str) else None,
+        version=version,
+        source=str(path),
+    )
 
 
 def _document(path: Path) -> dict[str, Any]:

@@ -15,6 +15,7 @@ A failure names the cases that flipped; improvements are listed as well.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from xml.etree import ElementTree
@@ -54,6 +55,32 @@ class Finding:
     """Holm-adjusted p of the paired test, when one was made."""
 
 
+@dataclass(frozen=True)
+class GateSummary:
+    """What the verdict compared, in numbers (the line that ends `run` and `gate`)."""
+
+    episodes: int
+    rows: int
+    baseline: str | None = None
+    """The baseline file compared with (None: not compared with one)."""
+    compared_rows: int = 0
+    worse: int = 0
+    """(row, case) pairs that flipped pass -> fail on any rate."""
+    better: int = 0
+    new_rows: int = 0
+    new_cases: int = 0
+
+    def line(self) -> str:
+        judged = f"{self.episodes} episode(s) in {self.rows} row(s)"
+        if self.baseline is None:
+            return f"{judged}; not compared with a baseline"
+        new = f"; new, not compared: {self.new_rows} row(s), {self.new_cases} case(s)"
+        return (
+            f"{judged}; {self.compared_rows} row(s) compared with {self.baseline}: "
+            f"{self.worse} case(s) worse, {self.better} better{new}"
+        )
+
+
 @dataclass
 class GateReport:
     findings: list[Finding] = field(default_factory=list)
@@ -62,6 +89,7 @@ class GateReport:
     basis: str | None = None
     """Said in the verdict line when the run was not compared with a baseline: what it was
     judged on instead (`conformance only, --no-baseline`)."""
+    summary: GateSummary | None = None
 
     @property
     def failures(self) -> list[Finding]:
@@ -105,7 +133,7 @@ def baseline_for_run(baseline: Baseline, scope: RunScope, path: object = "the ba
             f"baseline {path} has no row of this run's adapters ({ran}): it would compare nothing; "
             f"{FIRST_BASELINE_HINT}"
         )
-    return Baseline(case_set=baseline.case_set, rows=rows, run=baseline.run, version=baseline.version)
+    return dataclasses.replace(baseline, rows=rows)
 
 
 def accepted_regressions(report: GateReport) -> list[str]:
@@ -123,7 +151,7 @@ def accepted_regressions(report: GateReport) -> list[str]:
 def rows_of_run(baseline: Baseline, scope: RunScope) -> Baseline:
     """The baseline's rows of the adapters and models the run planned (maybe none)."""
     rows = {key: cases for key, cases in baseline.rows.items() if scope.covers(*split_key(key)[1:])}
-    return Baseline(case_set=baseline.case_set, rows=rows, run=baseline.run, version=baseline.version)
+    return dataclasses.replace(baseline, rows=rows)
 
 
 @dataclass
@@ -158,6 +186,8 @@ def evaluate(
     report = GateReport()
     report.findings.extend(_conformance(frame))
     report.findings.extend(_nothing_measured(frame))
+    rows = 0 if frame.empty else frame.groupby(["source", "adapter", "model"]).ngroups
+    report.summary = GateSummary(episodes=len(frame), rows=rows)
     if baseline is None:
         return report
     if baseline.version != BASELINE_VERSION:
@@ -169,6 +199,7 @@ def evaluate(
     by_class = {comparable(key): key for key in current}
     pairings: list[_Pairing] = []
     compared: set[str] = set()
+    new_cases = 0
     for key, before in sorted(baseline.rows.items()):
         now_key = by_class.get(comparable(key))
         if now_key is None:
@@ -197,11 +228,22 @@ def evaluate(
                     )
                 )
         new = sorted(set(now) - set(before))
+        new_cases += len(new)
         if new:
             report.notes.append(f"{key}: {len(new)} case(s) not in the baseline, not compared: {_names(new)}")
         pairings.extend(_pair(key, before, now))
     for key in sorted(set(current) - compared):
         report.notes.append(f"{key}: not in the baseline, not compared")
+    report.summary = GateSummary(
+        episodes=len(frame),
+        rows=rows,
+        baseline=baseline.source or "the baseline",
+        compared_rows=len(compared),
+        worse=len({(p.key, case) for p in pairings for case in p.worse}),
+        better=len({(p.key, case) for p in pairings for case in p.better}),
+        new_rows=len(set(current) - compared),
+        new_cases=new_cases,
+    )
     replay_problems = {
         (f.key, f.metric.split(":", 1)[1]) for f in report.findings if f.metric.startswith("conformance:")
     }
@@ -345,6 +387,8 @@ def diff_text(report: GateReport) -> str:
     lines.extend(f"FAIL {finding.message}" for finding in report.failures)
     changed = [f for f in report.findings if f.ok and (f.worse or f.better)]
     lines.extend(f"  ok {f.message}" for f in changed)
+    if report.summary is not None:
+        lines.append("compared: " + report.summary.line())
     lines.append("gate: " + verdict_line(report))
     return "\n".join(lines)
 
