@@ -344,11 +344,10 @@ class CohereChat(BodyDescribedRequests):
 
         if isinstance(exc, ApiError):
             body = exc.body if isinstance(exc.body, dict) else {}
-            message = body.get("message") if isinstance(body.get("message"), str) else None
             return ProviderError(
                 status=exc.status_code,
                 type=body.get("type") if isinstance(body.get("type"), str) else None,
-                message=message or str(exc.body or exc),
+                message=_error_message(exc.status_code, exc.body),
                 retry_after=retry_after_seconds(exc.headers),
                 kind="http",
             )
@@ -368,6 +367,19 @@ class CohereChat(BodyDescribedRequests):
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "messages": [{"role": "user", "content": "hi"}], "stream": False}
+
+
+def _error_message(status: int | None, body: Any) -> str:
+    """An HTTP error's message from its status and body only: `str(ApiError)` lists every
+    response header (`set-cookie` with them), which no row may keep."""
+    if isinstance(body, dict) and isinstance(body.get("message"), str) and body["message"]:
+        return str(body["message"])
+    if isinstance(body, (dict, list)):
+        return json.dumps(body, ensure_ascii=False, default=str)
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    text = str(body).strip() if body is not None else ""
+    return text or f"status {status}, empty body"
 
 
 def _raw_calls(result: TurnResult) -> list[JsonObject]:
@@ -514,12 +526,25 @@ COHERE_WIRE = WirePlugin(
     ),
 )
 
+COHERE_LOGGERS = (
+    "root",
+    "cohere.client",
+    "cohere.core.pydantic_utilities",
+    "cohere.manually_maintained.tokenizers",
+    "fern",
+)
+"""The cohere SDK's loggers, each listed (a log filter is not inherited): its v2 stream reader
+logs a frame it skips on the root logger (`from logging import warning`: the whole frame,
+anything the provider echoed in it), `pydantic_utilities` logs a frame's first 100 characters,
+`fern` is its own console logger (URLs, statuses)."""
+
 COHERE_PROVIDER = Provider(
     name="cohere",
     default_model="command-a-03-2025",
     key_vars=("CO_API_KEY", "COHERE_API_KEY"),
     base_url_var="CO_API_URL",
     default_base_url="https://api.cohere.com",
+    sdk_loggers=COHERE_LOGGERS,
     price_provider="cohere",
 )
 
