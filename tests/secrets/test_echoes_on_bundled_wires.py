@@ -12,7 +12,6 @@ import random
 import string
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests._cli import xpeval
-from xpeval.adapters.wires import RenderedResponse, Wire, get_wire
+from xpeval.adapters.wires import RenderedResponse
 from xpeval.evals.emulator import EmulatorServer, Reply
 
 KEY = "".join(random.SystemRandom().choices(string.ascii_letters, k=26))
@@ -32,7 +31,6 @@ KEY_VARIABLES = {
     "cohere": ("CO_API_KEY", "CO_API_URL"),
     "bedrock-converse": ("AWS_BEARER_TOKEN_BEDROCK", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"),
 }
-WIRES = {"mistral": "mistral-chat", "cohere": "cohere-chat", "bedrock-converse": "bedrock-converse"}
 Done = subprocess.CompletedProcess[str]
 Row = dict[str, Any]
 EVENTSTREAM = {"content-type": "application/vnd.amazon.eventstream"}
@@ -56,16 +54,6 @@ def written(folder: Path) -> dict[str, str]:
         elif path.is_file():
             texts[str(path)] = path.read_bytes().decode("utf-8", "replace")
     return texts
-
-
-@dataclass(frozen=True)
-class Pinned(Reply):
-    """A reply rendered by one wire whatever the path (Mistral's path is OpenAI Chat's)."""
-
-    wire_name: str = "mistral-chat"
-
-    def rendered(self, wire: Wire, *, stream: bool) -> RenderedResponse:
-        return super().rendered(get_wire(self.wire_name), stream=stream)
 
 
 @pytest.fixture

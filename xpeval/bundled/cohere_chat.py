@@ -343,6 +343,10 @@ class CohereChat(BodyDescribedRequests):
         from cohere.core.api_error import ApiError
 
         if isinstance(exc, ApiError):
+            if exc.status_code is not None and 200 <= exc.status_code < 300:
+                # The SDK raises its HTTP error for a 2xx body it cannot parse (HTML, empty,
+                # invalid JSON): not the wire's answer, never the provider's error.
+                return not_the_wire("Cohere v2 chat response").model_copy(update={"status": exc.status_code})
             body = exc.body if isinstance(exc.body, dict) else {}
             return ProviderError(
                 status=exc.status_code,
@@ -460,7 +464,11 @@ class _HttpxBridge(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         content = await request.aread()
         forwarded = httpx2.Request(
-            request.method, str(request.url), headers=list(request.headers.multi_items()), content=content
+            request.method,
+            str(request.url),
+            headers=list(request.headers.multi_items()),
+            content=content,
+            extensions=_timeout_of(request),
         )
         response = await self.inner.handle_async_request(forwarded)
         if response.is_stream_consumed:  # a response served whole (a recording): its content, decoded
@@ -477,6 +485,14 @@ class _HttpxBridge(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _timeout_of(request: httpx.Request) -> dict[str, Any]:
+    """The request's timeouts as the transport below reads them: httpx carries them in the
+    request's `timeout` extension (the client's, or the SDK's per-request one), and a request
+    forwarded without it waits for ever on a server that stalls."""
+    timeout = request.extensions.get("timeout")
+    return {"timeout": dict(timeout)} if isinstance(timeout, dict) else {}
 
 
 class _BridgedBody(httpx.AsyncByteStream):

@@ -337,6 +337,10 @@ class MistralChat(BodyDescribedRequests):
                 kind="decode",
             )
         if isinstance(exc, errors.MistralError):
+            if 200 <= exc.status_code < 300:
+                # The SDK raises its HTTP error for a 2xx body of another content type (an HTML
+                # page): not the wire's answer, never the provider's error.
+                return not_the_wire("Mistral chat completion").model_copy(update={"status": exc.status_code})
             etype, message = error_fields(exc.body)
             return ProviderError(
                 status=exc.status_code,
