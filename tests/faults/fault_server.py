@@ -176,6 +176,13 @@ class FaultReply(Reply):
     fault: str = "no-terminal-event"
     wire: str | None = None
 
+    def __post_init__(self) -> None:
+        # What the server does beside the bytes (cut the connection after a frame) is the
+        # fault's own, the same in every wire's framing: the server reads it from this reply.
+        probe = FAULTS[self.fault]("openai-chat", True)
+        if self.truncate_after is None:
+            object.__setattr__(self, "truncate_after", probe.truncate_after)
+
     def rendered(self, wire: Wire, *, stream: bool) -> RenderedResponse:
         wire = get_wire(self.wire) if self.wire is not None else wire
         return FAULTS[self.fault](wire.name, stream).rendered(wire, stream=stream)
