@@ -17,10 +17,10 @@ from xpeval.evals.scrub import CUT_PIECE, SecretLogFilter, redacted_loggers
 KEY = "".join(random.SystemRandom().choices(string.ascii_letters, k=26))
 
 
-@pytest.fixture
-def key_registered() -> Iterator[str]:
+@pytest.fixture(autouse=True)
+def _key_registered() -> Iterator[None]:
     secrets.register(KEY)
-    yield KEY
+    yield
     secrets.forget_all()
 
 
@@ -38,7 +38,7 @@ def test_the_bundled_sdks_loggers_are_filtered_the_root_logger_among_them() -> N
     assert {"root", "cohere.core.pydantic_utilities", "mistralai.client", "botocore.parsers"} <= names
 
 
-def test_a_line_an_sdk_cut_keeps_no_run_of_the_key(key_registered: str) -> None:
+def test_a_line_an_sdk_cut_keeps_no_run_of_the_key() -> None:
     # cohere logs a frame cut to its first 100 characters: the key's first 9 characters end the line
     line = shown(record("Failed to parse SSE data field as JSON, data: %s", ("x" * 91 + KEY)[:100]))
     assert not [
@@ -47,7 +47,7 @@ def test_a_line_an_sdk_cut_keeps_no_run_of_the_key(key_registered: str) -> None:
     assert line.endswith("x<scrubbed>")
 
 
-def test_a_records_traceback_is_scrubbed_with_its_message(key_registered: str) -> None:
+def test_a_records_traceback_is_scrubbed_with_its_message() -> None:
     try:
         raise ValueError(f"bad frame {KEY}")
     except ValueError as exc:
