@@ -72,6 +72,9 @@ signum
 # pytest fixtures requested by parameter name (or autouse), never called directly.
 _.lagging
 _._elsewhere
+_._key_registered
+# logging.LogRecord's cached traceback text, read by logging.Formatter (cleared by SecretLogFilter).
+_.exc_text
 # html.parser.HTMLParser hooks, called by the parser.
 _.handle_starttag
 _.handle_endtag

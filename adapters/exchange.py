@@ -26,10 +26,15 @@ from dataclasses import dataclass, field
 
 import httpx2
 
+from xpeval.adapters import secrets
 from xpeval.adapters.off_loop import at_home, home_response
 
-HEAD_BYTES = 120
-"""How much of a body is kept to show what it was (never more: bodies may be megabytes)."""
+HEAD_BYTES = 1024
+"""How much of a body's start is kept (never more: bodies may be megabytes): enough that the
+`SHOWN_CHARS` a decode error shows are scrubbed whole before they are cut (a secret starting
+among them ends within these bytes)."""
+SHOWN_CHARS = 60
+"""How much of a body's start a decode error shows."""
 TAIL_BYTES = 64
 """How much of its end is kept: some streams' only terminal mark is their last frame."""
 
@@ -48,8 +53,8 @@ class Exchange:
         if self.status is None:
             return "no response"
         kind = self.content_type or "no content type"
-        head = self.head.decode("utf-8", "replace").strip()
-        shown = f"body starts {head[:60]!r}" if head else "empty body"
+        head = secrets.redacted(self.head.decode("utf-8", "replace")).strip()  # scrubbed, then cut
+        shown = f"body starts {head[:SHOWN_CHARS]!r}" if head else "empty body"
         return f"{self.status} {kind}, {shown}"
 
     async def release(self) -> None:

@@ -44,7 +44,7 @@ from xpeval.evals.project import input_limits
 from xpeval.evals.stream_frames import StreamBody, is_eventstream
 from xpeval.evals.untrusted import DecodeBudget, InputRefused, decompress
 
-PLACEHOLDER = "<scrubbed>"
+PLACEHOLDER = secrets.PLACEHOLDER
 GENERIC_REQUEST_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
 GENERIC_RESPONSE_HEADERS = frozenset({"set-cookie"})
 
@@ -60,6 +60,31 @@ _USER_INFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/?#@\s'\"]+)@")
 PIECE = MIN_SECRET_LENGTH
 """A piece of a secret: a run of at least this many characters of which every `PIECE` in a row
 are `PIECE` characters in a row of a known secret (see `Scrubber.stream`)."""
+
+
+CUT_PIECE = 6
+"""In a line cut before xpeval could scrub it whole (`Scrubber.cut_line`), this many characters
+in a row of a secret are taken for what is left of it."""
+
+
+def _piece_starts(values: list[str], size: int) -> re.Pattern[str] | None:
+    """Where a piece of `size` characters of one of `values` starts, overlapping ones too: one
+    C-level scan of a text."""
+    pieces = sorted({v[i : i + size] for v in values for i in range(len(v) - size + 1)})
+    return re.compile("(?=(?:" + "|".join(map(re.escape, pieces)) + "))") if pieces else None
+
+
+def _runs(starts: re.Pattern[str], text: str, size: int) -> list[tuple[int, int]]:
+    """[start, end) of every maximal run of `text` in which each `size` characters in a row are
+    `size` characters in a row of a secret."""
+    runs: list[tuple[int, int]] = []
+    for hit in starts.finditer(text):
+        index = hit.start()
+        if runs and runs[-1][1] >= index + size - 1:
+            runs[-1] = (runs[-1][0], index + size)
+        else:
+            runs.append((index, index + size))
+    return runs
 
 
 def _provider_headers() -> tuple[frozenset[str], frozenset[str]]:
@@ -138,11 +163,8 @@ class Scrubber:
             )
         self._text = [variant for value in values for variant in _variants(value)]
         self._bytes = [(v.encode("utf-8"), PLACEHOLDER.encode()) for v in self._text]
-        pieces = sorted({v[i : i + PIECE] for v in self._text for i in range(len(v) - PIECE + 1)})
-        # Where a piece starts, overlapping ones too: one C-level scan of a stream's text.
-        self._piece_starts = (
-            re.compile("(?=(?:" + "|".join(map(re.escape, pieces)) + "))") if pieces else None
-        )
+        self._piece_starts = _piece_starts(self._text, PIECE)
+        self._cut_piece_starts: re.Pattern[str] | None = None
         _LIVE.add(self)
 
     @property
@@ -230,15 +252,24 @@ class Scrubber:
     def _piece_runs(self, text: str) -> list[tuple[int, int]]:
         """[start, end) of every maximal run of `text` in which each `PIECE` characters in a row
         are `PIECE` characters in a row of a secret."""
-        runs: list[tuple[int, int]] = []
         assert self._piece_starts is not None
-        for hit in self._piece_starts.finditer(text):
-            index = hit.start()
-            if runs and runs[-1][1] >= index + PIECE - 1:
-                runs[-1] = (runs[-1][0], index + PIECE)
-            else:
-                runs.append((index, index + PIECE))
-        return runs
+        return _runs(self._piece_starts, text, PIECE)
+
+    def cut_line(self, value: str) -> str:
+        """A line something else cut before xpeval saw it (an SDK's log line showing the first
+        100 characters of a frame, pydantic's shortened `input_value`): `line`, and every run
+        of `CUT_PIECE` or more characters of a secret replaced too, wherever it sits, since
+        the cut may have left any part of one."""
+        value = self.line(value)
+        if not self._text:
+            return value
+        if self._cut_piece_starts is None:
+            self._cut_piece_starts = _piece_starts(self._text, CUT_PIECE)
+        assert self._cut_piece_starts is not None
+        runs = _runs(self._cut_piece_starts, value, CUT_PIECE)
+        for start, end in reversed(runs):
+            value = value[:start] + PLACEHOLDER + value[end:]
+        return value
 
     def request(self, request: VcrRequest) -> VcrRequest:
         """A scrubbed copy of a vcrpy request (vcrpy's `before_record_request`)."""
@@ -339,14 +370,20 @@ class SecretLogFilter(logging.Filter):
         self._headers = _header_in_log(request | response)
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
+        message = original = record.getMessage()
+        if record.exc_info:  # the traceback's last line is the exception's message: scrubbed too
+            message = f"{message}\n{_TRACEBACKS.formatException(record.exc_info)}"
+            record.exc_info, record.exc_text = None, None
         cleaned = scrub_url_credentials(message)
         cleaned = self._headers.sub(lambda m: m.group(1) + PLACEHOLDER, cleaned)
         for scrubber in [*list(_LIVE), current_scrubber()]:
-            cleaned = scrubber.text(cleaned)
-        if cleaned != message:
+            cleaned = scrubber.cut_line(cleaned)
+        if cleaned != original:
             record.msg, record.args = cleaned, ()
         return True
+
+
+_TRACEBACKS = logging.Formatter()
 
 
 TRANSPORT_LOGGERS = (
@@ -419,3 +456,7 @@ def _scrubbed(value: Any, scrubber: Scrubber) -> Any:
     if isinstance(value, list):
         return [_scrubbed(item, scrubber) for item in value]
     return value
+
+
+secrets.use_redactor(scrub_line)
+"""What the adapters scrub a text with before they cut it (`xpeval.adapters.secrets.redacted`)."""

@@ -29,7 +29,7 @@ from xpeval.evals.results.rows import REPLAYED_SOURCE, RowSource
 from xpeval.evals.running.episode_transport import EpisodeRouter, upstream_pool
 from xpeval.evals.running.plan import PlannedEpisode
 from xpeval.evals.running.runner import OpenEpisode
-from xpeval.evals.scrub import scrub_line
+from xpeval.evals.scrub import install_log_filter, scrub_line
 
 TargetKind = Literal["provider", "local-model", "emulator"]
 TargetChoice = Literal["auto", "provider", "local-model", "emulator"]
@@ -65,7 +65,10 @@ def build_adapter(
     upstream transport redirects below the cassette, so URLs stay the provider's), the local
     model's rewrite of it for the local server. A replay reads each reply as it was read when
     recorded: `text_calls=False` (a recording made without the local target's parser of calls
-    written as text, `CassetteMeta.text_calls`) builds it without that parser."""
+    written as text, `CassetteMeta.text_calls`) builds it without that parser. The log filter
+    is on every logger an SDK may print a secret through before any adapter sends (live runs
+    too, not only those with cassettes)."""
+    install_log_filter()
     if kind == "local-model":
         from xpeval.evals.local_model import create_local_adapter
 

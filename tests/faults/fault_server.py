@@ -11,6 +11,8 @@ server can stand in for every provider of a CLI run.
 from __future__ import annotations
 
 import json
+import struct
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -40,6 +42,12 @@ def _frames_without_terminal(wire: WireName, frames: list[bytes]) -> list[bytes]
         return [f for f in frames if not f.startswith(b"event: response.completed")]
     if wire == "anthropic-messages":
         return [f for f in frames if not f.startswith((b"event: message_delta", b"event: message_stop"))]
+    if wire == "mistral-chat":  # a chunk with a finish_reason, then [DONE]
+        return [f for f in frames if b'"finish_reason":null' in f]
+    if wire == "cohere-chat":
+        return [f for f in frames if not f.startswith(b"event: message-end") and b"[DONE]" not in f]
+    if wire == "bedrock-converse":  # eventstream messages: messageStop is the terminal one
+        return [f for f in frames if b"messageStop" not in f]
     out = []
     for frame in frames:  # Gemini: the finishReason inside a chunk is the only terminal mark
         document = json.loads(frame.removeprefix(b"data: ").strip())
@@ -47,6 +55,11 @@ def _frames_without_terminal(wire: WireName, frames: list[bytes]) -> list[bytes]
             candidate.pop("finishReason", None)
         out.append(b"data: " + json.dumps(document).encode() + b"\r\n\r\n")
     return out
+
+
+def _stream_headers(wire: WireName) -> dict[str, str]:
+    kind = "application/vnd.amazon.eventstream" if wire == "bedrock-converse" else "text/event-stream"
+    return {"content-type": kind}
 
 
 def _sse(frames: list[bytes]) -> RenderedResponse:
@@ -61,7 +74,8 @@ def _rendered(wire: WireName, stream: bool) -> RenderedResponse:
 
 
 def _no_terminal(wire: WireName, stream: bool) -> Reply:
-    return Reply(raw=_sse(_frames_without_terminal(wire, _rendered(wire, True).chunks)))
+    frames = _frames_without_terminal(wire, _rendered(wire, True).chunks)
+    return Reply(raw=RenderedResponse(200, _stream_headers(wire), frames))
 
 
 def _html(wire: WireName, stream: bool) -> Reply:
@@ -77,8 +91,31 @@ def _empty(wire: WireName, stream: bool) -> Reply:
 def _invalid_json(wire: WireName, stream: bool) -> Reply:
     if not stream:
         return Reply(raw=RenderedResponse(200, {"content-type": "application/json"}, [b'{"id": "x", "choi']))
-    event = b"event: message_start\n" if wire == "anthropic-messages" else b""
+    if wire == "bedrock-converse":  # whole eventstream messages whose JSON payloads do not parse
+        frames = [
+            _eventstream_message(b"messageStart", b"{not json at all"),
+            _eventstream_message(b"contentBlockDelta", b"[1, 2"),
+        ]
+        return Reply(raw=RenderedResponse(200, _stream_headers(wire), frames))
+    event = {"anthropic-messages": b"event: message_start\n", "cohere-chat": b"event: message-start\n"}.get(
+        wire, b""
+    )
     return Reply(raw=_sse([event + b"data: {not json at all\n\n", event + b"data: [1, 2\n\n"]))
+
+
+def _eventstream_message(event: bytes, payload: bytes) -> bytes:
+    """One AWS eventstream message (docs/eventstream.md) of an event of this type."""
+    headers = b"".join(
+        struct.pack(">B", len(name)) + name + struct.pack(">BH", 7, len(value)) + value
+        for name, value in (
+            (b":event-type", event),
+            (b":content-type", b"application/json"),
+            (b":message-type", b"event"),
+        )
+    )
+    prelude = struct.pack(">II", 16 + len(headers) + len(payload), len(headers))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + headers + payload
+    return message + struct.pack(">I", zlib.crc32(message))
 
 
 def _half_body(wire: WireName, stream: bool) -> Reply:
@@ -109,16 +146,57 @@ FAULTS: dict[str, FaultMaker] = {
     "error-frame-200": _error_frame,
 }
 STREAM_ONLY = frozenset({"no-terminal-event", "connection-cut", "error-frame-200"})
+EXPECTED_KIND = {
+    "no-terminal-event": {"truncated"},
+    "html-200": {"decode"},
+    "empty-200": {"decode"},
+    "invalid-json": {"decode"},
+    "half-body": {"decode", "truncated"},
+    "connection-cut": {"connection", "truncated"},
+    "503": {"http"},
+    "error-frame-200": {"stream"},
+}
+READ_AS_EVENTS = {("invalid-json", "cohere"), ("invalid-json", "bedrock-converse")}
+"""Streams of frames that do not parse, which the cohere SDK skips and botocore hands on as
+`{"message": ...}`: these wires end them `truncated` (an error, never an answer) until their
+decoders fail closed on such a frame (issue 32, point 1), when `decode` is the only kind left."""
+
+
+def expected_kinds(fault: str, adapter: str) -> set[str]:
+    """The error kinds a fault may end in on an adapter."""
+    return EXPECTED_KIND[fault] | ({"truncated"} if (fault, adapter) in READ_AS_EVENTS else set())
 
 
 @dataclass(frozen=True)
 class FaultReply(Reply):
-    """One fault, in the framing of the wire that asks (`EmulatorServer` picks it from the path)."""
+    """One fault, in the framing of the wire that asks (`EmulatorServer` picks it from the path),
+    or of `wire` when given (Mistral's path is OpenAI Chat's: a server standing in for Mistral
+    alone says so)."""
 
     fault: str = "no-terminal-event"
+    wire: str | None = None
+
+    def __post_init__(self) -> None:
+        # What the server does beside the bytes (cut the connection after a frame) is the
+        # fault's own, the same in every wire's framing: the server reads it from this reply.
+        probe = FAULTS[self.fault]("openai-chat", True)
+        if self.truncate_after is None:
+            object.__setattr__(self, "truncate_after", probe.truncate_after)
 
     def rendered(self, wire: Wire, *, stream: bool) -> RenderedResponse:
+        wire = get_wire(self.wire) if self.wire is not None else wire
         return FAULTS[self.fault](wire.name, stream).rendered(wire, stream=stream)
+
+
+@dataclass(frozen=True)
+class PinnedReply(Reply):
+    """A reply rendered by one wire whatever the path: a server standing in for Mistral alone
+    (its path is OpenAI Chat's) says so."""
+
+    wire: str = "mistral-chat"
+
+    def rendered(self, wire: Wire, *, stream: bool) -> RenderedResponse:
+        return super().rendered(get_wire(self.wire), stream=stream)
 
 
 class FaultEmulator:

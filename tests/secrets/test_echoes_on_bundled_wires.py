@@ -12,7 +12,6 @@ import random
 import string
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests._cli import xpeval
-from xpeval.adapters.wires import RenderedResponse, Wire, get_wire
-from xpeval.bundled.bedrock_converse import _frame
+from xpeval.adapters.wires import RenderedResponse
 from xpeval.evals.emulator import EmulatorServer, Reply
 
 KEY = "".join(random.SystemRandom().choices(string.ascii_letters, k=26))
@@ -33,7 +31,6 @@ KEY_VARIABLES = {
     "cohere": ("CO_API_KEY", "CO_API_URL"),
     "bedrock-converse": ("AWS_BEARER_TOKEN_BEDROCK", "AWS_ENDPOINT_URL_BEDROCK_RUNTIME"),
 }
-WIRES = {"mistral": "mistral-chat", "cohere": "cohere-chat", "bedrock-converse": "bedrock-converse"}
 Done = subprocess.CompletedProcess[str]
 Row = dict[str, Any]
 EVENTSTREAM = {"content-type": "application/vnd.amazon.eventstream"}
@@ -57,16 +54,6 @@ def written(folder: Path) -> dict[str, str]:
         elif path.is_file():
             texts[str(path)] = path.read_bytes().decode("utf-8", "replace")
     return texts
-
-
-@dataclass(frozen=True)
-class Pinned(Reply):
-    """A reply rendered by one wire whatever the path (Mistral's path is OpenAI Chat's)."""
-
-    wire_name: str = "mistral-chat"
-
-    def rendered(self, wire: Wire, *, stream: bool) -> RenderedResponse:
-        return super().rendered(get_wire(self.wire_name), stream=stream)
 
 
 @pytest.fixture
@@ -106,6 +93,8 @@ def everything(tmp_path: Path, *runs: Done) -> dict[str, str]:
 
 def bedrock_echo() -> list[bytes]:
     """A stream echoing the key split across two text frames, and whole inside one call's input."""
+    from xpeval.bundled.bedrock_converse import _frame
+
     arguments = {"value": 26.2, "from_unit": "mi", "to_unit": "km", "note": f"key {KEY} ok"}
     use = {"toolUse": {"toolUseId": "tooluse_1", "name": "convert_units"}}
     return [
@@ -141,3 +130,73 @@ def test_a_key_echoed_across_and_inside_eventstream_frames_is_scrubbed_and_the_c
     assert row["text"] == "Your key is <scrubbed>, right?"
     assert [call["arguments"]["note"] for call in row["calls"]] == ["key <scrubbed> ok"]
     assert leaks(everything(tmp_path, record, replay)) == {}
+
+
+COOKIE = "".join(random.SystemRandom().choices(string.ascii_letters, k=20))
+"""A session cookie the provider sets: a response header, never part of an error message."""
+
+
+def raw(status: int, content_type: str, *chunks: bytes, **headers: str) -> Reply:
+    return Reply(raw=RenderedResponse(status, {"content-type": content_type, **headers}, list(chunks)))
+
+
+def sse(*events: tuple[str, str]) -> list[bytes]:
+    return [f"event: {name}\ndata: {data}\n\n".encode() for name, data in events]
+
+
+MISTRAL_INVALID = json.dumps(
+    {
+        "id": "cmpl-1",
+        "object": "chat.completion",
+        "model": "m",
+        "created": f"id {KEY} is no number at all, as pydantic will say",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+).encode()
+COHERE_CORRUPT_FRAME = sse(
+    (
+        "message-start",
+        json.dumps({"type": "message-start", "id": "x", "delta": {"message": {"role": "assistant"}}}),
+    ),
+    ("content-delta", "{not json " + "x" * 80 + KEY + " and more"),
+    ("message-end", json.dumps({"type": "message-end", "delta": {"finish_reason": "COMPLETE"}})),
+)
+ERROR_TEXTS = {
+    "mistral validation error": ("mistral", "never", raw(200, "application/json", MISTRAL_INVALID)),
+    "bedrock html 200": (
+        "bedrock-converse",
+        "never",
+        raw(
+            200,
+            "text/html",
+            f"<html><head><title>Gateway</title></head><body>key={KEY}</body></html>".encode(),
+        ),
+    ),
+    "cohere 500 with a cookie": (
+        "cohere",
+        "never",
+        raw(
+            500,
+            "text/plain",
+            b"",
+            **{"set-cookie": f"session={COOKIE}"},
+        ),
+    ),
+    "cohere corrupt frame": ("cohere", "always", raw(200, "text/event-stream", *COHERE_CORRUPT_FRAME)),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", list(ERROR_TEXTS))
+def test_an_echoed_key_reaches_no_file_and_no_line_however_its_error_text_is_cut(
+    provider: EmulatorServer, tmp_path: Path, fault: str
+) -> None:
+    adapter, stream, reply = ERROR_TEXTS[fault]
+    provider.script([reply] * 2, name="default")
+    ran, rows = run(provider, tmp_path, adapter, "record", "--target", "provider", "--stream", stream)
+    assert len(rows) == 1, ran.stdout + ran.stderr
+    texts = everything(tmp_path, ran)
+    assert {where.rpartition("/")[2]: hits for where, hits in leaks(texts).items()} == {}
+    assert [where for where, text in texts.items() if COOKIE in text] == []
+    assert "Traceback" not in ran.stderr, ran.stderr[-3000:]

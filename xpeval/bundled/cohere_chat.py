@@ -396,12 +396,15 @@ class CohereChat(BodyDescribedRequests):
         if isinstance(exc, UnreadableEvent):
             return ProviderError(message=str(exc), kind="decode")
         if isinstance(exc, ApiError):
+            if exc.status_code is not None and 200 <= exc.status_code < 300:
+                # The SDK raises its HTTP error for a 2xx body it cannot parse (HTML, empty,
+                # invalid JSON): not the wire's answer, never the provider's error.
+                return not_the_wire("Cohere v2 chat response").model_copy(update={"status": exc.status_code})
             body = exc.body if isinstance(exc.body, dict) else {}
-            message = body.get("message") if isinstance(body.get("message"), str) else None
             return ProviderError(
                 status=exc.status_code,
                 type=body.get("type") if isinstance(body.get("type"), str) else None,
-                message=message or str(exc.body or exc),
+                message=_error_message(exc.status_code, exc.body),
                 retry_after=retry_after_seconds(exc.headers),
                 kind="http",
             )
@@ -421,6 +424,19 @@ class CohereChat(BodyDescribedRequests):
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "messages": [{"role": "user", "content": "hi"}], "stream": False}
+
+
+def _error_message(status: int | None, body: Any) -> str:
+    """An HTTP error's message from its status and body only: `str(ApiError)` lists every
+    response header (`set-cookie` with them), which no row may keep."""
+    if isinstance(body, dict) and isinstance(body.get("message"), str) and body["message"]:
+        return str(body["message"])
+    if isinstance(body, (dict, list)):
+        return json.dumps(body, ensure_ascii=False, default=str)
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    text = str(body).strip() if body is not None else ""
+    return text or f"status {status}, empty body"
 
 
 def _raw_calls(result: TurnResult) -> list[JsonObject]:
@@ -501,7 +517,11 @@ class _HttpxBridge(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         content = await request.aread()
         forwarded = httpx2.Request(
-            request.method, str(request.url), headers=list(request.headers.multi_items()), content=content
+            request.method,
+            str(request.url),
+            headers=list(request.headers.multi_items()),
+            content=content,
+            extensions=_timeout_of(request),
         )
         response = await self.inner.handle_async_request(forwarded)
         if response.is_stream_consumed:  # a response served whole (a recording): its content, decoded
@@ -518,6 +538,14 @@ class _HttpxBridge(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _timeout_of(request: httpx.Request) -> dict[str, Any]:
+    """The request's timeouts as the transport below reads them: httpx carries them in the
+    request's `timeout` extension (the client's, or the SDK's per-request one), and a request
+    forwarded without it waits for ever on a server that stalls."""
+    timeout = request.extensions.get("timeout")
+    return {"timeout": dict(timeout)} if isinstance(timeout, dict) else {}
 
 
 class _BridgedBody(httpx.AsyncByteStream):
@@ -567,12 +595,25 @@ COHERE_WIRE = WirePlugin(
     ),
 )
 
+COHERE_LOGGERS = (
+    "root",
+    "cohere.client",
+    "cohere.core.pydantic_utilities",
+    "cohere.manually_maintained.tokenizers",
+    "fern",
+)
+"""The cohere SDK's loggers, each listed (a log filter is not inherited): its v2 stream reader
+logs a frame it skips on the root logger (`from logging import warning`: the whole frame,
+anything the provider echoed in it), `pydantic_utilities` logs a frame's first 100 characters,
+`fern` is its own console logger (URLs, statuses)."""
+
 COHERE_PROVIDER = Provider(
     name="cohere",
     default_model="command-a-03-2025",
     key_vars=("CO_API_KEY", "COHERE_API_KEY"),
     base_url_var="CO_API_URL",
     default_base_url="https://api.cohere.com",
+    sdk_loggers=COHERE_LOGGERS,
     price_provider="cohere",
 )
 

@@ -332,14 +332,20 @@ class MistralChat(BodyDescribedRequests):
             if frame is not None:
                 return frame
             return ProviderError(
-                status=exc.status_code, message=f"response does not validate: {exc}", kind="decode"
+                status=exc.status_code,
+                message=f"response does not validate: {_validation_problems(exc.__cause__)}",
+                kind="decode",
             )
         if isinstance(exc, errors.MistralError):
+            if 200 <= exc.status_code < 300:
+                # The SDK raises its HTTP error for a 2xx body of another content type (an HTML
+                # page): not the wire's answer, never the provider's error.
+                return not_the_wire("Mistral chat completion").model_copy(update={"status": exc.status_code})
             etype, message = error_fields(exc.body)
             return ProviderError(
                 status=exc.status_code,
                 type=etype,
-                message=message or str(exc),
+                message=message or f"status {exc.status_code}, empty body",
                 retry_after=retry_after_seconds(dict(exc.headers)),
                 kind="http",
             )
@@ -366,6 +372,25 @@ class MistralChat(BodyDescribedRequests):
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "messages": [{"role": "user", "content": "hi"}], "stream": False}
+
+
+def _validation_problems(cause: BaseException | None) -> str:
+    """Where a response failed the SDK's types and why, without the values: pydantic's own
+    message shortens each value it shows, cutting a secret echoed inside one before anything
+    could scrub it."""
+    errors_of = getattr(cause, "errors", None)
+    try:
+        found = errors_of(include_input=False, include_url=False) if callable(errors_of) else None
+    except Exception:  # not pydantic's ValidationError after all
+        found = None
+    if not isinstance(found, list) or not found:
+        return type(cause).__name__ if cause is not None else "unknown problem"
+    problems = [
+        f"{'.'.join(str(part) for part in error.get('loc', ()))}: {error.get('msg')}"
+        for error in found
+        if isinstance(error, dict)
+    ]
+    return f"{len(problems)} problem(s): " + "; ".join(problems)
 
 
 def _error_frame(exc: BaseException) -> ProviderError | None:
@@ -510,6 +535,10 @@ MISTRAL_WIRE = WirePlugin(
     ),
 )
 
+MISTRAL_LOGGERS = ("mistralai.client", "mistralai.client.conversations")
+"""The mistralai SDK's loggers: with MISTRAL_DEBUG set, `mistralai.client` logs every request
+(its headers and body) and response."""
+
 MISTRAL_PROVIDER = Provider(
     name="mistral",
     default_model="mistral-small-latest",
@@ -517,6 +546,7 @@ MISTRAL_PROVIDER = Provider(
     base_url_var="MISTRAL_BASE_URL",
     default_base_url="https://api.mistral.ai",
     secret_response_headers=("mistral-correlation-id", "x-kong-request-id"),
+    sdk_loggers=MISTRAL_LOGGERS,
     price_provider="mistral",
 )
 
