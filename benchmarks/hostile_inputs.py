@@ -8,10 +8,22 @@ under the default `InputLimits`), so its peak RSS is its own. Measured in the sa
   a cassette whose body is gzip of 4 GiB of zeros (4 MB; and one gzip member of 256 MiB), a
   YAML file of a million tiny nodes (4 MB), a 200 MB file;
 - accepted at the caps: a cassette of just under 32 MB (one body), a cassette whose gzip body
-  decodes to 31 MB, a case file of just under 100,000 YAML nodes (a built-in one, padded).
+  decodes to 31 MB, a case file of just under 100,000 YAML nodes (a built-in one, padded);
+- real traffic (`import_requests`, what `xpeval cases requests` runs; its baseline a file of 20
+  requests): a 30 MB request line (refused by the line cap, a quarter of `max_input_mb`), a 6 MB
+  line of three million JSON values (refused by the value cap before it is parsed), and 40 MB of
+  ordinary request lines (accepted, read a line at a time);
+- MCP servers (`read_mcp_tools`, what `xpeval schemas --mcp` runs, against a stdio server built
+  with the official SDK; its baseline a server of three small pages): a server that pages
+  forever with 3 MB pages (refused at the cap on bytes listed, an eighth of `max_input_mb`) and
+  one with a tool a page (refused at the page cap, long before its 1,000th page).
 
 Targets (the issue's): each refusal at most 200 MB peak RSS and at most its baseline's plus
-64 MB, and refused in at most 2 s (the read itself, after imports).
+64 MB, and refused in at most 2 s (the read itself, after imports; for an MCP server, from its
+answer to `initialize` to its last page read, after which the refusal is immediate: before, the
+server's interpreter starts; after, the SDK stops the server, printed apart as `stop`, up to 2 s
+by the SDK's policy; the fastest of three reads each). The 40 MB of request lines
+is held to the same memory targets: a file of any size costs one line's memory.
 Run: `python benchmarks/hostile_inputs.py`; exit 1 when a target is missed.
 """
 
@@ -22,8 +34,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 REPO = Path(__file__).resolve().parents[1]
 PEAK_TARGET_MB = 200.0
@@ -41,23 +54,98 @@ def child(kind: str, path: Path) -> Reading:
     """Read one input in this process: seconds, outcome, this process image's peak RSS."""
     from xpeval.evals.errors import UserError
 
-    if kind == "case":
-        from xpeval.evals.cases.loader import load_case_file as read
-    else:
-        from xpeval.evals.cassettes.format import load_cassette as read  # type: ignore[assignment]
+    read = _reader(kind)
     started = time.perf_counter()
     try:
-        read(path)
-        outcome = "accepted"
+        outcome = read(path)
     except UserError as exc:
         outcome = f"refused: {str(exc).split(': ', 1)[-1][:90]}"
-    seconds = time.perf_counter() - started
+    ended = time.perf_counter()
+    if SERVER_READY:  # the read, from the server's first answer to its last; the refusal follows at once
+        outcome += f" (stop {ended - SERVER_READY[-1]:.1f} s)"
+        seconds = SERVER_READY[-1] - SERVER_READY[0]
+    else:
+        seconds = ended - started
     with open("/proc/self/status") as status:
         hwm = next(line for line in status if line.startswith("VmHWM:"))
     return {"seconds": seconds, "outcome": outcome, "peak_mb": int(hwm.split()[1]) / 1024}
 
 
+def _reader(kind: str) -> Callable[[Path], str]:
+    """The reader of one kind of input: `accepted`, or `refused: why` (or UserError)."""
+    if kind == "case":
+        from xpeval.evals.cases.loader import load_case_file
+
+        return lambda path: f"accepted: {len(load_case_file(path))} cases"
+    if kind == "cassette":
+        from xpeval.evals.cassettes.format import load_cassette
+
+        return lambda path: f"accepted: {len(load_cassette(path))} interactions"
+    if kind == "requests":
+        from xpeval.evals.cases.requests import import_requests
+
+        def requests(path: Path) -> str:
+            done = import_requests(path, path.parent / f"{path.stem}-cases")
+            return (
+                f"refused: {done.refused[0].reason[:90]}" if done.refused else f"accepted: {done.cases} cases"
+            )
+
+        return requests
+    sys.path.insert(0, str(REPO))
+    from tests.schemas._servers import command
+    from xpeval.evals.acceptance.sources.mcp_server import read_mcp_tools
+    from xpeval.evals.acceptance.sources.tool_files import ToolsInputError
+
+    def mcp(path: Path) -> str:
+        try:
+            return f"accepted: {len(read_mcp_tools([command(path, *MCP_ARGS.get(path.stem, ()))]))} tools"
+        except ToolsInputError as exc:
+            reason = str(exc)
+            return f"refused: {reason[reason.find('tools/list') :][:90]}"
+
+    _time_from_initialized()
+    return mcp
+
+
+SERVER_READY: list[float] = []
+"""When the MCP server answered `initialize`, then each page (an MCP read is timed from the first
+to the last: before, the server's interpreter starts, 2 to 7 s on a busy machine; after, the SDK
+stops the server, waiting up to 2 s for it to exit, shown apart as `stop`)."""
+
+
+def _time_from_initialized() -> None:
+    from mcp import ClientSession
+
+    initialize, list_tools = ClientSession.initialize, ClientSession.list_tools
+
+    async def timed_initialize(self: ClientSession) -> Any:
+        answer = await initialize(self)
+        SERVER_READY.append(time.perf_counter())
+        return answer
+
+    async def timed_list_tools(self: ClientSession, *args: Any, **kwargs: Any) -> Any:
+        answer = await list_tools(self, *args, **kwargs)
+        SERVER_READY.append(time.perf_counter())
+        return answer
+
+    ClientSession.initialize = timed_initialize  # type: ignore[method-assign]
+    ClientSession.list_tools = timed_list_tools  # type: ignore[method-assign]
+
+
+MCP_ARGS = {"endless_fat": ("100", "30000"), "endless_thin": ("1", "10")}
+"""The servers' arguments (tools a page, bytes of each description), by script name."""
+
+
 def measure(kind: str, path: Path) -> Reading:
+    """One child's reading; an MCP read three times, keeping the fastest time and the highest
+    peak (a busy machine slows a server's answers by hundreds of milliseconds from one read to the
+    next)."""
+    readings = [_measure_once(kind, path) for _ in range(3 if kind == "mcp" else 1)]
+    fastest = min(readings, key=lambda reading: reading["seconds"])
+    return {**fastest, "peak_mb": max(reading["peak_mb"] for reading in readings)}
+
+
+def _measure_once(kind: str, path: Path) -> Reading:
     done = subprocess.run(
         [sys.executable, __file__, "--child", kind, str(path)], capture_output=True, text=True, check=False
     )
@@ -126,7 +214,61 @@ def inputs(folder: Path) -> list[tuple[str, str, str, Path]]:
             "accepted",
             write("largest_case.yaml", builtin + "x-padding:\n" + "  - [a]\n" * nodes),
         ),
+        *_requests_and_servers(folder),
     ]
+
+
+def _requests_and_servers(folder: Path) -> list[tuple[str, str, str, Path]]:
+    from tests.schemas._servers import ENDLESS_SERVER, PAGED_SERVER
+    from xpeval.evals.untrusted import MB
+
+    request = {
+        "messages": [{"role": "user", "content": "Weather in Rome?"}],
+        "tools": [
+            {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+        ],
+    }
+
+    def lines(name: str, *bodies: str) -> Path:
+        path = folder / name
+        with path.open("w", encoding="utf-8") as handle:
+            for body in bodies:
+                handle.write(body + "\n")
+        return path
+
+    plain = json.dumps(request)
+    long_line = json.dumps({**request, "messages": [{"role": "user", "content": "x" * (30 * MB)}]})
+    dense = json.dumps(
+        {**request, "messages": [{"role": "user", "content": "hi", "x": [0] * 3_000_000}]},
+        separators=(",", ":"),
+    )
+    padded = json.dumps({**request, "messages": [{"role": "user", "content": "y" * 20_000}]})
+    server = folder / "servers"
+    server.mkdir()
+    return [
+        ("baseline: 20 request lines", "requests", "accepted", lines("requests.jsonl", *[plain] * 20)),
+        ("a 30 MB request line", "requests", "refused", lines("long_line.jsonl", plain, long_line)),
+        ("a request line of 3 million values (6 MB)", "requests", "refused", lines("dense.jsonl", dense)),
+        ("40 MB of request lines", "requests", "accepted", lines("many.jsonl", *[padded] * 2_000)),
+        ("baseline: an MCP server of 3 pages", "mcp", "accepted", _script(server / "paged.py", PAGED_SERVER)),
+        (
+            "MCP server paging forever (3 MB pages)",
+            "mcp",
+            "refused",
+            _script(server / "endless_fat.py", ENDLESS_SERVER),
+        ),
+        (
+            "MCP server paging forever (a tool a page)",
+            "mcp",
+            "refused",
+            _script(server / "endless_thin.py", ENDLESS_SERVER),
+        ),
+    ]
+
+
+def _script(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def _plain_cassette(body: str) -> str:
@@ -152,7 +294,7 @@ def main() -> int:
         print(json.dumps(child(sys.argv[2], Path(sys.argv[3]))))
         return 0
     ok = True
-    baselines: dict[str, float] = {}
+    baselines: dict[str, Reading] = {}
     with tempfile.TemporaryDirectory() as temporary:
         for label, kind, expected, path in inputs(Path(temporary)):
             result = measure(kind, path)
@@ -160,14 +302,14 @@ def main() -> int:
             size = path.stat().st_size
             line = f"{label:44} {size / 1024:>9,.0f} KB  {seconds:6.2f} s  {peak:6.0f} MB  {outcome}"
             if label.startswith("baseline"):
-                baselines[kind] = peak
-            elif expected == "refused":
-                above = peak - baselines[kind]
+                baselines[kind] = result
+            elif expected == "refused" or kind == "requests":
+                above = peak - baselines[kind]["peak_mb"]
                 met = (
-                    outcome.startswith("refused")
+                    outcome.startswith(expected)
                     and peak <= PEAK_TARGET_MB
                     and above <= ABOVE_BASELINE_MB
-                    and seconds <= REFUSE_TARGET_S
+                    and (seconds <= REFUSE_TARGET_S or expected == "accepted")
                 )
                 line += f"  ({above:+.0f} MB over its baseline){'' if met else '  TARGET MISSED'}"
                 ok = ok and met

@@ -98,6 +98,40 @@ anyio.run(main)
 """
 
 
+ENDLESS_SERVER = """
+import sys
+
+import anyio
+from mcp import types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+# a server whose tools/list never ends: every page a new cursor, PER_PAGE tools of SIZE bytes
+PER_PAGE, SIZE = int(sys.argv[1]), int(sys.argv[2])
+DESCRIPTION = "d" * SIZE
+
+
+async def list_tools(ctx, params):
+    page = int(params.cursor) if params is not None and params.cursor else 0
+    tools = [
+        types.Tool(name=f"tool_{page}_{i}", description=DESCRIPTION, input_schema={"type": "object"})
+        for i in range(PER_PAGE)
+    ]
+    return types.ListToolsResult(tools=tools, next_cursor=str(page + 1))
+
+
+server = Server("endless", on_list_tools=list_tools)
+
+
+async def main():
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+anyio.run(main)
+"""
+
+
 DEEP_SERVER = """
 import json
 import sys

@@ -8,6 +8,13 @@ handshake, every page - runs under one deadline; a server that does not start, e
 something that is not MCP or does not answer in time is an input error naming the server, never
 a verdict.
 
+A server is an untrusted input like a tool file, so what it lists is bounded three ways besides
+the deadline: at most `MAX_PAGES` pages, `MAX_TOOLS` tools, and tool definitions of at most an
+eighth of `max_input_mb` as JSON in all (`LISTED_SHARE`: 4 MB by default, where a large real
+server lists a few hundred KB; the definitions are held as Python objects, several times their
+JSON, and each is measured against every adapter). Past any of them the read stops at once with
+one line naming the cap (a server that pages forever once took 3 GB).
+
 A stdio server gets the SDK's default environment (HOME, PATH, ... but no credentials of this
 process); a server that needs a variable is started through `env NAME=value command ...`.
 """
@@ -15,6 +22,7 @@ process); a server that needs a variable is started through `env NAME=value comm
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import shlex
 import tempfile
@@ -24,11 +32,19 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 from xpeval.evals.acceptance.sources.tool_files import FoundTool, ToolsInputError, read_document
+from xpeval.evals.project import input_limits
+from xpeval.evals.untrusted import MB
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds for the whole conversation with one server: start, handshake, every tools/list page."""
-MAX_PAGES = 1_000
-"""A server whose cursors never end is refused rather than followed forever."""
+MAX_PAGES = 50
+"""A server whose cursors never end is refused rather than followed forever (a page takes 10 to
+30 ms over stdio on a busy machine, so refusing costs under two seconds; servers built with the
+SDK list every tool on one page)."""
+LISTED_SHARE = 8
+"""What one server may list, as a share of `max_input_mb`."""
+MAX_TOOLS = 10_000
+"""The most tools read from one server (each is measured against every adapter)."""
 
 
 def is_url(server: str) -> bool:
@@ -164,16 +180,43 @@ async def list_tools(server: str, *, errlog: TextIO, timeout: float) -> list[dic
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
         seen: set[str] = set()
+        budget = _ListedBudget(input_limits().max_bytes // LISTED_SHARE)
         for _ in range(MAX_PAGES):
             page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
-            tools += [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in page.tools]
+            for tool in page.tools:
+                tools.append(budget.take(tool.model_dump(by_alias=True, exclude_none=True, mode="json")))
             cursor = page.next_cursor
+            del page
             if cursor is None:
                 return tools
             if cursor in seen:
                 raise ToolsInputError(f"tools/list pagination loops (cursor {cursor!r} came back)")
             seen.add(cursor)
-        raise ToolsInputError(f"tools/list still has more pages after {MAX_PAGES}")
+        raise ToolsInputError(f"tools/list still has more pages after {MAX_PAGES} (the cap on pages read)")
+
+
+class _ListedBudget:
+    """What one server may still list: tools and bytes of their definitions as JSON."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.size = 0
+        self.count = 0
+
+    def take(self, tool: dict[str, Any]) -> dict[str, Any]:
+        """`tool`, counted; ToolsInputError past a cap."""
+        from xpeval.evals.untrusted import RAISE_HINT
+
+        self.count += 1
+        if self.count > MAX_TOOLS:
+            raise ToolsInputError(f"tools/list lists more than {MAX_TOOLS:,} tools (the cap on tools read)")
+        self.size += len(json.dumps(tool, ensure_ascii=False).encode())
+        if self.size > self.max_bytes:
+            raise ToolsInputError(
+                f"tools/list lists more than {self.max_bytes / MB:g} MB of tool definitions (an eighth of "
+                f"max_input_mb: {RAISE_HINT.format(key='max_input_mb')})"
+            )
+        return tool
 
 
 def _reason(exc: BaseException, server: str) -> str:
