@@ -317,6 +317,7 @@ __all__ = [
     "gate_findings",
     "judge",
     "verifier_counts",
+    "verifier_markdown",
 ]
 
 
@@ -391,3 +392,28 @@ def verifier_counts(row: Mapping[str, Answer], reference: Mapping[str, Answer]) 
         fn=cells[(False, True)],
         tn=cells[(False, False)],
     )
+
+
+def verifier_markdown(
+    reference_key: str, reference: Mapping[str, Answer], rows: Mapping[str, Mapping[str, Answer]]
+) -> str:
+    """The verifier's table (its columns, its definitions: `verifier_counts`), the reference
+    row first, as `xpeval compare --verifier` prints it."""
+    lines = [
+        "| row | count_finish_reason_tool_calls | count_successful_tool_call | schema_accuracy "
+        "| TP/FP/FN/TN | tool_call_f1 |",
+        "|---|---:|---:|---:|---|---:|",
+    ]
+    for key, answers in {reference_key: reference, **rows}.items():
+        c = verifier_counts(answers, reference)
+        f1 = "-" if key == reference_key else _percent(c.f1)
+        lines.append(
+            f"| {key} | {c.tool_calls} | {c.successful} | {_percent(c.schema_accuracy)} "
+            f"| {c.tp}/{c.fp}/{c.fn}/{c.tn} | {f1} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _percent(value: float) -> str:
+    """As the verifier prints a rate: two decimals."""
+    return "-" if math.isnan(value) else f"{value:.2%}"

@@ -183,3 +183,40 @@ def test_an_empty_argument_call_is_not_a_successful_tool_call() -> None:
     row, reference = _episodes(empty=(1, CALLED_EMPTY, CALLED), valid=(3, CALLED, CALLED))
     counts = verifier_counts(row, reference)
     assert (counts.tool_calls, counts.successful, counts.tp) == (4, 3, 4)
+
+
+def test_compare_prints_the_verifiers_columns_counting_a_failed_reference_request_as_no_call(
+    tmp_path: Path, cli: Cli
+) -> None:
+    from tests.vendors._vendors import perfect, run_vendors
+    from xpeval.adapters.contract import ProviderError, TurnResult
+    from xpeval.evals.cases import Case, load_cases
+
+    cases = [c.case for c in load_cases() if c.case.category in ("simple", "irrelevance")]
+    calling = [c.id for c in cases if c.category == "simple"]
+    failing = calling[0]
+
+    def reference(case: Case) -> TurnResult:
+        if case.id == failing:  # the official API failed this request
+            return TurnResult(error=ProviderError(status=500, message="upstream error"))
+        return perfect(case)
+
+    results = run_vendors(
+        tmp_path / "results.jsonl", cases, {"openai-compatible": reference, "moonshot": perfect}
+    )
+    done = cli(
+        "compare", str(results), "--reference", "openai-compatible=qwen2.5-coder-1.5b-instruct",
+        "--out", str(tmp_path / "out"), "--verifier",
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    n, tn = len(calling), len(cases) - len(calling)
+    assert (
+        f"| local-model|openai-compatible|qwen2.5-coder-1.5b-instruct | {n - 1} | {n - 1} | 100.00% "
+        f"| {n - 1}/0/0/{tn + 1} | - |"
+    ) in done.stdout
+    # the vendor called where the reference failed: the verifier's FP, which xpeval's own table leaves out
+    f1 = 2 * (n - 1) / (2 * (n - 1) + 1)
+    assert (
+        f"| local-model|moonshot|qwen2.5-coder-1.5b-instruct | {n} | {n} | 100.00% "
+        f"| {n - 1}/1/0/{tn} | {f1:.2%} |"
+    ) in done.stdout, done.stdout
