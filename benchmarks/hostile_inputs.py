@@ -16,7 +16,8 @@ under the default `InputLimits`), so its peak RSS is its own. Measured in the sa
 - MCP servers (`read_mcp_tools`, what `xpeval schemas --mcp` runs, against a stdio server built
   with the official SDK; its baseline a server of three small pages): a server that pages
   forever with 3 MB pages (refused at the cap on bytes listed, an eighth of `max_input_mb`) and
-  one with a tool a page (refused at the page cap, long before its 1,000th page).
+  one with a tool a page (refused at the page cap, long before its 1,000th page), and one whose
+  one page is a 300 MB line (refused at the cap on one message, as it arrives).
 
 Targets (the issue's): each refusal at most 200 MB peak RSS and at most its baseline's plus
 64 MB, and refused in at most 2 s (the read itself, after imports; for an MCP server, from its
@@ -61,11 +62,11 @@ def child(kind: str, path: Path) -> Reading:
     except UserError as exc:
         outcome = f"refused: {str(exc).split(': ', 1)[-1][:90]}"
     ended = time.perf_counter()
-    if SERVER_READY:  # the read, from the server's first answer to its last; the refusal follows at once
+    if len(SERVER_READY) > 1:  # from the server's first answer to its last page; the refusal follows
         outcome += f" (stop {ended - SERVER_READY[-1]:.1f} s)"
         seconds = SERVER_READY[-1] - SERVER_READY[0]
-    else:
-        seconds = ended - started
+    else:  # refused inside its first page, or no MCP read: to the end, the server's stop included
+        seconds = ended - (SERVER_READY[0] if SERVER_READY else started)
     with open("/proc/self/status") as status:
         hwm = next(line for line in status if line.startswith("VmHWM:"))
     return {"seconds": seconds, "outcome": outcome, "peak_mb": int(hwm.split()[1]) / 1024}
@@ -100,8 +101,7 @@ def _reader(kind: str) -> Callable[[Path], str]:
         try:
             return f"accepted: {len(read_mcp_tools([command(path, *MCP_ARGS.get(path.stem, ()))]))} tools"
         except ToolsInputError as exc:
-            reason = str(exc)
-            return f"refused: {reason[reason.find('tools/list') :][:90]}"
+            return f"refused: {str(exc).split(': ', 1)[-1][:90]}"
 
     _time_from_initialized()
     return mcp
@@ -132,7 +132,7 @@ def _time_from_initialized() -> None:
     ClientSession.list_tools = timed_list_tools  # type: ignore[method-assign]
 
 
-MCP_ARGS = {"endless_fat": ("100", "30000"), "endless_thin": ("1", "10")}
+MCP_ARGS = {"endless_fat": ("100", "30000"), "endless_thin": ("1", "10"), "giant": (str(300 << 20),)}
 """The servers' arguments (tools a page, bytes of each description), by script name."""
 
 
@@ -219,7 +219,7 @@ def inputs(folder: Path) -> list[tuple[str, str, str, Path]]:
 
 
 def _requests_and_servers(folder: Path) -> list[tuple[str, str, str, Path]]:
-    from tests.schemas._servers import ENDLESS_SERVER, PAGED_SERVER
+    from tests.schemas._servers import ENDLESS_SERVER, GIANT_SERVER, PAGED_SERVER
     from xpeval.evals.untrusted import MB
 
     request = {
@@ -262,6 +262,12 @@ def _requests_and_servers(folder: Path) -> list[tuple[str, str, str, Path]]:
             "mcp",
             "refused",
             _script(server / "endless_thin.py", ENDLESS_SERVER),
+        ),
+        (
+            "MCP server answering one 300 MB page",
+            "mcp",
+            "refused",
+            _script(server / "giant.py", GIANT_SERVER),
         ),
     ]
 

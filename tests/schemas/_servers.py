@@ -132,6 +132,33 @@ anyio.run(main)
 """
 
 
+GIANT_SERVER = """
+import json
+import sys
+
+# a raw JSON-RPC server whose tools/list answer is one line of sys.argv[1] bytes, written in pieces
+SIZE = int(sys.argv[1])
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    if message["method"] == "initialize":
+        result = json.dumps({"protocolVersion": message["params"]["protocolVersion"],
+                             "capabilities": {"tools": {}}, "serverInfo": {"name": "giant", "version": "1"}})
+        head = '{"jsonrpc": "2.0", "id": ' + json.dumps(message["id"])
+        sys.stdout.write(head + ', "result": ' + result + '}\\n')
+        sys.stdout.flush()
+        continue
+    sys.stdout.write('{"jsonrpc": "2.0", "id": ' + json.dumps(message["id"]) + ', "result": {"tools": [')
+    sys.stdout.write('{"name": "big", "inputSchema": {"type": "object"}, "description": "')
+    piece = "d" * (1 << 20)
+    for _ in range(SIZE >> 20):
+        sys.stdout.write(piece)
+    sys.stdout.write('"}]}}\\n')
+    sys.stdout.flush()
+"""
+
+
 DEEP_SERVER = """
 import json
 import sys

@@ -12,6 +12,7 @@ from tests.schemas._cli import schemas
 from tests.schemas._servers import (
     DEEP_SERVER,
     ENDLESS_SERVER,
+    GIANT_SERVER,
     PAGED_SERVER,
     command,
     http_tools_server,
@@ -123,6 +124,24 @@ def test_a_server_listing_more_than_the_size_cap_is_refused_as_soon_as_it_passes
         f"xpeval: MCP server {server}: tools/list lists more than 0.25 MB of tool definitions (an eighth "
         "of max_input_mb: raise max_input_mb in [tool.xpeval] if it is genuine)"
     )
+
+
+def test_one_message_above_the_cap_is_refused_before_it_is_read_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.xpeval]\nmax_input_mb = 2\n")  # 256 KB a message
+    monkeypatch.chdir(project)
+    server = command(script(tmp_path, "giant.py", GIANT_SERVER), str(64 << 20))  # one 64 MB line
+    started = time.monotonic()
+    code, lines, _, err = schemas(capsys, "--json", "--mcp", server)
+    assert code == 2 and lines == []
+    assert err.strip() == (
+        f"xpeval: MCP server {server}: the server sent a message of more than 0.25 MB (an eighth of "
+        "max_input_mb, the cap on one message and on all tools listed)"
+    )
+    assert time.monotonic() - started < 25, "refused as it came, not after the server wrote it all"
 
 
 def test_tools_from_a_server_and_from_files_are_measured_together(
