@@ -281,9 +281,14 @@ async def _bounded_stdio(argv: list[str], errlog: TextIO, cap: int) -> AsyncIter
                 await process.wait()
             if process.returncode is None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                await process.wait()
-            await process.aclose()
+                    if hasattr(os, "killpg"):  # the server's group: what it started goes too
+                        os.killpg(process.pid, signal.SIGKILL)
+                    else:
+                        process.kill()
+            # bounded: on asyncio a wait also waits for the pipes' end, which a descendant in
+            # another session could hold open
+            with anyio.move_on_after(STOP_GRACE):
+                await process.aclose()
 
 
 class _ListedBudget:
