@@ -9,16 +9,29 @@ under the default `InputLimits`), so its peak RSS is its own. Measured in the sa
   YAML file of a million tiny nodes (4 MB), a 200 MB file;
 - accepted at the caps: a cassette of just under 32 MB (one body), a cassette whose gzip body
   decodes to 31 MB, a case file of just under 100,000 YAML nodes (a built-in one, padded);
+- real traffic (`import_requests`, what `xpeval cases requests` runs; its baseline a file of 20
+  requests): a 30 MB request line (refused by the line cap, a quarter of `max_input_mb`), a 6 MB
+  line of three million JSON values (refused by the value cap before it is parsed), and 40 MB of
+  ordinary request lines (accepted, read a line at a time);
+- MCP servers (`read_mcp_tools`, what `xpeval schemas --mcp` runs, against a stdio server built
+  with the official SDK; its baseline a server of three small pages): a server that pages
+  forever with 3 MB pages (refused at the cap on bytes listed, an eighth of `max_input_mb`) and
+  one with a tool a page (refused at the page cap, long before its 1,000th page), and one whose
+  one page is a 300 MB line (refused at the cap on one message, as it arrives);
 - handled: one episode of a 100,000-frame Bedrock cassette (a ConverseStream of text deltas, 24 MB,
   under the cap), read and decoded through the Bedrock adapter as a replay does, against the same
   episode of 10,000 frames.
 
 Targets (the issue's): each refusal at most 200 MB peak RSS and at most its baseline's plus
-64 MB, and refused in at most 2 s (the read itself, after imports). The 100,000-frame episode:
-decoded whole within 2 s and 200 MB peak, and at most 15 times its 10,000-frame baseline (linear
-is about 10; the quadratic reader it replaced was over a hundred). Its seconds are the process's
-CPU time (every thread's): on a machine shared with other jobs wall time measures the neighbours;
-the wall time is printed beside it.
+64 MB, and refused in at most 2 s (the read itself, after imports; for an MCP server, from its
+answer to `initialize` to its last page read, after which the refusal is immediate: before, the
+server's interpreter starts; after, the SDK stops the server, printed apart as `stop`, up to 2 s
+by the SDK's policy; the fastest of three reads each). The 40 MB of request lines
+is held to the same memory targets: a file of any size costs one line's memory. The
+100,000-frame episode: decoded whole within 2 s and 200 MB peak, and at most 15 times its
+10,000-frame baseline (linear is about 10; the quadratic reader it replaced was over a hundred).
+Its seconds are the process's CPU time (every thread's): on a machine shared with other jobs wall
+time measures the neighbours; the wall time is printed beside it.
 Run: `python benchmarks/hostile_inputs.py`; exit 1 when a target is missed.
 """
 
@@ -29,8 +42,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 REPO = Path(__file__).resolve().parents[1]
 PEAK_TARGET_MB = 200.0
@@ -64,27 +78,22 @@ def _bedrock_episode(path: Path) -> str:
 
 
 def child(kind: str, path: Path) -> Reading:
-    """Read one input in this process: seconds (wall and CPU), outcome, this process image's peak RSS."""
+    """Read one input in this process: seconds, outcome, this process image's peak RSS."""
     from xpeval.evals.errors import UserError
 
-    if kind == "bedrock-episode":
-        import boto3  # noqa: F401  (imports are not the read: the adapter imports them at once)
-
-        import xpeval.adapters.registry  # noqa: F401
-    if kind == "case":
-        from xpeval.evals.cases.loader import load_case_file as read
-    else:
-        from xpeval.evals.cassettes.format import load_cassette as read  # type: ignore[assignment]
+    read = _reader(kind)
     started, cpu_started = time.perf_counter(), time.process_time()
     try:
-        if kind == "bedrock-episode":
-            outcome = _bedrock_episode(path)
-        else:
-            read(path)
-            outcome = "accepted"
+        outcome = read(path)
     except UserError as exc:
         outcome = f"refused: {str(exc).split(': ', 1)[-1][:90]}"
-    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
+    ended = time.perf_counter()
+    if len(SERVER_READY) > 1:  # from the server's first answer to its last page; the refusal follows
+        outcome += f" (stop {ended - SERVER_READY[-1]:.1f} s)"
+        seconds = SERVER_READY[-1] - SERVER_READY[0]
+    else:  # refused inside its first page, or no MCP read: to the end, the server's stop included
+        seconds = ended - (SERVER_READY[0] if SERVER_READY else started)
+    cpu_seconds = time.process_time() - cpu_started
     with open("/proc/self/status") as status:
         hwm = next(line for line in status if line.startswith("VmHWM:"))
     return {
@@ -95,7 +104,86 @@ def child(kind: str, path: Path) -> Reading:
     }
 
 
+def _reader(kind: str) -> Callable[[Path], str]:
+    """The reader of one kind of input: `accepted`, or `refused: why` (or UserError)."""
+    if kind == "case":
+        from xpeval.evals.cases.loader import load_case_file
+
+        return lambda path: f"accepted: {len(load_case_file(path))} cases"
+    if kind == "bedrock-episode":
+        import boto3  # noqa: F401  (imports are not the read: the adapter imports them at once)
+
+        import xpeval.adapters.registry  # noqa: F401
+
+        return _bedrock_episode
+    if kind == "cassette":
+        from xpeval.evals.cassettes.format import load_cassette
+
+        return lambda path: f"accepted: {len(load_cassette(path))} interactions"
+    if kind == "requests":
+        from xpeval.evals.cases.requests import import_requests
+
+        def requests(path: Path) -> str:
+            done = import_requests(path, path.parent / f"{path.stem}-cases")
+            return (
+                f"refused: {done.refused[0].reason[:90]}" if done.refused else f"accepted: {done.cases} cases"
+            )
+
+        return requests
+    sys.path.insert(0, str(REPO))
+    from tests.schemas._servers import command
+    from xpeval.evals.acceptance.sources.mcp_server import read_mcp_tools
+    from xpeval.evals.acceptance.sources.tool_files import ToolsInputError
+
+    def mcp(path: Path) -> str:
+        try:
+            return f"accepted: {len(read_mcp_tools([command(path, *MCP_ARGS.get(path.stem, ()))]))} tools"
+        except ToolsInputError as exc:
+            return f"refused: {str(exc).split(': ', 1)[-1][:90]}"
+
+    _time_from_initialized()
+    return mcp
+
+
+SERVER_READY: list[float] = []
+"""When the MCP server answered `initialize`, then each page (an MCP read is timed from the first
+to the last: before, the server's interpreter starts, 2 to 7 s on a busy machine; after, the SDK
+stops the server, waiting up to 2 s for it to exit, shown apart as `stop`)."""
+
+
+def _time_from_initialized() -> None:
+    from mcp import ClientSession
+
+    initialize, list_tools = ClientSession.initialize, ClientSession.list_tools
+
+    async def timed_initialize(self: ClientSession) -> Any:
+        answer = await initialize(self)
+        SERVER_READY.append(time.perf_counter())
+        return answer
+
+    async def timed_list_tools(self: ClientSession, *args: Any, **kwargs: Any) -> Any:
+        answer = await list_tools(self, *args, **kwargs)
+        SERVER_READY.append(time.perf_counter())
+        return answer
+
+    ClientSession.initialize = timed_initialize  # type: ignore[method-assign]
+    ClientSession.list_tools = timed_list_tools  # type: ignore[method-assign]
+
+
+MCP_ARGS = {"endless_fat": ("100", "30000"), "endless_thin": ("1", "10"), "giant": (str(300 << 20),)}
+"""The servers' arguments (tools a page, bytes of each description), by script name."""
+
+
 def measure(kind: str, path: Path) -> Reading:
+    """One child's reading; an MCP read three times, keeping the fastest time and the highest
+    peak (a busy machine slows a server's answers by hundreds of milliseconds from one read to the
+    next)."""
+    readings = [_measure_once(kind, path) for _ in range(3 if kind == "mcp" else 1)]
+    fastest = min(readings, key=lambda reading: reading["seconds"])
+    return {**fastest, "peak_mb": max(reading["peak_mb"] for reading in readings)}
+
+
+def _measure_once(kind: str, path: Path) -> Reading:
     done = subprocess.run(
         [sys.executable, __file__, "--child", kind, str(path)], capture_output=True, text=True, check=False
     )
@@ -177,7 +265,67 @@ def inputs(folder: Path) -> list[tuple[str, str, str, Path]]:
             "handled",
             write("bedrock-frames.yaml", bedrock_stream_cassette(EPISODE_FRAMES)),
         ),
+        *_requests_and_servers(folder),
     ]
+
+
+def _requests_and_servers(folder: Path) -> list[tuple[str, str, str, Path]]:
+    from tests.schemas._servers import ENDLESS_SERVER, GIANT_SERVER, PAGED_SERVER
+    from xpeval.evals.untrusted import MB
+
+    request = {
+        "messages": [{"role": "user", "content": "Weather in Rome?"}],
+        "tools": [
+            {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+        ],
+    }
+
+    def lines(name: str, *bodies: str) -> Path:
+        path = folder / name
+        with path.open("w", encoding="utf-8") as handle:
+            for body in bodies:
+                handle.write(body + "\n")
+        return path
+
+    plain = json.dumps(request)
+    long_line = json.dumps({**request, "messages": [{"role": "user", "content": "x" * (30 * MB)}]})
+    dense = json.dumps(
+        {**request, "messages": [{"role": "user", "content": "hi", "x": [0] * 3_000_000}]},
+        separators=(",", ":"),
+    )
+    padded = json.dumps({**request, "messages": [{"role": "user", "content": "y" * 20_000}]})
+    server = folder / "servers"
+    server.mkdir()
+    return [
+        ("baseline: 20 request lines", "requests", "accepted", lines("requests.jsonl", *[plain] * 20)),
+        ("a 30 MB request line", "requests", "refused", lines("long_line.jsonl", plain, long_line)),
+        ("a request line of 3 million values (6 MB)", "requests", "refused", lines("dense.jsonl", dense)),
+        ("40 MB of request lines", "requests", "accepted", lines("many.jsonl", *[padded] * 2_000)),
+        ("baseline: an MCP server of 3 pages", "mcp", "accepted", _script(server / "paged.py", PAGED_SERVER)),
+        (
+            "MCP server paging forever (3 MB pages)",
+            "mcp",
+            "refused",
+            _script(server / "endless_fat.py", ENDLESS_SERVER),
+        ),
+        (
+            "MCP server paging forever (a tool a page)",
+            "mcp",
+            "refused",
+            _script(server / "endless_thin.py", ENDLESS_SERVER),
+        ),
+        (
+            "MCP server answering one 300 MB page",
+            "mcp",
+            "refused",
+            _script(server / "giant.py", GIANT_SERVER),
+        ),
+    ]
+
+
+def _script(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def _plain_cassette(body: str) -> str:
@@ -215,8 +363,7 @@ def main() -> int:
         print(json.dumps(child(sys.argv[2], Path(sys.argv[3]))))
         return 0
     ok = True
-    baselines: dict[str, float] = {}
-    baseline_cpu: dict[str, float] = {}
+    baselines: dict[str, Reading] = {}
     with tempfile.TemporaryDirectory() as temporary:
         for label, kind, expected, path in inputs(Path(temporary)):
             result = measure(kind, path)
@@ -226,19 +373,18 @@ def main() -> int:
             if kind == "bedrock-episode":
                 line += f"  (CPU {result['cpu_seconds']:.2f} s)"
             if label.startswith("baseline"):
-                baselines[kind] = peak
-                baseline_cpu[kind] = result["cpu_seconds"]
+                baselines[kind] = result
             elif expected == "handled":
-                met, said = _handled(result, baseline_cpu[kind])
+                met, said = _handled(result, baselines[kind]["cpu_seconds"])
                 line += f"  ({said}){'' if met else '  TARGET MISSED'}"
                 ok = ok and met
-            elif expected == "refused":
-                above = peak - baselines[kind]
+            elif expected == "refused" or kind == "requests":
+                above = peak - baselines[kind]["peak_mb"]
                 met = (
-                    outcome.startswith("refused")
+                    outcome.startswith(expected)
                     and peak <= PEAK_TARGET_MB
                     and above <= ABOVE_BASELINE_MB
-                    and seconds <= REFUSE_TARGET_S
+                    and (seconds <= REFUSE_TARGET_S or expected == "accepted")
                 )
                 line += f"  ({above:+.0f} MB over its baseline){'' if met else '  TARGET MISSED'}"
                 ok = ok and met

@@ -93,7 +93,17 @@ def _usage(usage: Any) -> Usage | None:
     )
 
 
+EMPTY_ARGUMENTS = "arguments are empty: not a JSON object (this wire sends `{}` for a call without arguments)"
+
+
 def _call(call_id: str | None, name: str, raw: str | None) -> ToolCall:
+    """A call as this wire carries it: `arguments` is JSON text, so empty text (or none) is no
+    JSON object, as the K2 vendor verifier counts it, not "no arguments" (the OpenAI API sends
+    `"{}"`; docs/reference-runs.md, "Two definitions")."""
+    if raw is None or not raw.strip():
+        return ToolCall(
+            id=call_id or None, name=name, arguments={}, raw_arguments=raw, parse_error=EMPTY_ARGUMENTS
+        )
     arguments, error = parse_arguments(raw)
     return ToolCall(id=call_id or None, name=name, arguments=arguments, raw_arguments=raw, parse_error=error)
 

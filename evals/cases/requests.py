@@ -108,7 +108,14 @@ def import_requests(
     label = prefix or default_prefix(path)
     if not path.is_file():
         raise UserError(f"{path}: no such file")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        return _write(path, out, label, strict, limits)
+    except OSError as exc:  # the folder is a file, unwritable, or the disk is full: nothing kept
+        raise UserError(f"{out}: cannot write the cases there: {exc}") from exc
+
+
+def _write(path: Path, out: Path, label: str, strict: bool, limits: InputLimits) -> ImportedRequests:
     result = ImportedRequests()
     with _CaseFiles(out, label, limits.max_bytes) as files:
         for item in read_requests(path, prefix=label, limits=limits):

@@ -53,6 +53,11 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="folder for compare.md and compare.csv (default: the project's reports folder)",
     )
+    parser.add_argument(
+        "--verifier",
+        action="store_true",
+        help="also print the K2 Vendor Verifier's columns, with its definitions (docs/reference-runs.md)",
+    )
     parser.set_defaults(handler=run, uses_project=True)
 
 
@@ -110,7 +115,18 @@ def run(args: argparse.Namespace) -> int:
     (out / "compare.md").write_text(text, encoding="utf-8")
     frame.to_csv(out / "compare.csv", index=False)
     print(text, end="")
+    if args.verifier:
+        print("\n" + verifier_table(args), end="")
     failed = [v for v in verdicts if not v.passed]
     summary = f"{len(verdicts) - len(failed)} of {len(verdicts)} rows in line with the reference"
     print(f"compare: {summary}; wrote {out / 'compare.md'} and {out / 'compare.csv'}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def verifier_table(args: argparse.Namespace) -> str:
+    """The rows in the K2 Vendor Verifier's columns (`--verifier`)."""
+    from xpeval.evals.results.answers import load_reference_run
+    from xpeval.evals.verdict.reference import verifier_markdown
+
+    loaded = load_reference_run(args.results, args.reference, args.against)
+    return verifier_markdown(loaded.reference_key, loaded.reference, loaded.rows)

@@ -307,7 +307,18 @@ def _pct(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.1%}"
 
 
-__all__ = ["Answer", "Comparison", "Verdict", "compare_rows", "f1_bootstrap", "gate_findings", "judge"]
+__all__ = [
+    "Answer",
+    "Comparison",
+    "Verdict",
+    "VerifierCounts",
+    "compare_rows",
+    "f1_bootstrap",
+    "gate_findings",
+    "judge",
+    "verifier_counts",
+    "verifier_markdown",
+]
 
 
 def gate_findings(verdicts: Sequence[Verdict]) -> list[Finding]:
@@ -335,3 +346,74 @@ def gate_findings(verdicts: Sequence[Verdict]) -> list[Finding]:
             )
         )
     return findings
+
+
+@dataclass(frozen=True)
+class VerifierCounts:
+    """A row's figures as the K2 Vendor Verifier's table states them (docs/reference-runs.md,
+    "Two definitions"): its `count_finish_reason_tool_calls`, `count_successful_tool_call` and
+    `schema_accuracy`, and the trigger cells its `tool_call_f1` is made of."""
+
+    tool_calls: int
+    """Episodes that triggered: answered without an error, with at least one call."""
+    successful: int
+    """Of those, the ones whose every call is valid for its tool's schema (`schema_valid` true:
+    a call with unparseable or empty arguments, or one xpeval could not judge, is not)."""
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+
+    @property
+    def schema_accuracy(self) -> float:
+        return _ratio(self.successful, self.tool_calls)
+
+    @property
+    def f1(self) -> float:
+        return _ratio(2 * self.tp, 2 * self.tp + self.fp + self.fn)
+
+
+def verifier_counts(row: Mapping[str, Answer], reference: Mapping[str, Answer]) -> VerifierCounts:
+    """The verifier's figures of `row` against `reference` (episode id -> answer), with the
+    verifier's definitions: a request that failed, on either side, did not trigger (the verifier
+    files its missing finish reason among "others"), so a pair whose reference failed counts as
+    FP or TN, where `compare_rows` leaves it out; the trigger cells cover the episodes both have.
+    `arguments: ""` needs no rule here: the wires that carry argument text read it as a parse
+    error, so such a call is neither valid nor, on its own, a different trigger."""
+    triggered = [episode for episode, answer in row.items() if answer.triggered]
+    cells = {(m, t): 0 for m in (True, False) for t in (True, False)}
+    for episode in set(row) & set(reference):
+        cells[(row[episode].triggered, reference[episode].triggered)] += 1
+    return VerifierCounts(
+        tool_calls=len(triggered),
+        successful=sum(1 for episode in triggered if row[episode].schema_valid is True),
+        tp=cells[(True, True)],
+        fp=cells[(True, False)],
+        fn=cells[(False, True)],
+        tn=cells[(False, False)],
+    )
+
+
+def verifier_markdown(
+    reference_key: str, reference: Mapping[str, Answer], rows: Mapping[str, Mapping[str, Answer]]
+) -> str:
+    """The verifier's table (its columns, its definitions: `verifier_counts`), the reference
+    row first, as `xpeval compare --verifier` prints it."""
+    lines = [
+        "| row | count_finish_reason_tool_calls | count_successful_tool_call | schema_accuracy "
+        "| TP/FP/FN/TN | tool_call_f1 |",
+        "|---|---:|---:|---:|---|---:|",
+    ]
+    for key, answers in {reference_key: reference, **rows}.items():
+        c = verifier_counts(answers, reference)
+        f1 = "-" if key == reference_key else _percent(c.f1)
+        lines.append(
+            f"| {key} | {c.tool_calls} | {c.successful} | {_percent(c.schema_accuracy)} "
+            f"| {c.tp}/{c.fp}/{c.fn}/{c.tn} | {f1} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _percent(value: float) -> str:
+    """As the verifier prints a rate: two decimals."""
+    return "-" if math.isnan(value) else f"{value:.2%}"

@@ -279,3 +279,12 @@ def test_a_tool_message_may_name_the_function_it_answers_and_no_other(tmp_path: 
     assert case.messages[3] == ToolResultMessage(
         tool_call_id="functions.get_weather:0", name="get_weather", content="sunny"
     )
+
+
+def test_an_out_folder_that_cannot_be_written_is_one_line(tmp_path: Path, cli: Cli) -> None:
+    (tmp_path / "taken").write_text("a file, not a folder")
+    done = cli(
+        "cases", "requests", str(write(tmp_path / "t.jsonl", body())), "--out", str(tmp_path / "taken")
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"xpeval: {tmp_path / 'taken'}: cannot write the cases there:")

@@ -98,6 +98,67 @@ anyio.run(main)
 """
 
 
+ENDLESS_SERVER = """
+import sys
+
+import anyio
+from mcp import types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+# a server whose tools/list never ends: every page a new cursor, PER_PAGE tools of SIZE bytes
+PER_PAGE, SIZE = int(sys.argv[1]), int(sys.argv[2])
+DESCRIPTION = "d" * SIZE
+
+
+async def list_tools(ctx, params):
+    page = int(params.cursor) if params is not None and params.cursor else 0
+    tools = [
+        types.Tool(name=f"tool_{page}_{i}", description=DESCRIPTION, input_schema={"type": "object"})
+        for i in range(PER_PAGE)
+    ]
+    return types.ListToolsResult(tools=tools, next_cursor=str(page + 1))
+
+
+server = Server("endless", on_list_tools=list_tools)
+
+
+async def main():
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+anyio.run(main)
+"""
+
+
+GIANT_SERVER = """
+import json
+import sys
+
+# a raw JSON-RPC server whose tools/list answer is one line of sys.argv[1] bytes, written in pieces
+SIZE = int(sys.argv[1])
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    if message["method"] == "initialize":
+        result = json.dumps({"protocolVersion": message["params"]["protocolVersion"],
+                             "capabilities": {"tools": {}}, "serverInfo": {"name": "giant", "version": "1"}})
+        head = '{"jsonrpc": "2.0", "id": ' + json.dumps(message["id"])
+        sys.stdout.write(head + ', "result": ' + result + '}\\n')
+        sys.stdout.flush()
+        continue
+    sys.stdout.write('{"jsonrpc": "2.0", "id": ' + json.dumps(message["id"]) + ', "result": {"tools": [')
+    sys.stdout.write('{"name": "big", "inputSchema": {"type": "object"}, "description": "')
+    piece = "d" * (1 << 20)
+    for _ in range(SIZE >> 20):
+        sys.stdout.write(piece)
+    sys.stdout.write('"}]}}\\n')
+    sys.stdout.flush()
+"""
+
+
 DEEP_SERVER = """
 import json
 import sys

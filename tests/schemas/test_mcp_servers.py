@@ -11,6 +11,8 @@ import pytest
 from tests.schemas._cli import schemas
 from tests.schemas._servers import (
     DEEP_SERVER,
+    ENDLESS_SERVER,
+    GIANT_SERVER,
     PAGED_SERVER,
     command,
     http_tools_server,
@@ -95,6 +97,51 @@ def test_a_cursor_that_never_moves_on_is_an_input_error(
     code, lines, _, err = schemas(capsys, "--json", "--mcp", server)
     assert code == 2 and lines == []
     assert err.strip() == f"xpeval: MCP server {server}: tools/list pagination loops (cursor '1' came back)"
+
+
+def test_a_server_that_pages_forever_is_refused_at_the_page_cap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = command(script(tmp_path, "endless.py", ENDLESS_SERVER), "1", "10")
+    code, lines, _, err = schemas(capsys, "--json", "--mcp", server)
+    assert code == 2 and lines == []
+    assert err.strip() == (
+        f"xpeval: MCP server {server}: tools/list still has more pages after 50 (the cap on pages read)"
+    )
+
+
+def test_a_server_listing_more_than_the_size_cap_is_refused_as_soon_as_it_passes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.xpeval]\nmax_input_mb = 2\n")  # 256 KB of tools
+    monkeypatch.chdir(project)
+    server = command(script(tmp_path, "endless.py", ENDLESS_SERVER), "20", "10000")  # 200 KB a page
+    code, lines, _, err = schemas(capsys, "--json", "--mcp", server)
+    assert code == 2 and lines == []
+    assert err.strip() == (
+        f"xpeval: MCP server {server}: tools/list lists more than 0.25 MB of tool definitions (an eighth "
+        "of max_input_mb: raise max_input_mb in [tool.xpeval] if it is genuine)"
+    )
+
+
+def test_one_message_above_the_cap_is_refused_before_it_is_read_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text("[tool.xpeval]\nmax_input_mb = 2\n")  # 256 KB a message
+    monkeypatch.chdir(project)
+    server = command(script(tmp_path, "giant.py", GIANT_SERVER), str(64 << 20))  # one 64 MB line
+    started = time.monotonic()
+    code, lines, _, err = schemas(capsys, "--json", "--mcp", server)
+    assert code == 2 and lines == []
+    assert err.strip() == (
+        f"xpeval: MCP server {server}: the server sent a message of more than 0.25 MB (an eighth of "
+        "max_input_mb, the cap on one message and on all tools listed)"
+    )
+    assert time.monotonic() - started < 25, "refused as it came, not after the server wrote it all"
 
 
 def test_tools_from_a_server_and_from_files_are_measured_together(

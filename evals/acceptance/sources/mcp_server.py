@@ -1,12 +1,21 @@
 """Tools from a live MCP server, read through the official `mcp` SDK.
 
-`--mcp 'COMMAND ARGS'` starts the server as a subprocess and speaks MCP over its stdio
-(`stdio_client`); `--mcp http(s)://...` connects to a streamable HTTP endpoint
+`--mcp 'COMMAND ARGS'` starts the server as a subprocess and speaks MCP over its stdio (the
+SDK's messages over a transport of this module that bounds each one, `_bounded_stdio`);
+`--mcp http(s)://...` connects to a streamable HTTP endpoint
 (`streamable_http_client`). Either way a `ClientSession` does the initialize handshake and
 `tools/list`, page after page while the server returns a `nextCursor`. Everything - start,
 handshake, every page - runs under one deadline; a server that does not start, exits, answers
 something that is not MCP or does not answer in time is an input error naming the server, never
 a verdict.
+
+A server is an untrusted input like a tool file, so what it lists is bounded three ways besides
+the deadline: at most `MAX_PAGES` pages, `MAX_TOOLS` tools, and tool definitions of at most an
+eighth of `max_input_mb` as JSON in all (`LISTED_SHARE`: 4 MB by default, where a large real
+server lists a few hundred KB; the definitions are held as Python objects, several times their
+JSON, and each is measured against every adapter). Past any of them the read stops at once with
+one line naming the cap (a server that pages forever once took 3 GB). On stdio, one message is
+held to the same cap as it arrives.
 
 A stdio server gets the SDK's default environment (HOME, PATH, ... but no credentials of this
 process); a server that needs a variable is started through `env NAME=value command ...`.
@@ -15,20 +24,29 @@ process); a server that needs a variable is started through `env NAME=value comm
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import shlex
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AsyncExitStack
 from typing import Any, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 from xpeval.evals.acceptance.sources.tool_files import FoundTool, ToolsInputError, read_document
+from xpeval.evals.project import input_limits
+from xpeval.evals.untrusted import MB
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds for the whole conversation with one server: start, handshake, every tools/list page."""
-MAX_PAGES = 1_000
-"""A server whose cursors never end is refused rather than followed forever."""
+MAX_PAGES = 50
+"""A server whose cursors never end is refused rather than followed forever (a page takes 10 to
+30 ms over stdio on a busy machine, so refusing costs under two seconds; servers built with the
+SDK list every tool on one page)."""
+LISTED_SHARE = 8
+"""What one server may list, as a share of `max_input_mb`."""
+MAX_TOOLS = 10_000
+"""The most tools read from one server (each is measured against every adapter)."""
 
 
 def is_url(server: str) -> bool:
@@ -104,16 +122,19 @@ class _SdkLog(logging.Handler):
 
 @contextlib.contextmanager
 def _sdk_log() -> Iterator[_SdkLog]:
-    logger = logging.getLogger("mcp")
+    """What the SDK and this module's stdio transport log while one server is read."""
     handler = _SdkLog()
-    saved = logger.propagate
-    logger.addHandler(handler)
-    logger.propagate = False
+    loggers = [logging.getLogger("mcp"), _LOG]
+    saved = [logger.propagate for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.propagate = False
     try:
         yield handler
     finally:
-        logger.removeHandler(handler)
-        logger.propagate = saved
+        for logger, propagate in zip(loggers, saved, strict=True):
+            logger.removeHandler(handler)
+            logger.propagate = propagate
 
 
 async def _list_tools_or_problem(server: str, timeout: float) -> list[dict[str, Any]] | str:
@@ -143,10 +164,11 @@ async def _list_tools_or_problem(server: str, timeout: float) -> list[dict[str, 
 async def list_tools(server: str, *, errlog: TextIO, timeout: float) -> list[dict[str, Any]]:
     """tools/list of one server, every page: `ClientSession.list_tools` with the cursor of the
     previous page until the server returns none."""
-    from mcp import ClientSession, StdioServerParameters, stdio_client
+    from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
     from mcp.types import PaginatedRequestParams
 
+    message_cap = input_limits().max_bytes // LISTED_SHARE
     async with AsyncExitStack() as stack:
         if is_url(server):
             read, write = await stack.enter_async_context(streamable_http_client(server))
@@ -157,23 +179,140 @@ async def list_tools(server: str, *, errlog: TextIO, timeout: float) -> list[dic
                 raise ToolsInputError(f"the command cannot be split into words ({exc})") from exc
             if not argv:
                 raise ToolsInputError("an empty command")
-            parameters = StdioServerParameters(command=argv[0], args=argv[1:])
-            read, write = await stack.enter_async_context(stdio_client(parameters, errlog=errlog))
+            read, write = await stack.enter_async_context(_bounded_stdio(argv, errlog, message_cap))
         session = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=timeout))
         await session.initialize()
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
         seen: set[str] = set()
+        budget = _ListedBudget(message_cap)
         for _ in range(MAX_PAGES):
             page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
-            tools += [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in page.tools]
+            for tool in page.tools:
+                tools.append(budget.take(tool.model_dump(by_alias=True, exclude_none=True, mode="json")))
             cursor = page.next_cursor
+            del page
             if cursor is None:
                 return tools
             if cursor in seen:
                 raise ToolsInputError(f"tools/list pagination loops (cursor {cursor!r} came back)")
             seen.add(cursor)
-        raise ToolsInputError(f"tools/list still has more pages after {MAX_PAGES}")
+        raise ToolsInputError(f"tools/list still has more pages after {MAX_PAGES} (the cap on pages read)")
+
+
+STOP_GRACE = 2.0
+"""Seconds a stdio server is given to exit once its stdin is closed, before it is killed."""
+_CHUNK = 64 * 1024
+_LOG = logging.getLogger(__name__)
+
+
+@contextlib.asynccontextmanager
+async def _bounded_stdio(argv: list[str], errlog: TextIO, cap: int) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's stdio transport with each message bounded: the server's stdout is read a chunk
+        at a time and split into JSON-RPC lines, and a line longer than `cap` bytes ends the read
+        with ToolsInputError before more of it is held (the SDK's own `stdio_client` holds a line of
+        any length). The server gets the SDK's default environment, its own process group, and on
+        leaving its stdin closed, `STOP_GRACE` seconds to exit (none after an oversized message: it
+    may be blocked writing the rest), then SIGKILL to its group."""
+    import os
+    import signal
+    import subprocess
+
+    import anyio
+    from mcp.client.stdio import get_default_environment
+    from mcp.shared.message import SessionMessage
+    from mcp.types import jsonrpc_message_adapter
+
+    process = await anyio.open_process(
+        argv, env=get_default_environment(), stderr=errlog, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        start_new_session=True,
+    )  # fmt: skip
+    to_session, read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
+    oversize: list[int] = []  # a server sending more than a message may be: stopped at once
+
+    async def reader() -> None:
+        buffer = bytearray()
+        async with to_session:
+            with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                while True:
+                    buffer += await stdout.receive(_CHUNK)
+                    while (end := buffer.find(b"\n")) >= 0:
+                        line = bytes(buffer[:end])
+                        del buffer[: end + 1]
+                        if line.strip():
+                            await to_session.send(_message(line))
+                    if len(buffer) > cap:
+                        oversize.append(len(buffer))
+                        raise ToolsInputError(
+                            f"the server sent a message of more than {cap / MB:g} MB (an eighth of "
+                            f"max_input_mb, the cap on one message and on all tools listed)"
+                        )
+
+    def _message(line: bytes) -> SessionMessage | Exception:
+        try:
+            return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
+        except ValueError as exc:
+            _LOG.warning("Failed to parse JSONRPC message from server", exc_info=exc)
+            return exc
+
+    async def writer() -> None:
+        async with from_session:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                async for message in from_session:
+                    text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await stdin.send((text + "\n").encode())
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(reader)
+            group.start_soon(writer)
+            try:
+                yield read, write
+            finally:
+                group.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await stdin.aclose()
+            with anyio.move_on_after(0 if oversize else STOP_GRACE):
+                await process.wait()
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    if hasattr(os, "killpg"):  # the server's group: what it started goes too
+                        os.killpg(process.pid, signal.SIGKILL)
+                    else:
+                        process.kill()
+            # bounded: on asyncio a wait also waits for the pipes' end, which a descendant in
+            # another session could hold open
+            with anyio.move_on_after(STOP_GRACE):
+                await process.aclose()
+
+
+class _ListedBudget:
+    """What one server may still list: tools and bytes of their definitions as JSON."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.size = 0
+        self.count = 0
+
+    def take(self, tool: dict[str, Any]) -> dict[str, Any]:
+        """`tool`, counted; ToolsInputError past a cap."""
+        from xpeval.evals.untrusted import RAISE_HINT
+
+        self.count += 1
+        if self.count > MAX_TOOLS:
+            raise ToolsInputError(f"tools/list lists more than {MAX_TOOLS:,} tools (the cap on tools read)")
+        self.size += len(json.dumps(tool, ensure_ascii=False).encode())
+        if self.size > self.max_bytes:
+            raise ToolsInputError(
+                f"tools/list lists more than {self.max_bytes / MB:g} MB of tool definitions (an eighth of "
+                f"max_input_mb: {RAISE_HINT.format(key='max_input_mb')})"
+            )
+        return tool
 
 
 def _reason(exc: BaseException, server: str) -> str:
