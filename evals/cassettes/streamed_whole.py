@@ -10,6 +10,7 @@ be equal (`differences`). docs/stream-shapes.md lists the shapes and where serve
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -77,22 +78,21 @@ async def _pieces(chunks: Sequence[bytes]) -> Any:
 
 
 class WireDecoder:
-    """One wire's direct adapter, decoding bodies handed to it through its SDK and its wire."""
+    """An adapter of one wire (its direct one unless named), decoding the bodies handed to it
+    through its SDK and its wire."""
 
-    def __init__(self, wire: WireName) -> None:
+    def __init__(self, wire: WireName, adapter_id: str | None = None) -> None:
         self.wire: Wire = get_wire(wire)
         self._served = _Served()
         settings = AdapterSettings(transport=httpx2.MockTransport(self._served), timeout=30.0)
-        self.adapter: Adapter = create_adapter(direct_adapter_for_wire(wire), settings)
+        self.adapter: Adapter = create_adapter(adapter_id or direct_adapter_for_wire(wire), settings)
 
     async def streamed(self, headers: dict[str, str], chunks: Sequence[bytes]) -> TurnResult:
         self._served.next = httpx2.Response(200, headers=headers, content=_pieces(chunks))
         return await self._send(stream=True)
 
-    async def whole(self, body: JsonObject) -> TurnResult:
-        import json
-
-        content = json.dumps(body).encode()
+    async def whole(self, body: JsonObject | bytes) -> TurnResult:
+        content = body if isinstance(body, bytes) else json.dumps(body).encode()
         self._served.next = httpx2.Response(
             200, headers={"content-type": "application/json"}, content=content
         )

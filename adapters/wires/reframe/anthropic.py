@@ -81,7 +81,11 @@ class AnthropicReframer:
     def reframe(self, whole: JsonObject, rng: Random) -> list[bytes]:
         usage = dict(whole.get("usage") or {})
         later_all = rng.random() < 0.5
-        opening_usage = {**usage, "output_tokens": 1} if "output_tokens" in usage else usage
+        opening_usage = (
+            {**usage, "output_tokens": min(1, usage["output_tokens"] or 0)}
+            if "output_tokens" in usage
+            else usage
+        )
         opening = {**whole, "content": [], "stop_reason": None, "stop_sequence": None, "usage": opening_usage}
         events: list[JsonObject] = [{"type": "message_start", "message": opening}]
         for index, block in enumerate(whole.get("content") or []):
