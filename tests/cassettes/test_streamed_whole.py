@@ -87,8 +87,8 @@ def _report(failed: list[Check]) -> str:
 
 def test_every_wire_with_recorded_streams_has_a_reframer_or_is_named_here() -> None:
     without = sorted({s.wire for s in STREAMS} - set(WIRES))
-    # Cohere's and Bedrock's streams have no reframer yet (docs/stream-shapes.md says so).
-    assert set(without) <= {"cohere-chat", "bedrock-converse"}, without
+    # Bedrock's streams have no reframer yet (docs/stream-shapes.md says so).
+    assert set(without) <= {"bedrock-converse"}, without
 
 
 @pytest.mark.parametrize("wire", WIRES)

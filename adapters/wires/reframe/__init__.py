@@ -43,6 +43,12 @@ def reframer_for(wire: WireName) -> Reframer | None:
         from xpeval.adapters.wires.reframe.openai_chat import MISTRAL
 
         return MISTRAL
+    if wire == "cohere-chat":
+        # Cohere's v2 stream (xpeval/bundled/cohere_chat.py): read and written here with the
+        # built-in wires' so the streamed = whole checks cover it.
+        from xpeval.adapters.wires.reframe.cohere_chat import REFRAMER as cohere
+
+        return cohere
     if wire == "anthropic-messages":
         from xpeval.adapters.wires.reframe.anthropic import REFRAMER as anthropic
 
