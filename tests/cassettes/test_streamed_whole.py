@@ -85,10 +85,8 @@ def _report(failed: list[Check]) -> str:
     return "\n".join(f"{c.source} ({c.how}):\n  " + "\n  ".join(c.problems) for c in failed[:3])
 
 
-def test_every_wire_with_recorded_streams_has_a_reframer_or_is_named_here() -> None:
-    without = sorted({s.wire for s in STREAMS} - set(WIRES))
-    # Bedrock's streams have no reframer yet (docs/stream-shapes.md says so).
-    assert set(without) <= {"bedrock-converse"}, without
+def test_every_wire_with_recorded_streams_has_a_reframer() -> None:
+    assert sorted({s.wire for s in STREAMS} - set(WIRES)) == []
 
 
 @pytest.mark.parametrize("wire", WIRES)

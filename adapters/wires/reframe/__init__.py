@@ -43,6 +43,11 @@ def reframer_for(wire: WireName) -> Reframer | None:
         from xpeval.adapters.wires.reframe.openai_chat import MISTRAL
 
         return MISTRAL
+    if wire == "bedrock-converse":
+        # Bedrock's ConverseStream (xpeval/bundled/bedrock_converse.py), likewise.
+        from xpeval.adapters.wires.reframe.bedrock_converse import REFRAMER as bedrock
+
+        return bedrock
     if wire == "cohere-chat":
         # Cohere's v2 stream (xpeval/bundled/cohere_chat.py): read and written here with the
         # built-in wires' so the streamed = whole checks cover it.
