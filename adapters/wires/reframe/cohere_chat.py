@@ -28,24 +28,27 @@ class _Reading:
         if kind == "message-start":
             self.id = doc.get("id")
         elif kind in ("content-start", "content-delta"):
-            part = message.get("content") or {}
-            block = self.content.setdefault(index, {"type": part.get("type") or "text"})
-            for key in ("text", "thinking"):
-                if isinstance(part.get(key), str):
-                    block[key] = block.get(key, "") + part[key]
+            self._content(index, message.get("content") or {})
         elif kind == "tool-plan-delta":
             self.plan.append(str(message.get("tool_plan") or ""))
         elif kind in ("tool-call-start", "tool-call-delta"):
-            piece = message.get("tool_calls") or {}
-            call = self.calls.setdefault(
-                index, {"id": None, "type": "function", "function": {"name": "", "arguments": ""}}
-            )
-            call["id"] = call["id"] or piece.get("id")
-            function = piece.get("function") or {}
-            call["function"]["name"] = call["function"]["name"] or function.get("name") or ""
-            call["function"]["arguments"] += function.get("arguments") or ""
+            self._call(index, message.get("tool_calls") or {})
         elif kind == "message-end":
             self.end = doc.get("delta") or {}
+
+    def _content(self, index: Any, part: JsonObject) -> None:
+        block = self.content.setdefault(index, {"type": part.get("type") or "text"})
+        for key in ("text", "thinking"):
+            if isinstance(part.get(key), str):
+                block[key] = block.get(key, "") + part[key]
+
+    def _call(self, index: Any, piece: JsonObject) -> None:
+        empty = {"id": None, "type": "function", "function": {"name": "", "arguments": ""}}
+        call = self.calls.setdefault(index, empty)
+        call["id"] = call["id"] or piece.get("id")
+        function = piece.get("function") or {}
+        call["function"]["name"] = call["function"]["name"] or function.get("name") or ""
+        call["function"]["arguments"] += function.get("arguments") or ""
 
     def response(self) -> JsonObject | None:
         if self.end is None or self.end.get("error") or self.end.get("finish_reason") == "ERROR":
