@@ -137,6 +137,7 @@ def differences(whole: TurnResult, streamed: TurnResult) -> list[str]:
             (streamed.finish_reason, streamed.raw_finish_reason),
         ),
         ("usage", _usage(whole), _usage(streamed)),
+        ("provider_data", whole.provider_data, streamed.provider_data),
     ):
         if mine != theirs:
             found.append(f"{name}: whole {mine!r} != streamed {theirs!r}")
