@@ -189,7 +189,7 @@ class _Accumulator:
         self.events = 0
         self.text: list[str] = []
         self.reasoning: list[str] = []
-        self.calls: dict[int, _Pending] = {}
+        self.calls: dict[Any, _Pending] = {}
         self.finish: str | None = None
         self.usage: Usage | None = None
         self.response_id: str | None = None
@@ -212,14 +212,20 @@ class _Accumulator:
             text, reasoning = _content(delta.get("content"))
             self.text.append(text)
             self.reasoning.append(reasoning)
-            for position, call in enumerate(delta.get("tool_calls") or []):
-                self._add_call(call, position)
+            for call in delta.get("tool_calls") or []:
+                self._add_call(call)
             if choice.get("finish_reason"):
                 self.finish = choice["finish_reason"]
 
-    def _add_call(self, call: JsonObject, position: int) -> None:
+    def _add_call(self, call: JsonObject) -> None:
+        # A piece with an id is a whole call of its own (Mistral sends each call whole, and may
+        # put every one at index 0); its key is never an index nor an earlier call's key (a
+        # count plus the piece's position in its delta was: two calls in one delta, then one
+        # more, glued the third's arguments onto the second).
         index = call.get("index")
-        key = index if isinstance(index, int) and _id(call.get("id")) is None else len(self.calls) + position
+        key: Any = (
+            index if isinstance(index, int) and _id(call.get("id")) is None else ("call", len(self.calls))
+        )
         pending = self.calls.setdefault(key, _Pending())
         pending.id = pending.id or _id(call.get("id"))
         function = call.get("function") or {}

@@ -89,7 +89,9 @@ def _stream(message: JsonObject, usage: Usage) -> list[bytes]:
         **message,
         "content": [],
         "stop_reason": None,
-        "usage": {**message["usage"], "output_tokens": 1},
+        # The API's opening count is 1 token; never more than the final count (the decoder keeps
+        # the opening count when the final one is 0, so a 1 there would outlive a final 0).
+        "usage": {**message["usage"], "output_tokens": min(1, usage.output_tokens or 0)},
     }
     frames = [_event({"type": "message_start", "message": opening}), _event({"type": "ping"})]
     for index, block in enumerate(message["content"]):
