@@ -32,6 +32,11 @@ _MODIFIED = (
     "cannot be modified. These blocks must remain as they were in the original response."
 )
 _SIGNATURE = "messages.{m}.content.{b}: Invalid `signature` in `thinking` block"
+_PHRASES = (
+    "Expected `thinking` or `redacted_thinking`",
+    "blocks in the latest assistant message",
+    "Invalid `signature`",
+)
 
 
 def _refusal(message: str) -> RenderedResponse:
