@@ -20,7 +20,7 @@ def register(subparsers: Any) -> None:
         "--capabilities",
         action="store_true",
         help="the capability matrix: tool_choice modes, parallel calls, streamed calls, strict schemas, "
-        "dialect",
+        "the reasoning state each keeps and sends back, dialect",
     )
     parser.set_defaults(handler=run)
 
@@ -61,8 +61,10 @@ def _show_capabilities(as_json: bool) -> int:
         "parallel",
         "streamed",
         "strict",
+        "reasoning state",
         title="What each adapter supports: tool_choice modes, parallel calls, streamed tool calls, strict "
-        "schemas (declared in the registry, checked by the conformance suite)",
+        "schemas, the reasoning state it sends back between turns (declared in the registry, checked by "
+        "the conformance suite)",
     )
     for row in rows:
         table.add_row(
@@ -71,6 +73,7 @@ def _show_capabilities(as_json: bool) -> int:
             row["schema_dialect"],
             *("yes" if m in row["tool_choice"] else "no" for m in modes),
             *("yes" if row[k] else "no" for k in ("parallel_calls", "streamed_tool_calls", "strict_schemas")),
+            ", ".join(row["reasoning_state"]) or "-",
         )
     print_table(table, whole=3)
     return 0
