@@ -129,7 +129,10 @@ class _Output:
     def place(self, item: Any) -> None:
         item_id = getattr(item, "id", None)
         if item_id:
-            self.order.append({"type": getattr(item, "type", None), "id": item_id})
+            ref: JsonObject = {"type": getattr(item, "type", None), "id": item_id}
+            if getattr(item, "call_id", None):
+                ref["call_id"] = item.call_id
+            self.order.append(ref)
 
 
 def _decode_output(output: list[Any]) -> _Output:

@@ -2,10 +2,11 @@
 
 With `store: false` a reasoning model's reasoning items come back with `encrypted_content` and
 must be sent back whole, each followed by the item it produced, matched by id (`fc_...` for a
-function call, `msg_...` for a message: a final answer's reasoning item sent back before an
-assistant message without its id is refused). An item sent by id without its reasoning item, a
-reasoning item without its encrypted content (the server looks it up, and nothing was stored)
-and encrypted content that is not the item's own are refused too.
+function call, which may also go back by its `call_id` alone; `msg_...` for a message: a final
+answer's reasoning item sent back before an assistant message without its id is refused). An
+item sent by id without its reasoning item, a reasoning item without its encrypted content (the
+server looks it up, and nothing was stored) and encrypted content that is not the item's own
+are refused too.
 """
 
 from __future__ import annotations
@@ -73,9 +74,22 @@ def _reply_refusal(reply: TurnResult, items: list[JsonObject]) -> RenderedRespon
         if refusal is not None:
             return refusal
         follower = items[at + 1] if at + 1 < len(items) else {}
-        if produced is None or follower.get("id") != produced.get("id"):
+        if produced is None or not _follows(follower, produced):
             return _refusal(_WITHOUT_FOLLOWING.format(id=ref.get("id")))
     return None
+
+
+def _follows(item: JsonObject, produced: JsonObject) -> bool:
+    """Whether `item` is the one its reasoning item produced: by its id, or a function call by
+    its `call_id` (a recorded request sending the call without its `fc_` id was accepted; a
+    message without its `msg_` id is refused)."""
+    if item.get("id"):
+        return bool(item["id"] == produced.get("id"))
+    return (
+        item.get("type") == "function_call"
+        and bool(item.get("call_id"))
+        and (item.get("call_id") == produced.get("call_id"))
+    )
 
 
 class ResponsesReasoningItems:
@@ -103,7 +117,7 @@ class ResponsesReasoningItems:
         calls = []
         for index, call in enumerate(result.tool_calls):
             item_id = f"fc_{tag}_{index}"
-            refs.append({"type": "function_call", "id": item_id})
+            refs.append({"type": "function_call", "id": item_id, "call_id": call.id})
             calls.append(
                 call.model_copy(update={"provider_data": {**call.provider_data, "item_id": item_id}})
             )

@@ -1,0 +1,117 @@
+"""Reasoning state from real recordings goes back as the provider requires (docs/provider-loop-rules.md):
+the strict rules accept what the real API accepted, and the wire's own follow-ups keep the state."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+from typing import Any
+
+import httpx2
+
+from tests._corpus import corpus_path
+from xpeval.adapters.adapter import AdapterSettings
+from xpeval.adapters.contract import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    ToolSpec,
+    TurnRequest,
+    TurnResult,
+    UserMessage,
+)
+from xpeval.adapters.registry import create_adapter
+from xpeval.adapters.wires.loop_rules.openai_responses import RULES as RESPONSES_RULES
+from xpeval.evals.cassettes import load_cassette
+from xpeval.evals.cassettes.ordered_replay import InOrderReplay
+
+RESPONSES_RECORDING = (
+    "cassettes",
+    "openai-responses",
+    "llm__test_responses_round_trips_encrypted_reasoning.yaml",
+)
+
+
+def test_a_url_safe_thought_signature_goes_back_as_the_same_bytes() -> None:
+    # The SDK hands signatures over as URL-safe base64; a lenient standard decode drops `-`/`_`.
+    raw = bytes(range(250, 256)) * 8
+    call = ToolCall(
+        id="a1b2c3d4",
+        name="get_time",
+        arguments={"zone": "UTC"},
+        provider_data={"thought_signature": base64.urlsafe_b64encode(raw).decode().rstrip("=")},
+    )
+    adapter = create_adapter("google-genai", AdapterSettings())
+    request = TurnRequest(
+        model="gemini-3-pro-preview",
+        messages=[
+            UserMessage(content="Time?"),
+            AssistantMessage(tool_calls=[call]),
+            ToolResultMessage(tool_call_id="a1b2c3d4", name="get_time", content="12:00"),
+        ],
+        tools=[
+            ToolSpec(
+                name="get_time", parameters={"type": "object", "properties": {"zone": {"type": "string"}}}
+            )
+        ],
+    )
+    (part,) = adapter.prepare(request).kwargs["contents"][1]["parts"]
+    assert part["thought_signature"] == raw
+    assert part["function_call"]["id"] == "a1b2c3d4"
+
+
+def _recorded_tools(body: dict[str, Any]) -> list[ToolSpec]:
+    return [
+        ToolSpec(name=t["name"], description=t.get("description", ""), parameters=t["parameters"])
+        for t in body["tools"]
+    ]
+
+
+def test_recorded_encrypted_reasoning_goes_back_followed_by_what_it_produced() -> None:
+    interactions = load_cassette(corpus_path(*RESPONSES_RECORDING))
+    recorded = [json.loads(i.request_body or b"{}") for i in interactions]
+    outputs = {
+        item["call_id"]: item["output"]
+        for body in recorded
+        for item in body["input"]
+        if item.get("type") == "function_call_output"
+    }
+    sent: list[dict[str, Any]] = []
+    replay = InOrderReplay(interactions)
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        sent.append(json.loads(request.content))
+        return replay(request)
+
+    adapter = create_adapter("openai-responses", AdapterSettings(transport=httpx2.MockTransport(handler)))
+    messages: list[Message] = [UserMessage(content=recorded[0]["input"][0]["content"])]
+    served: list[TurnResult] = []
+    for _ in interactions:
+        result = asyncio.run(
+            adapter.turn(TurnRequest(model="gpt-5.5", messages=messages, tools=_recorded_tools(recorded[0])))
+        )
+        assert result.error is None, result.error
+        served.append(result)
+        messages += [result.to_message()]
+        messages += [
+            ToolResultMessage(tool_call_id=c.id, name=c.name, content=outputs[c.id or ""])
+            for c in result.tool_calls
+        ]
+    assert served[-1].text and not served[-1].tool_calls
+    url = "https://api.openai.com/v1/responses"
+    for turn in range(1, len(interactions)):
+        # What the real API accepted, the strict rules accept; what the wire sends keeps the state.
+        assert RESPONSES_RULES.check(served[:turn], recorded[turn], url) is None
+        assert RESPONSES_RULES.check(served[:turn], sent[turn], url) is None
+        kept = [i for i in sent[turn]["input"] if i.get("type") == "reasoning"]
+        original = [i for i in recorded[turn]["input"] if i.get("type") == "reasoning"]
+        assert [(i["id"], i["encrypted_content"]) for i in kept] == [
+            (i["id"], i["encrypted_content"]) for i in original
+        ]
+    # A broken loop's follow-up (the reasoning item kept, the item it produced sent elsewhere) is refused.
+    moved = RESPONSES_RULES.mutate("reorder_state", sent[1])
+    refusal = RESPONSES_RULES.check(served[:1], moved, url)
+    assert refusal is not None and refusal.status == 400
+    assert b"without its required following item" in refusal.body
