@@ -115,3 +115,50 @@ def test_recorded_encrypted_reasoning_goes_back_followed_by_what_it_produced() -
     refusal = RESPONSES_RULES.check(served[:1], moved, url)
     assert refusal is not None and refusal.status == 400
     assert b"without its required following item" in refusal.body
+
+
+def test_a_recorded_bedrock_reasoning_block_goes_back_first_with_its_signature() -> None:
+    path = corpus_path(
+        "new-wires", "bedrock-converse", "pydantic-ai__test_bedrock_model_thinking_part_stream.yaml"
+    )
+    interactions = load_cassette(path)
+    transport = httpx2.MockTransport(InOrderReplay(interactions))
+    adapter = create_adapter("bedrock-converse", AdapterSettings(transport=transport))
+    model = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+    first = TurnRequest(model=model, messages=[UserMessage(content="Hello")], stream=True)
+    result = asyncio.run(adapter.turn(first))
+    assert result.error is None and result.reasoning, result.error
+    (kept,) = result.provider_data["bedrock-converse"]["reasoning"]
+    assert kept["reasoningText"]["text"] == result.reasoning and kept["reasoningText"]["signature"]
+    follow_up = first.model_copy(
+        update={"messages": [*first.messages, result.to_message(), UserMessage(content="And?")]}
+    )
+    kwargs = adapter.prepare(follow_up).kwargs
+    adapter.wire.validate_encoded(kwargs)  # botocore's own parameter validation
+    assert kwargs["messages"][1]["content"][0] == {"reasoningContent": kept}
+
+
+def test_a_recorded_gemini_follow_up_passes_the_strict_rules_and_a_foreign_signature_does_not() -> None:
+    from xpeval.adapters.wires.loop_rules.google import RULES as GEMINI_RULES
+
+    path = corpus_path(
+        "cassettes",
+        "google-generate-content",
+        "pydantic-ai__test_google_streaming_tool_call_thought_signature.yaml",
+    )
+    interactions = load_cassette(path)
+    transport = httpx2.MockTransport(InOrderReplay(interactions))
+    adapter = create_adapter("google-genai", AdapterSettings(transport=transport))
+    tool = ToolSpec(name="get_country", parameters={"type": "object", "properties": {}})
+    first = TurnRequest(
+        model="gemini-3-pro-preview", messages=[UserMessage(content="Capital?")], tools=[tool], stream=True
+    )
+    result = asyncio.run(adapter.turn(first))
+    follow_up = json.loads(interactions[1].request_body or b"{}")  # URL-safe base64, accepted by Gemini
+    assert GEMINI_RULES.check([result], follow_up, interactions[1].uri) is None
+    refusal = GEMINI_RULES.check(
+        [result], GEMINI_RULES.mutate("foreign_signature", follow_up), interactions[1].uri
+    )
+    assert refusal is not None and b"Corrupted thought signature." in refusal.body
+    dropped = GEMINI_RULES.check([result], GEMINI_RULES.mutate("drop_state", follow_up), interactions[1].uri)
+    assert dropped is not None and b"`default_api:get_country` , position 2" in dropped.body
