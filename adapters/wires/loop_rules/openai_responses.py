@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Sequence
+from typing import Any
 
 from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult
 from xpeval.adapters.wires._base import RenderedResponse
@@ -60,22 +61,33 @@ def _reply_refusal(reply: TurnResult, items: list[JsonObject]) -> RenderedRespon
     kept = {r.get("id"): r for r in own.get("reasoning") or [] if isinstance(r, dict)}
     where = {item.get("id"): index for index, item in enumerate(items) if item.get("id")}
     for n, ref in enumerate(refs):
-        if ref.get("type") != "reasoning":
-            continue
-        produced = refs[n + 1] if n + 1 < len(refs) else None
-        at = where.get(ref.get("id"))
-        if at is None:
-            if produced is not None and produced.get("id") in where:
-                return _refusal(
-                    _WITHOUT_REASONING.format(id=produced["id"], type=produced["type"], rs=ref["id"])
-                )
-            continue
-        refusal = _encrypted_refusal(items[at], kept.get(ref.get("id")) or {})
-        if refusal is not None:
-            return refusal
-        follower = items[at + 1] if at + 1 < len(items) else {}
-        if produced is None or not _follows(follower, produced):
-            return _refusal(_WITHOUT_FOLLOWING.format(id=ref.get("id")))
+        if ref.get("type") == "reasoning":
+            produced = refs[n + 1] if n + 1 < len(refs) else None
+            refusal = _item_refusal(ref, produced, kept.get(ref.get("id")) or {}, items, where)
+            if refusal is not None:
+                return refusal
+    return None
+
+
+def _item_refusal(
+    ref: JsonObject,
+    produced: JsonObject | None,
+    kept: JsonObject,
+    items: list[JsonObject],
+    where: dict[Any, int],
+) -> RenderedResponse | None:
+    """The refusal of one reasoning item (`ref`) of a served reply, as the request sends it."""
+    at = where.get(ref.get("id"))
+    if at is None:
+        if produced is not None and produced.get("id") in where:
+            return _refusal(_WITHOUT_REASONING.format(id=produced["id"], type=produced["type"], rs=ref["id"]))
+        return None
+    refusal = _encrypted_refusal(items[at], kept)
+    if refusal is not None:
+        return refusal
+    follower = items[at + 1] if at + 1 < len(items) else {}
+    if produced is None or not _follows(follower, produced):
+        return _refusal(_WITHOUT_FOLLOWING.format(id=ref.get("id")))
     return None
 
 
