@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import Cli
 from xpeval.evals.cassettes.meta import Mode
 from xpeval.evals.emulator.case_script import CaseEmulator
 from xpeval.evals.emulator.server import EmulatorServer
@@ -52,3 +53,36 @@ def test_a_loop_that_drops_reasoning_content_is_a_reasoning_state_error(
     assert rows and all(r["error_kind"] == "reasoning_state" for r in rows)
     assert all("Missing `reasoning_content` field" in str(r["error_message"]) for r in rows)
     assert "reasoning_state" in CONFORMANCE_KINDS
+
+
+def test_xpeval_run_with_a_strict_emulator_fails_the_gate_on_a_loop_that_lost_its_state(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import xpeval.adapters.wires.openai_chat as chat
+
+    args = [
+        "run",
+        "--mode",
+        "live",
+        "--target",
+        "emulator",
+        "--strict-emulator",
+        "--categories",
+        "multi_turn",
+    ]
+    args += [
+        "--adapters",
+        "moonshot",
+        "--no-baseline",
+        "--no-progress",
+        "--results",
+        str(tmp_path / "r.jsonl"),
+    ]
+    args += ["--reports", str(tmp_path / "reports")]
+    kept = cli(*args, cwd=tmp_path)
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    monkeypatch.setattr(chat, "kept_field", lambda data: None)  # reasoning_content never sent back
+    lost = cli(*args, cwd=tmp_path)
+    assert lost.returncode == 1 and "gate: FAILED" in lost.stdout, lost.stdout + lost.stderr
+    rows = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert {r["error_kind"] for r in rows if r.get("case_id") and r.get("final")} == {"reasoning_state"}
