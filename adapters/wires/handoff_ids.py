@@ -49,9 +49,9 @@ FORMATS: dict[WireName, CallIdFormat] = {
     "mistral-chat": CallIdFormat(re.compile(r"[a-zA-Z0-9]{9}"), "", 9),
     "google-genai": CallIdFormat(re.compile(r"[a-zA-Z0-9]{8}"), "", 8),
     "openai-responses": CallIdFormat(re.compile(r"call_[a-zA-Z0-9]{1,59}"), "call_", 24),
-    "openai-chat": CallIdFormat(re.compile(r"call_[a-zA-Z0-9_-]{1,59}"), "call_", 24),
+    "openai-chat": CallIdFormat(re.compile(r"call_[a-zA-Z0-9_-]{1,35}"), "call_", 24),
 }
-"""Each wire's call-id format (docs/provider-loop-rules.md; Gemini: Gemini 3's eight characters)."""
+"""Each wire's call-id format (docs/provider-loop-rules.md, "Handoff: call ids")."""
 
 
 @dataclass

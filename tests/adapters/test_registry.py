@@ -202,4 +202,6 @@ def test_the_capability_matrix_shows_the_reasoning_state_each_adapter_declares(c
     ]
     table = cli("adapters", "--capabilities").stdout
     row = next(line for line in table.splitlines() if "│ google-genai " in line)
-    assert "thought_signatures" in row
+    assert "thought_signatures" in row and "[a-zA-Z0-9]{8}" in row
+    handoff = {row["id"]: row["handoff_call_ids"] for row in json.loads(done.stdout)}
+    assert handoff["mistral"] == "[a-zA-Z0-9]{9}" and handoff["cohere"] is None
