@@ -162,3 +162,50 @@ def test_a_recorded_gemini_follow_up_passes_the_strict_rules_and_a_foreign_signa
     assert refusal is not None and b"Corrupted thought signature." in refusal.body
     dropped = GEMINI_RULES.check([result], GEMINI_RULES.mutate("drop_state", follow_up), interactions[1].uri)
     assert dropped is not None and b"`default_api:get_country` , position 2" in dropped.body
+
+
+def test_interleaved_thinking_goes_back_in_the_order_it_came() -> None:
+    from anthropic.types import Message as AnthropicMessage
+
+    from xpeval.adapters.wires.anthropic import WIRE as ANTHROPIC
+    from xpeval.adapters.wires.loop_rules.anthropic import RULES as ANTHROPIC_RULES
+
+    def thinking(n: int) -> dict[str, str]:
+        return {"type": "thinking", "thinking": f"step {n}", "signature": f"c2lnbmF0dXJl{n}"}
+
+    def use(n: int) -> dict[str, Any]:
+        return {"type": "tool_use", "id": f"toolu_0{n}", "name": "get_time", "input": {"zone": f"Z{n}"}}
+
+    answer = AnthropicMessage.model_validate(
+        {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [thinking(1), use(1), thinking(2), use(2)],
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        }
+    )
+    result = ANTHROPIC.decode(answer)
+    tool = ToolSpec(
+        name="get_time", parameters={"type": "object", "properties": {"zone": {"type": "string"}}}
+    )
+    request = TurnRequest(
+        model="claude-sonnet-4-5",
+        messages=[
+            UserMessage(content="Two zones?"),
+            result.to_message(),
+            *(ToolResultMessage(tool_call_id=c.id, name=c.name, content="12:00") for c in result.tool_calls),
+        ],
+        tools=[tool],
+    )
+    body = create_adapter("anthropic-messages", AdapterSettings()).prepare(request).kwargs
+    assert [b["type"] for b in body["messages"][1]["content"]] == [
+        "thinking",
+        "tool_use",
+        "thinking",
+        "tool_use",
+    ]
+    assert ANTHROPIC_RULES.check([result], body, "https://api.anthropic.com/v1/messages") is None
