@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from xpeval._lazy import lazy_exports
 
-PLUGIN_API_VERSION = (1, 0)
+PLUGIN_API_VERSION = (1, 1)
 """(major, minor): a major step removes or changes a name; a minor one only adds. A plugin may
 check `PLUGIN_API_VERSION[0] == 1` and refuse to load otherwise."""
 
@@ -79,6 +79,13 @@ _EXPORTS = {
     "text_pieces": "xpeval.adapters.wires.render._frames",
     "retry_after_header": "xpeval.adapters.wires.render._frames",
     "sent_in_stream": "xpeval.adapters.wires.render._frames",
+    # reasoning state a wire's provider requires back (a codec's `reasoning_state`)
+    "ReasoningStateRules": "xpeval.adapters.wires.loop_rules",
+    "Mutation": "xpeval.adapters.wires.loop_rules",
+    "FOREIGN": "xpeval.adapters.wires.loop_rules",
+    "made_signature": "xpeval.adapters.wires.loop_rules",
+    "paired": "xpeval.adapters.wires.loop_rules",
+    "carried_state": "xpeval.adapters.wires.loop_rules",
     # a schema dialect
     "DialectSpec": "xpeval.adapters.schema.dialects",
     "NameRule": "xpeval.adapters.schema.names",
@@ -155,6 +162,12 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.wires.catalog import register_wire as register_wire
     from xpeval.adapters.wires.catalog import unregister_wire as unregister_wire
     from xpeval.adapters.wires.catalog import wire_names as wire_names
+    from xpeval.adapters.wires.loop_rules import FOREIGN as FOREIGN
+    from xpeval.adapters.wires.loop_rules import Mutation as Mutation
+    from xpeval.adapters.wires.loop_rules import ReasoningStateRules as ReasoningStateRules
+    from xpeval.adapters.wires.loop_rules import carried_state as carried_state
+    from xpeval.adapters.wires.loop_rules import made_signature as made_signature
+    from xpeval.adapters.wires.loop_rules import paired as paired
     from xpeval.adapters.wires.render._frames import json_response as json_response
     from xpeval.adapters.wires.render._frames import retry_after_header as retry_after_header
     from xpeval.adapters.wires.render._frames import sent_in_stream as sent_in_stream

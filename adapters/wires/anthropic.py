@@ -159,9 +159,26 @@ def _result(
         response_id=message_id or None,
         model=model or None,
         error=error,
-        provider_data={WIRE_NAME: {"thinking": thinking}} if thinking else {},
+        provider_data=_kept(thinking, blocks),
         status=200,
     )
+
+
+def _kept(thinking: list[JsonObject], blocks: list[Any]) -> JsonObject:
+    """What a turn keeps for the next: its thinking blocks and, when thinking came between other
+    blocks (interleaved thinking), the blocks' order, which goes back unchanged."""
+    if not thinking:
+        return {}
+    kinds = [getattr(b, "type", None) for b in blocks]
+    order = [
+        "thinking" if k in _THINKING_BLOCKS else k
+        for k in kinds
+        if k in (*_THINKING_BLOCKS, "text", "tool_use")
+    ]
+    first_other = next((i for i, k in enumerate(order) if k != "thinking"), len(order))
+    if "thinking" in order[first_other:]:
+        return {WIRE_NAME: {"thinking": thinking, "order": order}}
+    return {WIRE_NAME: {"thinking": thinking}}
 
 
 class AnthropicStreamAccumulator:
@@ -277,18 +294,16 @@ def _encode_messages(request: TurnRequest, tools: PreparedTools) -> tuple[str | 
             else:
                 out.append({"role": "user", "content": message.content})
         elif isinstance(message, AssistantMessage):
-            blocks: list[JsonObject] = list((message.provider_data.get(WIRE_NAME) or {}).get("thinking", []))
-            if message.content:
-                blocks.append({"type": "text", "text": message.content})
-            for c_index, call in enumerate(message.tool_calls):
-                blocks.append(
-                    {
-                        "type": "tool_use",
-                        "id": ids[(m_index, c_index)],
-                        "name": tools.wire_name(call.name),
-                        "input": _tool_input(call),
-                    }
-                )
+            uses = [
+                {
+                    "type": "tool_use",
+                    "id": ids[(m_index, c_index)],
+                    "name": tools.wire_name(call.name),
+                    "input": _tool_input(call),
+                }
+                for c_index, call in enumerate(message.tool_calls)
+            ]
+            blocks = _assistant_blocks(message, uses)
             out.append({"role": "assistant", "content": blocks or [{"type": "text", "text": ""}]})
         elif isinstance(message, ToolResultMessage):
             block: JsonObject = {
@@ -300,6 +315,17 @@ def _encode_messages(request: TurnRequest, tools: PreparedTools) -> tuple[str | 
                 block["is_error"] = True
             user_blocks().append(block)
     return ("\n\n".join(system) if system else None), out
+
+
+def _assistant_blocks(message: AssistantMessage, uses: list[JsonObject]) -> list[JsonObject]:
+    """An assistant turn's blocks: its thinking blocks first, or in the order they came when
+    thinking was interleaved (the last assistant turn must carry them unmodified)."""
+    own = message.provider_data.get(WIRE_NAME) or {}
+    thinking: list[JsonObject] = list(own.get("thinking") or [])
+    text = [{"type": "text", "text": message.content}] if message.content else []
+    pending = {"thinking": thinking, "text": text, "tool_use": list(uses)}
+    blocks = [pending[kind].pop(0) for kind in own.get("order") or [] if pending.get(kind)]
+    return blocks + pending["thinking"] + pending["text"] + pending["tool_use"]
 
 
 @cache

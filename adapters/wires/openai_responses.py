@@ -129,7 +129,10 @@ class _Output:
     def place(self, item: Any) -> None:
         item_id = getattr(item, "id", None)
         if item_id:
-            self.order.append({"type": getattr(item, "type", None), "id": item_id})
+            ref: JsonObject = {"type": getattr(item, "type", None), "id": item_id}
+            if getattr(item, "call_id", None):
+                ref["call_id"] = item.call_id
+            self.order.append(ref)
 
 
 def _decode_output(output: list[Any]) -> _Output:
@@ -315,19 +318,27 @@ def _assistant_items(
     if message.content:
         message_id = next((ref.get("id") for ref in order if ref.get("type") == "message"), None)
         pool.append(_assistant_message(message.content, message_id))
-    for call, call_id in zip(message.tool_calls, call_ids, strict=True):
-        item: JsonObject = {
-            "type": "function_call",
-            "call_id": call_id,
-            "name": tools.wire_name(call.name),
-            "arguments": call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments),
-        }
-        if call.provider_data.get("item_id") and reasoning:
-            item["id"] = call.provider_data["item_id"]
-        pool.append(item)
+    pool.extend(
+        _function_call(call, call_id, tools, by_id=bool(reasoning))
+        for call, call_id in zip(message.tool_calls, call_ids, strict=True)
+    )
     by_id = {item["id"]: item for item in pool if item.get("id")}
     ordered = [by_id.pop(ref.get("id")) for ref in order if ref.get("id") in by_id]
     return ordered + [item for item in pool if all(item is not placed for placed in ordered)]
+
+
+def _function_call(call: ToolCall, call_id: str, tools: PreparedTools, *, by_id: bool) -> JsonObject:
+    """A call as an input item; with its `fc_` item id when its reasoning item goes back too
+    (reasoning items must be followed by the items they produced)."""
+    item: JsonObject = {
+        "type": "function_call",
+        "call_id": call_id,
+        "name": tools.wire_name(call.name),
+        "arguments": call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments),
+    }
+    if by_id and call.provider_data.get("item_id"):
+        item["id"] = call.provider_data["item_id"]
+    return item
 
 
 def _assistant_message(content: str, message_id: str | None) -> JsonObject:

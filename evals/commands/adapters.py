@@ -20,7 +20,7 @@ def register(subparsers: Any) -> None:
         "--capabilities",
         action="store_true",
         help="the capability matrix: tool_choice modes, parallel calls, streamed calls, strict schemas, "
-        "dialect",
+        "the reasoning state each keeps and sends back, the call ids it takes in a handoff, dialect",
     )
     parser.set_defaults(handler=run)
 
@@ -28,16 +28,19 @@ def register(subparsers: Any) -> None:
 def capability_rows() -> list[dict[str, Any]]:
     """One row per adapter: what its registry entry (or the nearest parent's) declares."""
     from xpeval.adapters.registry import ADAPTER_REGISTRY, effective_contract
+    from xpeval.adapters.wires.handoff_ids import FORMATS
 
     rows = []
     for adapter_id in ADAPTER_REGISTRY:
         contract = effective_contract(adapter_id)
+        call_ids = FORMATS.get(contract.wire)
         rows.append(
             {
                 "id": adapter_id,
                 "wire": contract.wire,
                 "schema_dialect": contract.schema_dialect,
                 **contract.capabilities.row(),
+                "handoff_call_ids": call_ids.pattern.pattern if call_ids else None,
             }
         )
     return rows
@@ -48,6 +51,7 @@ def _show_capabilities(as_json: bool) -> int:
     if as_json:
         print(json.dumps(rows, indent=2))
         return 0
+    from rich.markup import escape
     from rich.table import Table
 
     from xpeval.evals.commands._tables import print_table
@@ -61,8 +65,11 @@ def _show_capabilities(as_json: bool) -> int:
         "parallel",
         "streamed",
         "strict",
+        "reasoning state",
+        "call ids taken (handoff)",
         title="What each adapter supports: tool_choice modes, parallel calls, streamed tool calls, strict "
-        "schemas (declared in the registry, checked by the conformance suite)",
+        "schemas, the reasoning state it sends back between turns (declared in the registry, checked by "
+        "the conformance suite), the call ids a conversation handed to it is given",
     )
     for row in rows:
         table.add_row(
@@ -71,6 +78,8 @@ def _show_capabilities(as_json: bool) -> int:
             row["schema_dialect"],
             *("yes" if m in row["tool_choice"] else "no" for m in modes),
             *("yes" if row[k] else "no" for k in ("parallel_calls", "streamed_tool_calls", "strict_schemas")),
+            ", ".join(row["reasoning_state"]) or "-",
+            escape(row["handoff_call_ids"] or "kept as they are"),  # a pattern's [...] is not markup
         )
     print_table(table, whole=3)
     return 0

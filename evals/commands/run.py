@@ -61,6 +61,13 @@ def register(subparsers: Any) -> None:
         "(pipeline only) instead of failing",
     )
     parser.add_argument(
+        "--strict-emulator",
+        action="store_true",
+        help="the emulator answers as a provider with reasoning on: its replies carry each wire's "
+        "reasoning state, and a request that drops, moves or alters it gets the provider's real error "
+        "(error kind reasoning_state; docs/provider-loop-rules.md)",
+    )
+    parser.add_argument(
         "--refresh",
         action="store_true",
         help="record: send every request again and rewrite its cassette (a new model version, a new "
@@ -120,6 +127,7 @@ def config_from(args: argparse.Namespace) -> Any:
         shard=args.shard,
         target=args.target,
         allow_emulator=args.allow_emulator,
+        strict_emulator=args.strict_emulator,
         refresh=args.refresh,
         repeat=args.repeat,
         stream=args.stream,

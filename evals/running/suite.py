@@ -76,6 +76,9 @@ class SuiteConfig:
     targets: Mapping[str, TargetKind] = field(default_factory=dict)
     """Record/live: a target for single adapters, winning over `target` (the nightly's choice)."""
     allow_emulator: bool = False
+    strict_emulator: bool = False
+    """The emulator target answers as a provider with reasoning on (its replies carry each wire's
+    reasoning state, and a request that loses it is refused: docs/provider-loop-rules.md)."""
     refresh: bool = False
     """Record mode: send every request again and rewrite its cassette (not only new ones)."""
     repeat: int = 1
@@ -304,6 +307,8 @@ def _header(config: SuiteConfig, suite: SuitePlan) -> RunHeader:
         "repeat": config.repeat,
         "cassettes": project_label(config.cassettes, config.root),
     }
+    if config.strict_emulator:  # named only when on: every other run's fingerprint is as it was
+        settings["strict_emulator"] = True
     run_fingerprint = settings_fingerprint(settings)
     started = now_iso()
     return RunHeader(
@@ -440,7 +445,7 @@ def _play(
         from xpeval.evals.emulator.case_script import CaseEmulator
         from xpeval.evals.emulator.server import EmulatorServer
 
-        server = EmulatorServer().start()
+        server = EmulatorServer(strict=config.strict_emulator).start()
         emulator = owned = CaseEmulator(server)
     factory = EpisodeFactory(
         mode=config.mode,

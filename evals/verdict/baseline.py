@@ -37,8 +37,9 @@ CODE_LEGEND = (
     "accuracy,tool_selection,arguments,irrelevance,malformed,errors,schema_valid; y=true n=false -=n/a"
 )
 LOWER_IS_BETTER = frozenset({"malformed", "errors"})
-CONFORMANCE_KINDS = frozenset({"cassette", "runner"})
-"""Error kinds that are the suite's own failures (a replay problem, a runner bug), never the model's."""
+CONFORMANCE_KINDS = frozenset({"cassette", "runner", "reasoning_state"})
+"""Error kinds that are the suite's own failures (a replay problem, a runner bug, a loop that lost
+the reasoning state its provider requires back), never the model's."""
 DETERMINISTIC_SOURCES = frozenset({"emulated"})
 """Rows whose answers are a perfect model's: any flipped case is a pipeline bug, not noise."""
 DEFAULT_MAX_ERROR_RATE = 0.05

@@ -150,15 +150,22 @@ def test_the_emulator_renders_eventstream_frames_that_this_reader_and_botocore_r
     )
 
 
-def test_the_bedrock_wire_imports_nothing_of_xpeval_but_the_plugin_api() -> None:
-    tree = ast.parse(Path(MODULE).read_text())
+def _xpeval_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
     imported = {
         node.module if isinstance(node, ast.ImportFrom) else alias.name
         for node in ast.walk(tree)
         if isinstance(node, ast.Import | ast.ImportFrom)
         for alias in node.names
     }
-    assert {m for m in imported if m and m.startswith("xpeval")} == {"xpeval.plugin"}
+    return {m for m in imported if m and m.startswith("xpeval")}
+
+
+def test_the_bedrock_wire_imports_nothing_of_xpeval_but_the_plugin_api() -> None:
+    # Its reasoning-state rules are a module of their own, written against the plugin API too.
+    reasoning = Path(MODULE).with_name("bedrock_reasoning.py")
+    assert _xpeval_imports(Path(MODULE)) == {"xpeval.plugin", "xpeval.bundled.bedrock_reasoning"}
+    assert _xpeval_imports(reasoning) == {"xpeval.plugin"}
 
 
 def test_clients_signed_with_placeholder_keys_read_botocores_models_once(

@@ -40,6 +40,8 @@ PLUGIN = textwrap.dedent('''
         ),
         factory=openai.create,
         description="DeepSeek (OpenAI Chat wire)",
+        # thinking mode returns reasoning_content and requires it back before a tool turn
+        capabilities=Capabilities(reasoning_state=frozenset({"reasoning_content"})),
     )
     BROKEN = WrapperEntry(contract_parent="ghost", provider=DEEPSEEK.provider, factory=openai.create)
     PLUGIN = "not an entry"
@@ -145,6 +147,9 @@ def test_pytest_conformance_in_the_plugins_folder_runs_its_parents_checks(tmp_pa
     checks = [line for line in parent.stdout.splitlines() if "openai-chat" in line and "::" in line]
     ran = count(done.stdout, "passed") + count(done.stdout, "skipped")
     assert ran == len(checks) > 30, (ran, len(checks))
+    # The reasoning family runs for it (it declares reasoning_content; its parent declares none).
+    family = conformance(package, env, "-k", "deepseek and reasoning_state", "-rA", timeout=600)
+    assert family.returncode == 0 and "PASSED" in family.stdout, family.stdout[-3000:]
 
 
 @pytest.mark.parametrize(

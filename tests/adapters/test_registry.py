@@ -187,3 +187,22 @@ def test_a_wrapper_without_a_factory_is_built_by_its_parents_from_its_own_provid
         assert str(adapter.client.base_url).rstrip("/") == "https://api.acme.example/v1"
     finally:
         unregister_adapter("acme-test")
+
+
+def test_the_capability_matrix_shows_the_reasoning_state_each_adapter_declares(cli: Cli) -> None:
+    done = cli("adapters", "--capabilities", "--json")
+    assert done.returncode == 0, done.stderr
+    declared = {row["id"]: row["reasoning_state"] for row in json.loads(done.stdout)}
+    assert declared == {
+        adapter_id: sorted(effective_contract(adapter_id).capabilities.reasoning_state)
+        for adapter_id in ADAPTER_REGISTRY
+    }
+    assert declared["openai-responses"] == ["reasoning_items"]
+    assert declared["moonshot"] == ["reasoning_content"] and declared["bedrock-converse"] == [
+        "reasoning_blocks"
+    ]
+    table = cli("adapters", "--capabilities").stdout
+    row = next(line for line in table.splitlines() if "│ google-genai " in line)
+    assert "thought_signatures" in row and "[a-zA-Z0-9]{8}" in row
+    handoff = {row["id"]: row["handoff_call_ids"] for row in json.loads(done.stdout)}
+    assert handoff["mistral"] == "[a-zA-Z0-9]{9}" and handoff["cohere"] is None

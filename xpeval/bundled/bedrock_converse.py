@@ -33,6 +33,7 @@ on the running event loop, botocore's call itself running in a worker thread. Si
 from __future__ import annotations
 
 import asyncio
+import base64
 import functools
 import json
 import os
@@ -47,6 +48,7 @@ from urllib.parse import unquote
 import httpx2
 import pydantic_core
 
+from xpeval.bundled.bedrock_reasoning import RULES, WIRE, kept_reasoning
 from xpeval.plugin import (
     AcceptanceMode,
     Adapter,
@@ -93,7 +95,6 @@ from xpeval.plugin import (
     wire_call_ids,
 )
 
-WIRE = "bedrock-converse"
 DIALECT = "bedrock"
 _T = TypeVar("_T")
 _LAYOUT = ToolLayout(envelope=("toolSpec",), schema_field="inputSchema", strict=None)
@@ -133,6 +134,7 @@ _HEADER_BLOCKS_KEPT = 64
 _EVENTS_PER_HOP = 512
 """Events read per trip to the worker thread: one trip an event cost more than the decoding."""
 _SERVER_TOOL = "server_tool_use"
+REASONING_STATE = RULES
 """A `toolUse` block of this `type` is a server-side tool's (`systemTool`), not a client call."""
 
 
@@ -148,12 +150,23 @@ def _blocks(message: Any, index: int, ids: dict[tuple[int, int], str]) -> list[J
             result["status"] = "error"
         return [{"toolResult": result}]
     assert isinstance(message, AssistantMessage)
-    blocks: list[JsonObject] = [{"text": message.content}] if message.content else []
+    # The signed reasoning blocks first, as they came (docs/provider-loop-rules.md).
+    blocks: list[JsonObject] = [{"reasoningContent": _sent(b)} for b in kept_reasoning(message.provider_data)]
+    if message.content:
+        blocks.append({"text": message.content})
     blocks.extend(
         {"toolUse": {"toolUseId": ids[(index, c)], "name": call.name, "input": call.arguments}}
         for c, call in enumerate(message.tool_calls)
     )
     return blocks or [{"text": " "}]  # a message holds at least one block
+
+
+def _sent(block: JsonObject) -> JsonObject:
+    """A kept reasoning block as boto3 takes it: redacted content is a blob (bytes)."""
+    redacted = block.get("redactedContent")
+    if isinstance(redacted, str):
+        return {"redactedContent": base64.b64decode(redacted)}
+    return block
 
 
 def _messages(request: TurnRequest) -> tuple[list[JsonObject], list[JsonObject]]:
@@ -219,6 +232,8 @@ class _Accumulator:
         self.events = 0
         self.blocks: dict[int, _Block] = {}
         self.reasoning: list[str] = []
+        self.signed: dict[int, JsonObject] = {}
+        """Each reasoning block's signature or redacted content, by block index."""
         self.stop: str | None = None
         self.usage: Usage | None = None
         self.unreadable: str | None = None
@@ -266,8 +281,31 @@ class _Accumulator:
         if isinstance(use, dict) and block.kind in ("tool", "server"):
             block.parts.append(str(use.get("input") or ""))
         reasoning = delta.get("reasoningContent")
-        if isinstance(reasoning, dict) and isinstance(reasoning.get("text"), str):
-            self.reasoning.append(reasoning["text"])
+        if isinstance(reasoning, dict):
+            self._reasoning(index, block, reasoning)
+
+    def _reasoning(self, index: int, block: _Block, delta: JsonObject) -> None:
+        block.kind = "reasoning" if block.kind == "text" and not block.parts else block.kind
+        if isinstance(delta.get("text"), str):
+            self.reasoning.append(delta["text"])
+            block.parts.append(delta["text"])
+        if isinstance(delta.get("signature"), str):
+            self.signed[index] = {"signature": delta["signature"]}
+        redacted = delta.get("redactedContent")
+        if isinstance(redacted, bytes | str) and redacted:
+            data = base64.b64encode(redacted).decode() if isinstance(redacted, bytes) else redacted
+            self.signed[index] = {"redactedContent": data}
+
+    def kept(self) -> JsonObject:
+        """The signed reasoning blocks, which go back first in the next request's assistant turn."""
+        kept: list[JsonObject] = []
+        for index, signed in sorted(self.signed.items()):
+            if "redactedContent" in signed:
+                kept.append(signed)
+            else:
+                text = "".join(self.blocks[index].parts) if index in self.blocks else ""
+                kept.append({"reasoningText": {"text": text, "signature": signed["signature"]}})
+        return {WIRE: {"reasoning": kept}} if kept else {}
 
     def result(self, error: ProviderError | None = None) -> TurnResult:
         if self.unreadable is not None and (error is None or error.kind == "truncated"):
@@ -293,6 +331,7 @@ class _Accumulator:
             raw_finish_reason=self.stop,
             usage=self.usage,
             error=error,
+            provider_data=self.kept(),
         )
 
 
@@ -344,14 +383,28 @@ def _plain_events(body: JsonObject) -> Iterator[JsonObject]:
             yield {"contentBlockStart": {"contentBlockIndex": index, "start": {"toolUse": use}}}
             raw = _input_text(use.get("input"))
             yield {"contentBlockDelta": {"contentBlockIndex": index, "delta": {"toolUse": {"input": raw}}}}
-        reasoning = (block.get("reasoningContent") or {}).get("reasoningText")
-        if isinstance(reasoning, dict):
-            delta = {"reasoningContent": {"text": str(reasoning.get("text") or "")}}
-            yield {"contentBlockDelta": {"contentBlockIndex": index, "delta": delta}}
+        yield from _reasoning_events(index, block.get("reasoningContent"))
         if "toolResult" in block:
             yield {"contentBlockStart": {"contentBlockIndex": index, "start": {"toolResult": {}}}}
     yield {"messageStop": {"stopReason": body.get("stopReason")}}
     yield {"metadata": {"usage": body.get("usage") or {}}}
+
+
+def _reasoning_events(index: int, content: Any) -> Iterator[JsonObject]:
+    """A whole reasoning block as the deltas that stream it: its text, then its signature (or
+    its redacted content)."""
+    if not isinstance(content, dict):
+        return
+    reasoning = content.get("reasoningText")
+    if isinstance(reasoning, dict):
+        delta: JsonObject = {"text": str(reasoning.get("text") or "")}
+        yield {"contentBlockDelta": {"contentBlockIndex": index, "delta": {"reasoningContent": delta}}}
+        if isinstance(reasoning.get("signature"), str):
+            signature = {"reasoningContent": {"signature": reasoning["signature"]}}
+            yield {"contentBlockDelta": {"contentBlockIndex": index, "delta": signature}}
+    if content.get("redactedContent"):
+        redacted = {"reasoningContent": {"redactedContent": content["redactedContent"]}}
+        yield {"contentBlockDelta": {"contentBlockIndex": index, "delta": redacted}}
 
 
 # --- the codec --------------------------------------------------------------------------------
@@ -362,6 +415,7 @@ class BedrockConverse:
 
     name = WIRE
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/model/[^/?#]+/converse(-stream)?/?([?#]|$)"),)
+    reasoning_state = REASONING_STATE
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         system, messages = _messages(request)
@@ -540,8 +594,9 @@ def _input(call: ToolCall) -> Any:
 
 
 def _response(result: TurnResult) -> JsonObject:
-    content: list[JsonObject] = []
-    if result.reasoning:
+    kept = kept_reasoning(result.provider_data)
+    content: list[JsonObject] = [{"reasoningContent": block} for block in kept]
+    if result.reasoning and not content:
         content.append({"reasoningContent": {"reasoningText": {"text": result.reasoning}}})
     if result.text:
         content.append({"text": result.text})
@@ -560,7 +615,13 @@ def _response(result: TurnResult) -> JsonObject:
 def _events(result: TurnResult) -> list[tuple[str, JsonObject]]:
     events: list[tuple[str, JsonObject]] = [("messageStart", {"role": "assistant"})]
     index = 0
-    for kind, whole in (("reasoningContent", result.reasoning), ("text", result.text)):
+    for block in kept_reasoning(result.provider_data):
+        deltas = _reasoning_events(index, block)
+        events.extend(("contentBlockDelta", delta["contentBlockDelta"]) for delta in deltas)
+        events.append(("contentBlockStop", {"contentBlockIndex": index}))
+        index += 1
+    reasoning = None if index else result.reasoning
+    for kind, whole in (("reasoningContent", reasoning), ("text", result.text)):
         if not whole:
             continue
         for piece in text_pieces(whole):
@@ -1065,5 +1126,7 @@ BEDROCK = DirectEntry(
     provider=BEDROCK_PROVIDER,
     factory=create,
     description="AWS Bedrock Converse (boto3)",
-    capabilities=Capabilities(tool_choice=frozenset({"auto", "required", "named"})),
+    capabilities=Capabilities(
+        tool_choice=frozenset({"auto", "required", "named"}), reasoning_state=frozenset({"reasoning_blocks"})
+    ),
 )

@@ -32,6 +32,11 @@ _MODIFIED = (
     "cannot be modified. These blocks must remain as they were in the original response."
 )
 _SIGNATURE = "messages.{m}.content.{b}: Invalid `signature` in `thinking` block"
+_PHRASES = (
+    "Expected `thinking` or `redacted_thinking`",
+    "blocks in the latest assistant message",
+    "Invalid `signature`",
+)
 
 
 def _refusal(message: str) -> RenderedResponse:
@@ -56,21 +61,19 @@ def _same(sent: JsonObject, kept: JsonObject) -> bool:
 
 def _thinking_refusal(m: int, blocks: list[JsonObject], kept: list[JsonObject]) -> str | None:
     """Why Anthropic refuses the last assistant message `blocks` (message `m`) that was answered
-    with the thinking blocks `kept`; None when it starts with them unmodified."""
+    with the thinking blocks `kept`; None when it starts with a thinking block and carries every
+    kept one unmodified, in order (interleaved thinking keeps its place between the blocks)."""
     if not blocks or blocks[0].get("type") not in THINKING:
         return _MISSING.format(m=m, found=blocks[0].get("type") if blocks else "nothing")
-    sent = []
-    for block in blocks:
-        if block.get("type") not in THINKING:
-            break
-        sent.append(block)
-    for b in range(max(len(sent), len(kept))):
-        if b >= len(sent) or b >= len(kept):
-            return _MODIFIED.format(m=m, b=b)
-        if _same(sent[b], kept[b]):
+    sent = [(b, block) for b, block in enumerate(blocks) if block.get("type") in THINKING]
+    for n in range(max(len(sent), len(kept))):
+        if n >= len(sent) or n >= len(kept):
+            return _MODIFIED.format(m=m, b=sent[n][0] if n < len(sent) else len(blocks))
+        b, block = sent[n]
+        if _same(block, kept[n]):
             continue
-        same_text = sent[b].get("type") == kept[b].get("type") == "thinking" and (
-            sent[b].get("thinking") == kept[b].get("thinking")
+        same_text = block.get("type") == kept[n].get("type") == "thinking" and (
+            block.get("thinking") == kept[n].get("thinking")
         )
         return (_SIGNATURE if same_text else _MODIFIED).format(m=m, b=b)
     return None

@@ -2,10 +2,11 @@
 
 With `store: false` a reasoning model's reasoning items come back with `encrypted_content` and
 must be sent back whole, each followed by the item it produced, matched by id (`fc_...` for a
-function call, `msg_...` for a message: a final answer's reasoning item sent back before an
-assistant message without its id is refused). An item sent by id without its reasoning item, a
-reasoning item without its encrypted content (the server looks it up, and nothing was stored)
-and encrypted content that is not the item's own are refused too.
+function call, which may also go back by its `call_id` alone; `msg_...` for a message: a final
+answer's reasoning item sent back before an assistant message without its id is refused). An
+item sent by id without its reasoning item, a reasoning item without its encrypted content (the
+server looks it up, and nothing was stored) and encrypted content that is not the item's own
+are refused too.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Sequence
+from typing import Any
 
 from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult
 from xpeval.adapters.wires._base import RenderedResponse
@@ -59,23 +61,47 @@ def _reply_refusal(reply: TurnResult, items: list[JsonObject]) -> RenderedRespon
     kept = {r.get("id"): r for r in own.get("reasoning") or [] if isinstance(r, dict)}
     where = {item.get("id"): index for index, item in enumerate(items) if item.get("id")}
     for n, ref in enumerate(refs):
-        if ref.get("type") != "reasoning":
-            continue
-        produced = refs[n + 1] if n + 1 < len(refs) else None
-        at = where.get(ref.get("id"))
-        if at is None:
-            if produced is not None and produced.get("id") in where:
-                return _refusal(
-                    _WITHOUT_REASONING.format(id=produced["id"], type=produced["type"], rs=ref["id"])
-                )
-            continue
-        refusal = _encrypted_refusal(items[at], kept.get(ref.get("id")) or {})
-        if refusal is not None:
-            return refusal
-        follower = items[at + 1] if at + 1 < len(items) else {}
-        if produced is None or follower.get("id") != produced.get("id"):
-            return _refusal(_WITHOUT_FOLLOWING.format(id=ref.get("id")))
+        if ref.get("type") == "reasoning":
+            produced = refs[n + 1] if n + 1 < len(refs) else None
+            refusal = _item_refusal(ref, produced, kept.get(ref.get("id")) or {}, items, where)
+            if refusal is not None:
+                return refusal
     return None
+
+
+def _item_refusal(
+    ref: JsonObject,
+    produced: JsonObject | None,
+    kept: JsonObject,
+    items: list[JsonObject],
+    where: dict[Any, int],
+) -> RenderedResponse | None:
+    """The refusal of one reasoning item (`ref`) of a served reply, as the request sends it."""
+    at = where.get(ref.get("id"))
+    if at is None:
+        if produced is not None and produced.get("id") in where:
+            return _refusal(_WITHOUT_REASONING.format(id=produced["id"], type=produced["type"], rs=ref["id"]))
+        return None
+    refusal = _encrypted_refusal(items[at], kept)
+    if refusal is not None:
+        return refusal
+    follower = items[at + 1] if at + 1 < len(items) else {}
+    if produced is None or not _follows(follower, produced):
+        return _refusal(_WITHOUT_FOLLOWING.format(id=ref.get("id")))
+    return None
+
+
+def _follows(item: JsonObject, produced: JsonObject) -> bool:
+    """Whether `item` is the one its reasoning item produced: by its id, or a function call by
+    its `call_id` (a recorded request sending the call without its `fc_` id was accepted; a
+    message without its `msg_` id is refused)."""
+    if item.get("id"):
+        return bool(item["id"] == produced.get("id"))
+    return (
+        item.get("type") == "function_call"
+        and bool(item.get("call_id"))
+        and (item.get("call_id") == produced.get("call_id"))
+    )
 
 
 class ResponsesReasoningItems:
@@ -103,7 +129,7 @@ class ResponsesReasoningItems:
         calls = []
         for index, call in enumerate(result.tool_calls):
             item_id = f"fc_{tag}_{index}"
-            refs.append({"type": "function_call", "id": item_id})
+            refs.append({"type": "function_call", "id": item_id, "call_id": call.id})
             calls.append(
                 call.model_copy(update={"provider_data": {**call.provider_data, "item_id": item_id}})
             )
