@@ -40,12 +40,8 @@ try:
 except ImportError:  # not on Windows: there the memory bound is not checked
     resource = None  # type: ignore[assignment]
 
-from xpeval.evals.cases.environment import BFCL_CLASSES, BFCL_STATELESS, Environment
+from xpeval.evals.cases.environment import BFCL_CLASSES, BFCL_INSTALL_HINT, BFCL_STATELESS, Environment
 from xpeval.evals.runtime.tool_errors import describe_exception
-
-INSTALL_HINT = "pip install --no-deps bfcl-eval==2026.3.23 mpmath"
-"""How a BFCL environment becomes available (--no-deps: bfcl-eval pins heavy dependencies its
-API classes do not need; MathAPI needs mpmath)."""
 
 DEFAULT_TIME_LIMIT_S = 5.0
 DEFAULT_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024
@@ -150,11 +146,11 @@ def load_class(name: str) -> type:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise EnvironmentUnavailable(
-            f"environment class {name} needs bfcl-eval ({describe_exception(exc)}); {INSTALL_HINT}"
+            f"environment class {name} needs bfcl-eval ({describe_exception(exc)}); {BFCL_INSTALL_HINT}"
         ) from exc
     found = getattr(module, name, None)
     if not isinstance(found, type):
-        raise EnvironmentUnavailable(f"{module_name} has no class {name}; {INSTALL_HINT}")
+        raise EnvironmentUnavailable(f"{module_name} has no class {name}; {BFCL_INSTALL_HINT}")
     return found
 
 
@@ -241,7 +237,6 @@ __all__ = [
     "DEFAULT_LIMITS",
     "DEFAULT_MEMORY_LIMIT_BYTES",
     "DEFAULT_TIME_LIMIT_S",
-    "INSTALL_HINT",
     "CallOutcome",
     "EnvironmentLimit",
     "EnvironmentUnavailable",
