@@ -41,6 +41,7 @@ except ImportError:  # not on Windows: there the memory bound is not checked
     resource = None  # type: ignore[assignment]
 
 from xpeval.evals.cases.environment import BFCL_CLASSES, BFCL_INSTALL_HINT, BFCL_STATELESS, Environment
+from xpeval.evals.errors import UserError
 from xpeval.evals.runtime.tool_errors import describe_exception
 
 DEFAULT_TIME_LIMIT_S = 5.0
@@ -55,8 +56,9 @@ _BLOCKED_EXACT = frozenset({"webbrowser.open", "ftplib.connect", "smtplib.connec
 network, native code, and new imports (which read files)."""
 
 
-class EnvironmentUnavailable(RuntimeError):
-    """The environment's classes cannot be loaded (bfcl-eval not installed, or not as expected)."""
+class EnvironmentUnavailable(UserError):
+    """The environment's classes cannot be loaded (bfcl-eval not installed, or not as expected):
+    one line saying how to install them, exit 2 (nothing about the case can be told)."""
 
 
 class EnvironmentLimit(BaseException):
