@@ -14,7 +14,7 @@ def test_a_missing_bfcl_eval_is_one_line_naming_the_install(monkeypatch: pytest.
     def missing(name: str) -> None:
         raise ModuleNotFoundError(f"No module named {name.split('.')[0]!r}")
 
-    monkeypatch.setattr(environment.importlib, "import_module", missing)
+    monkeypatch.setattr("importlib.import_module", missing)
     with pytest.raises(
         UserError, match=r"needs bfcl-eval .*pip install --no-deps bfcl-eval==2026\.3\.23 mpmath"
     ):
