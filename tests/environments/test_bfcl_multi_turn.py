@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests._bfcl_multi_turn import (
+    FULL,
     LOOP_SAMPLE_PER_CATEGORY,
     VARIANTS,
     bfcl_verdict,
@@ -81,6 +82,7 @@ def _write_cases(folder: Path) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600 if FULL else 300)  # every entry: about 15 minutes on two cores
 def test_the_ground_truth_through_the_agent_loop_is_right_when_recorded_and_replayed(tmp_path: Path) -> None:
     count = _write_cases(tmp_path / "cases")
     common = {
@@ -116,3 +118,16 @@ def test_the_state_verdict_equals_bfcls_multi_turn_checker_on_five_answers(
         assert mine["correct"] == bfcl_verdict(case, answer), f"{name}: {mine['reason']}"
         compared += 1
     assert compared >= 3
+
+
+def test_a_required_empty_string_in_bfcls_ground_truth_is_kept_as_a_value() -> None:
+    empty = [
+        (case.id, call.name, key)
+        for category in MULTI_TURN_CATEGORIES
+        for case in imported(category)
+        for turn in case.turns
+        for call in (turn.expected.ground_truth or [] if turn.expected else [])
+        for key, value in call.arguments.items()
+        if value == "" and key in (case.tool(call.name).parameters.get("required") or [])  # type: ignore[union-attr]
+    ]
+    assert len(empty) >= 8, empty  # resolve_ticket(ticket_id=..., resolution=''): two entries per category
