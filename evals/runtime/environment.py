@@ -21,6 +21,7 @@ function call and return inside it.
 
 from __future__ import annotations
 
+import _strptime  # noqa: F401  # datetime.strptime imports it on first use; a guarded call may not import
 import copy
 import importlib
 import inspect
