@@ -30,7 +30,7 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from types import FrameType
@@ -217,11 +217,6 @@ class ToolEnvironment:
             return _error(str(exc))
         except Exception as exc:
             return _error(_message(exc))
-
-    def public_state(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Each class's public attributes (BFCL compares those: names not starting with `_`)."""
-        for name, instance in self.instances.items():
-            yield name, {key: value for key, value in vars(instance).items() if not key.startswith("_")}
 
 
 def _message(exc: BaseException) -> str:
