@@ -82,7 +82,7 @@ def _write_cases(folder: Path) -> int:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(3600 if FULL else 300)  # every entry: about 15 minutes on two cores
+@pytest.mark.timeout(3600 if FULL else 300)  # every entry: 21 minutes on a shared two-core machine
 def test_the_ground_truth_through_the_agent_loop_is_right_when_recorded_and_replayed(tmp_path: Path) -> None:
     count = _write_cases(tmp_path / "cases")
     common = {
