@@ -131,3 +131,25 @@ def test_a_required_empty_string_in_bfcls_ground_truth_is_kept_as_a_value() -> N
         if value == "" and key in (case.tool(call.name).parameters.get("required") or [])  # type: ignore[union-attr]
     ]
     assert len(empty) >= 8, empty  # resolve_ticket(ticket_id=..., resolution=''): two entries per category
+
+
+def test_the_cases_bfcl_command_writes_the_multi_turn_categories_that_load_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xpeval.evals.cases.loader import load_cases
+    from xpeval.evals.cli import main
+
+    assert (
+        main(["cases", "bfcl", "--categories", ",".join(MULTI_TURN_CATEGORIES), "--out", str(tmp_path)]) == 0
+    )
+    assert "skipped multi_turn_miss_func_49:" in capsys.readouterr().err
+    counts: dict[str, int] = {}
+    for item in load_cases(tmp_path):
+        counts[item.file] = counts.get(item.file, 0) + 1
+        assert item.case.environment is not None
+    assert counts == {
+        "bfcl_multi_turn_base.jsonl": 200,
+        "bfcl_multi_turn_miss_func.jsonl": 199,
+        "bfcl_multi_turn_miss_param.jsonl": 200,
+        "bfcl_multi_turn_long_context.jsonl": 200,
+    }
