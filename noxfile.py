@@ -10,12 +10,15 @@ import nox
 nox.options.sessions = ["tests", "lint"]
 nox.options.reuse_existing_virtualenvs = True
 PYTHON = ["3.11"]
+BFCL_EVAL = "bfcl-eval==2026.3.23"
+"""The bfcl-eval whose data, API classes and multi-turn checker xpeval follows (docs/cases.md)."""
 
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """The unit and conformance tests (offline, no API key)."""
-    session.install("-e", ".[dev]")
+    """The unit and conformance tests (offline, no API key), with bfcl-eval as .ci/run installs it."""
+    session.install("-e", ".[dev,bfcl]")
+    session.install("--no-deps", BFCL_EVAL)
     session.run("pytest", "-n", "auto", *session.posargs)
 
 
@@ -125,9 +128,26 @@ def local_model(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def bfcl(session: nox.Session) -> None:
     """Import the Berkeley Function Calling Leaderboard cases (bfcl-eval pins heavy deps: --no-deps)."""
-    session.install("-e", ".")
-    session.install("--no-deps", "bfcl-eval")
+    session.install("-e", ".[bfcl]")
+    session.install("--no-deps", BFCL_EVAL)
     session.run("xpeval", "cases", "bfcl", "--out", "reports/bfcl", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def bfcl_state(session: nox.Session) -> None:
+    """Every imported BFCL multi-turn entry (not CI's sample): its ground truth through the runner
+    and the agent loop on the loopback emulator, and the state verdict against bfcl-eval's own
+    multi_turn_checker on five answers each (tests/environments/test_bfcl_multi_turn.py)."""
+    session.install("-e", ".[dev,bfcl]")
+    session.install("--no-deps", BFCL_EVAL)
+    session.run(
+        "pytest",
+        "-n",
+        "auto",
+        "tests/environments/test_bfcl_multi_turn.py",
+        *session.posargs,
+        env={"XPEVAL_BFCL_FULL": "1"},
+    )
 
 
 @nox.session(python=PYTHON)

@@ -23,6 +23,7 @@ _._calls_agree_with_no_call
 _._consistent
 _._matches_schema
 _._nested_shape
+_._known_classes
 # vcrpy's Cassette and persister interfaces, overridden and called by vcrpy.
 _._metadata
 _._old_interactions

@@ -22,7 +22,9 @@ from xpeval.evals.cases.model import Case
 
 FULL = os.environ.get("XPEVAL_BFCL_FULL") == "1"
 SAMPLE_PER_CATEGORY = 13
-"""CI's sample: 13 of each category's entries (52 in all, at least the 50 the parity test needs)."""
+"""CI's sample for the verdict's parity: 13 of each category's entries (52 in all, at least 50)."""
+LOOP_SAMPLE_PER_CATEGORY = 4
+"""CI's sample played through the runner (record and replay: about half a second an episode)."""
 
 needs_bfcl_environment = pytest.mark.skipif(
     importlib.util.find_spec("bfcl_eval") is None or importlib.util.find_spec("mpmath") is None,
@@ -41,10 +43,11 @@ def imported(category: str) -> tuple[Case, ...]:
     return tuple(o.case for o in convert_category(bfcl_data_dir(), category) if o.case is not None)
 
 
-def chosen(category: str) -> list[Case]:
-    """The cases a test run plays: all under XPEVAL_BFCL_FULL=1, else a seeded sample."""
+def chosen(category: str, size: int = SAMPLE_PER_CATEGORY) -> list[Case]:
+    """The cases a test run plays: all under XPEVAL_BFCL_FULL=1, else a seeded sample of `size`
+    (a smaller size takes the first ones of the same sample)."""
     cases = list(imported(category))
-    return cases if FULL else random.Random(f"xpeval-{category}").sample(cases, SAMPLE_PER_CATEGORY)
+    return cases if FULL else random.Random(f"xpeval-{category}").sample(cases, SAMPLE_PER_CATEGORY)[:size]
 
 
 def chosen_ids() -> list[tuple[str, str]]:

@@ -19,13 +19,10 @@ from typing import Any
 
 from xpeval.evals.cases.bfcl import CATEGORY_MAP, BfclConversionError, convert_entry
 from xpeval.evals.cases.bfcl_multi_turn import MULTI_TURN_CATEGORIES, convert_multi_turn_entry
-from xpeval.evals.cases.environment import BFCL_CLASSES
+from xpeval.evals.cases.environment import BFCL_CLASSES, BFCL_INSTALL_HINT
 from xpeval.evals.cases.model import Case
 
-INSTALL_HINT = (
-    "install it with: pip install --no-deps bfcl-eval "
-    "(--no-deps: it pins heavy dependencies the data does not need)"
-)
+INSTALL_HINT = BFCL_INSTALL_HINT
 
 _FILE_NAME = re.compile(r"^BFCL_v(\d+)_(.+)\.json$")
 

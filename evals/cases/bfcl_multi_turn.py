@@ -82,17 +82,7 @@ def convert_multi_turn_entry(
 ) -> Case:
     """One multi-turn entry as an environment case (see the module docstring)."""
     entry_id = str(entry.get("id", ""))
-    question = entry.get("question")
-    classes = entry.get("involved_classes")
-    if not isinstance(question, list) or not all(isinstance(turn, list) for turn in question):
-        raise BfclConversionError(f"{entry_id}: question is not a list of turns")
-    if not isinstance(classes, list) or not classes or any(c not in BFCL_CLASSES for c in classes):
-        raise BfclConversionError(f"{entry_id}: involved_classes {classes!r} are not BFCL's API classes")
-    if answer is None or not isinstance(answer.get("ground_truth"), list):
-        raise BfclConversionError(f"{entry_id}: no possible answer")
-    truth = answer["ground_truth"]
-    if len(truth) != len(question):
-        raise BfclConversionError(f"{entry_id}: {len(question)} turns but a ground truth for {len(truth)}")
+    question, classes, truth = _checked_entry(entry_id, entry, answer)
     functions = [copy.deepcopy(doc) for name in classes for doc in function_docs.get(name, [])]
     added = _hold_out(entry_id, functions, entry.get("missed_function") or {})
     owners = {doc["name"]: name for name in classes for doc in function_docs.get(name, [])}
@@ -100,9 +90,7 @@ def convert_multi_turn_entry(
     def parameters_of(method: str) -> Sequence[str]:
         owner = owners.get(method)
         if owner is None:
-            raise BfclConversionError(
-                f"{entry_id}: ground truth calls {method!r}, which no involved class has"
-            )
+            raise BfclConversionError(f"{entry_id}: ground truth calls {method!r}: no involved class has it")
         return parameter_names(owner, method)
 
     turns = []
@@ -136,6 +124,24 @@ def convert_multi_turn_entry(
         return Case.model_validate(raw)
     except ValidationError as exc:
         raise BfclConversionError(f"{entry_id}: {describe_validation_error(exc)}") from exc
+
+
+def _checked_entry(
+    entry_id: str, entry: Mapping[str, Any], answer: Mapping[str, Any] | None
+) -> tuple[list[list[Any]], list[str], list[list[str]]]:
+    """The entry's turns, involved classes and ground truth, or why the entry cannot be read."""
+    question = entry.get("question")
+    classes = entry.get("involved_classes")
+    if not isinstance(question, list) or not all(isinstance(turn, list) for turn in question):
+        raise BfclConversionError(f"{entry_id}: question is not a list of turns")
+    if not isinstance(classes, list) or not classes or any(c not in BFCL_CLASSES for c in classes):
+        raise BfclConversionError(f"{entry_id}: involved_classes {classes!r} are not BFCL's API classes")
+    if answer is None or not isinstance(answer.get("ground_truth"), list):
+        raise BfclConversionError(f"{entry_id}: no possible answer")
+    truth = answer["ground_truth"]
+    if len(truth) != len(question):
+        raise BfclConversionError(f"{entry_id}: {len(question)} turns but a ground truth for {len(truth)}")
+    return question, classes, truth
 
 
 def _hold_out(

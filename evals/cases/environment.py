@@ -32,6 +32,11 @@ BFCL_CLASSES: dict[str, str] = {
 `CLASS_FILE_PATH_MAPPING`, less the web-search and memory backends, which need network or
 heavy dependencies)."""
 
+BFCL_INSTALL_HINT = (
+    "install it with: pip install --no-deps bfcl-eval==2026.3.23 mpmath "
+    "(--no-deps: it pins heavy dependencies its data and API classes do not need; MathAPI needs mpmath)"
+)
+
 BFCL_STATELESS: frozenset[str] = frozenset({"MathAPI"})
 """Classes BFCL builds without loading a scenario (its `STATELESS_CLASSES`)."""
 
@@ -77,6 +82,7 @@ class Environment(BaseModel):
 
 __all__ = [
     "BFCL_CLASSES",
+    "BFCL_INSTALL_HINT",
     "BFCL_STATELESS",
     "BFCL_STEPS_PER_TURN",
     "Environment",

@@ -363,22 +363,22 @@ class Case(_Frozen):
             offered = {tool.name: tool for tool in self.offered_tools(turn.index)}
             prefix = "expected" if turn.index == 0 else f"follow_ups.{turn.index - 1}.expected"
             for index, call in enumerate(turn.expected.ground_truth or [] if turn.expected else []):
-                where = f"{prefix}.ground_truth.{index}"
-                tool = offered.get(call.name)
-                if tool is None:
-                    later = " (it is added in a later turn)" if self.tool(call.name) is not None else ""
-                    raise ValueError(
-                        f"{where}.name: {call.name!r} is not offered in turn {turn.index}{later}"
-                    )
-                properties = root_properties(tool.parameters)
-                for argument in call.arguments:
-                    if argument not in properties:
-                        raise ValueError(f"{where}.arguments.{argument}: not in the schema of {call.name!r}")
-                for argument in root_required(tool.parameters):
-                    if argument not in call.arguments:
-                        raise ValueError(
-                            f"{where}.arguments: {call.name!r} requires {argument!r}, which is missing"
-                        )
+                self._check_ground_truth_call(f"{prefix}.ground_truth.{index}", call, offered, turn.index)
+
+    def _check_ground_truth_call(
+        self, where: str, call: EnvironmentCall, offered: Mapping[str, ToolSpec], turn: int
+    ) -> None:
+        tool = offered.get(call.name)
+        if tool is None:
+            later = " (it is added in a later turn)" if self.tool(call.name) is not None else ""
+            raise ValueError(f"{where}.name: {call.name!r} is not offered in turn {turn}{later}")
+        properties = root_properties(tool.parameters)
+        for argument in call.arguments:
+            if argument not in properties:
+                raise ValueError(f"{where}.arguments.{argument}: not in the schema of {call.name!r}")
+        for argument in root_required(tool.parameters):
+            if argument not in call.arguments:
+                raise ValueError(f"{where}.arguments: {call.name!r} requires {argument!r}, which is missing")
 
     def _check_scripted_path(self) -> None:
         if self.category not in MULTI_STEP_CATEGORIES or self.environment is not None:

@@ -21,6 +21,7 @@ function call and return inside it.
 
 from __future__ import annotations
 
+import _strptime  # noqa: F401  # datetime.strptime imports it on first use; a guarded call may not import
 import copy
 import importlib
 import inspect
@@ -29,7 +30,7 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from types import FrameType
@@ -40,12 +41,9 @@ try:
 except ImportError:  # not on Windows: there the memory bound is not checked
     resource = None  # type: ignore[assignment]
 
-from xpeval.evals.cases.environment import BFCL_CLASSES, BFCL_STATELESS, Environment
+from xpeval.evals.cases.environment import BFCL_CLASSES, BFCL_INSTALL_HINT, BFCL_STATELESS, Environment
+from xpeval.evals.errors import UserError
 from xpeval.evals.runtime.tool_errors import describe_exception
-
-INSTALL_HINT = "pip install --no-deps bfcl-eval==2026.3.23 mpmath"
-"""How a BFCL environment becomes available (--no-deps: bfcl-eval pins heavy dependencies its
-API classes do not need; MathAPI needs mpmath)."""
 
 DEFAULT_TIME_LIMIT_S = 5.0
 DEFAULT_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024
@@ -59,8 +57,9 @@ _BLOCKED_EXACT = frozenset({"webbrowser.open", "ftplib.connect", "smtplib.connec
 network, native code, and new imports (which read files)."""
 
 
-class EnvironmentUnavailable(RuntimeError):
-    """The environment's classes cannot be loaded (bfcl-eval not installed, or not as expected)."""
+class EnvironmentUnavailable(UserError):
+    """The environment's classes cannot be loaded (bfcl-eval not installed, or not as expected):
+    one line saying how to install them, exit 2 (nothing about the case can be told)."""
 
 
 class EnvironmentLimit(BaseException):
@@ -150,11 +149,11 @@ def load_class(name: str) -> type:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise EnvironmentUnavailable(
-            f"environment class {name} needs bfcl-eval ({describe_exception(exc)}); {INSTALL_HINT}"
+            f"environment class {name} needs bfcl-eval ({describe_exception(exc)}); {BFCL_INSTALL_HINT}"
         ) from exc
     found = getattr(module, name, None)
     if not isinstance(found, type):
-        raise EnvironmentUnavailable(f"{module_name} has no class {name}; {INSTALL_HINT}")
+        raise EnvironmentUnavailable(f"{module_name} has no class {name}; {BFCL_INSTALL_HINT}")
     return found
 
 
@@ -219,11 +218,6 @@ class ToolEnvironment:
         except Exception as exc:
             return _error(_message(exc))
 
-    def public_state(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Each class's public attributes (BFCL compares those: names not starting with `_`)."""
-        for name, instance in self.instances.items():
-            yield name, {key: value for key, value in vars(instance).items() if not key.startswith("_")}
-
 
 def _message(exc: BaseException) -> str:
     """`str(exc)`, as BFCL's executor writes it (also when empty); a broken `__str__` says its type."""
@@ -241,7 +235,6 @@ __all__ = [
     "DEFAULT_LIMITS",
     "DEFAULT_MEMORY_LIMIT_BYTES",
     "DEFAULT_TIME_LIMIT_S",
-    "INSTALL_HINT",
     "CallOutcome",
     "EnvironmentLimit",
     "EnvironmentUnavailable",

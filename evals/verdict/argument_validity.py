@@ -105,7 +105,7 @@ def with_schema_validity(row: ResultRow, case: Case, *, judged: bool = True) -> 
     (an episode that ended in an error) leaves the episode unjudged, its calls still judged."""
     if not row.calls:
         return row
-    tools = {tool.name: tool.parameters for tool in case.tools}
+    tools = {tool.name: tool.parameters for tool in case.all_tools}  # with tools later turns add
     cut = {note.field.split("]", 1)[0] + "]" for note in row.truncated if ".arguments" in note.field}
     verdicts = [
         validate_call(

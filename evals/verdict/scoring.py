@@ -146,10 +146,20 @@ def _state_fields(case: Case, calls_per_turn: Sequence[Sequence[CallLike]], fail
     per-turn credit goes into the reason, beside the all-or-nothing `correct`."""
     from xpeval.evals.verdict.state import state_verdict
 
+    if failed:  # the episode's error is its reason; nothing is executed for it
+        malformed = any(read_call(c).parse_error is not None for turn in calls_per_turn for c in turn)
+        return {
+            "correct": False,
+            "tool_selection_correct": None,
+            "arguments_correct": None,
+            "irrelevance": False,
+            "malformed": malformed,
+            "reason": None,
+        }
     verdict = state_verdict(case, calls_per_turn)
     reason = None if verdict.correct else f"{verdict.reason} (turns passed: {verdict.credit})"
     return {
-        "correct": verdict.correct and not failed,
+        "correct": verdict.correct,
         "tool_selection_correct": None,
         "arguments_correct": None,
         "irrelevance": False,
