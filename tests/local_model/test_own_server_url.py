@@ -156,3 +156,29 @@ def test_your_own_server_is_checked_before_anything_is_sent(
         in other_wire.stderr
     )
     assert bodies == [] and not (root / "cassettes").exists()
+
+
+def test_the_nightly_measures_your_own_server_as_its_local_model(
+    tmp_path: Path, cli: Cli, own_server: tuple[str, list[dict[str, Any]]]
+) -> None:
+    url, bodies = own_server
+    root = shop_project(tmp_path, 'cases = "evals/cases"\n')
+    nightly = (
+        "nightly", "--adapters", "openai-compatible,anthropic-messages", "--local-models", SERVED,
+        "--local-model-url", url, "--no-schemas", "--no-progress",
+    )  # fmt: skip
+    planned = cli(*nightly, "--dry-run", cwd=root)
+    assert (
+        f"openai-compatible: local model at your server {url} ({SERVED})" in planned.stdout + planned.stderr
+    )
+    assert "your server at a URL is offered OpenAI Chat adapters only" in planned.stdout + planned.stderr
+    assert bodies == []
+
+    done = cli(*nightly, cwd=root)
+    assert done.returncode in (0, 1), done.stderr  # measured (no baseline yet to compare with)
+    assert len(bodies) == 2 and {body["model"] for body in bodies} == {SERVED}
+    lines = (root / "reports" / "nightly" / "results.jsonl").read_text().splitlines()
+    rows = [r for r in map(json.loads, lines) if "case_id" in r]
+    assert {(r["adapter"], r["source"], r["model"]) for r in rows} == {
+        ("openai-compatible", "local-model", SERVED)
+    }
