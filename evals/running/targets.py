@@ -198,6 +198,7 @@ class TargetPicker:
                 "(its wire or URL shape); choose other --adapters"
             )
         wanted = {m for a in adapter_ids for m in (models.get(a) or [None])}
+        _refuse_unbundled(wanted)
         down = sorted(str(m or "the default model") for m in wanted if not self.local_model_up(m))
         if down:
             model = "" if down == ["the default model"] else f" --model {down[0]}"
@@ -221,6 +222,20 @@ class TargetPicker:
             )
         if adapter_ids:
             check_serves(self.local_url, [m for a in adapter_ids for m in (models.get(a) or [None])])
+
+
+def _refuse_unbundled(models: Iterable[str | None]) -> None:
+    """A model no bundled server serves is one of the team's own server: say how to reach it."""
+    from xpeval.evals.local_model.local_adapters import is_bundled_model
+    from xpeval.evals.local_model.models import SERVED
+
+    foreign = sorted(str(m) for m in models if not is_bundled_model(m))
+    if foreign:
+        raise UserError(
+            f"--target local-model: no bundled server serves {', '.join(foreign)} (they serve "
+            f"{', '.join(m.alias for m in SERVED)}); for your own server's model pass --local-model-url "
+            "URL, or set [tool.xpeval] local_model_url"
+        )
 
 
 def _key_hint(adapter_ids: list[str]) -> str:

@@ -135,6 +135,13 @@ def test_your_own_server_is_checked_before_anything_is_sent(
     assert absent.returncode == 2
     assert f"does not serve llama3:8b (it lists: {SERVED})" in absent.stderr
 
+    no_url = cli(*record, "--models", SERVED, cwd=root)
+    assert no_url.returncode == 2
+    assert (
+        f"no bundled server serves {SERVED}" in no_url.stderr
+        and "pass --local-model-url URL" in no_url.stderr
+    )
+
     unnamed = cli(*record, "--local-model-url", url, cwd=root)
     assert unnamed.returncode == 2 and "pass --models NAME" in unnamed.stderr
 
