@@ -270,7 +270,8 @@ def _problem(error: Any, raw: Any) -> tuple[list[str | int], str]:
     """The field (a path in the raw case) and what is wrong with it, with what is allowed."""
     path = _user_path(error["loc"], raw)
     kind = error["type"]
-    message = str(error["msg"]).removeprefix("Value error, ")
+    # "a valid dictionary or instance of Expected": the class is ours, not the file's
+    message = re.sub(r" or instance of \w+", "", str(error["msg"]).removeprefix("Value error, "))
     if kind == "value_error" and (found := _PATH_PREFIX.match(message)):
         path = [*path, *_split_path(found.group(1))]
         message = found.group(2)
