@@ -9,6 +9,8 @@
     models = ["deepseek=deepseek-chat"]      # as --models
     max_input_mb = 32              # the largest case file or cassette read (and its decoded bodies)
     max_yaml_nodes = 100000        # the most nodes a YAML file may stand for, aliases expanded
+    local_model_url = "http://127.0.0.1:11434/v1"   # your own OpenAI-compatible server as the
+                                   # local-model target (as --local-model-url; docs/local-model.md)
 
 Paths are relative to the project root (the folder of that pyproject.toml), so `xpeval run`
 and `pytest` find the same files from anywhere inside the project. Without such a table the
@@ -29,7 +31,7 @@ from xpeval.evals.untrusted import InputLimits
 
 KEYS = frozenset(
     {"cases", "cassettes", "reports", "results", "baseline", "adapters", "models"}
-    | {"max_input_mb", "max_yaml_nodes"}
+    | {"max_input_mb", "max_yaml_nodes", "local_model_url"}
 )
 
 
@@ -47,6 +49,8 @@ class ProjectSettings:
     """The file the settings came from (None: no `[tool.xpeval]` table was found)."""
     limits: InputLimits = field(default_factory=InputLimits)
     """The caps on case files and cassettes (`xpeval.evals.untrusted`)."""
+    local_model_url: str | None = None
+    """The team's own OpenAI-compatible server, the `local-model` target (`--local-model-url`)."""
 
     def selected_adapters(self, flag: Sequence[str] | str | None) -> tuple[str, ...]:
         """The adapters a command works on: `--adapters` (comma lists, `all`), else this project's
@@ -140,6 +144,7 @@ def project_settings(start: Path | None = None) -> ProjectSettings:
         models=_names(table, "models", pyproject),
         pyproject=pyproject,
         limits=_limits(table, pyproject),
+        local_model_url=_paths(table, "local_model_url", pyproject),
     )
 
 

@@ -17,15 +17,17 @@ alias bomb or a 200 MB file is one line naming the file, never a hang.
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 import re
+import types
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Union, get_args, get_origin
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from xpeval.evals.cases.model import Case, Category
 from xpeval.evals.errors import UserError
@@ -65,6 +67,61 @@ class LoadedCase:
     file: str
 
 
+MAX_PROBLEMS_PER_CASE = 10
+"""Field problems listed for one case before "and N more"."""
+MAX_PROBLEMS_PER_FILE = 50
+"""Problem lines listed for one file before "and N more": a file of 10,000 broken cases stays readable."""
+
+
+class CaseFileProblems(UserError):
+    """Every problem of the case files that were read, one line each (file, case, field, what is
+    wrong, what is allowed), bounded per case and per file, and the count of them all."""
+
+    def __init__(self, lines: list[str], count: int, files: int) -> None:
+        self.lines = lines
+        self.count = count
+        self.files = files
+        listed = "".join(f"\n  {line}" for line in lines)
+        one = count == 1 and len(lines) == 1  # one problem stays one line
+        super().__init__(lines[0] if one else f"the case files have problems:{listed}\n{self.summary()}")
+
+    def summary(self) -> str:
+        noun = "problem" if self.count == 1 else "problems"
+        return f"{self.count} {noun} in {self.files} case file(s)"
+
+
+@dataclass
+class _Problems:
+    """Problems gathered while reading files; the lines shown are bounded per file."""
+
+    lines: list[str]
+    count: int = 0
+    files: int = 0
+
+    def add_file(self, shown: str, problems: list[str]) -> None:
+        if not problems:
+            return
+        self.files += 1
+        self.count += len(problems)
+        self.lines.extend(problems[:MAX_PROBLEMS_PER_FILE])
+        if len(problems) > MAX_PROBLEMS_PER_FILE:
+            self.lines.append(f"{shown}: and {len(problems) - MAX_PROBLEMS_PER_FILE} more problems")
+
+    def raise_any(self) -> None:
+        if self.count:
+            raise CaseFileProblems(self.lines, self.count, self.files)
+
+
+def case_files(source: Path) -> tuple[list[Path], Path]:
+    """The case files of a folder (recursively, in path order) or the one file, and the folder
+    their names are shown relative to."""
+    if not source.exists():
+        raise UserError(f"{source}: no such case file or folder")
+    if source.is_file():
+        return [source], source.parent
+    return sorted(p for p in source.rglob("*") if p.is_file() and p.suffix in CASE_FILE_SUFFIXES), source
+
+
 def load_cases(
     source: Path = BUILTIN_DIR,
     *,
@@ -74,47 +131,76 @@ def load_cases(
     """Every case in a folder (recursively, in path order) or in one file.
 
     Case ids are unique across the whole set: a repeated id is an error naming both files.
-    `limits` default to the project's (`[tool.xpeval]`).
+    `limits` default to the project's (`[tool.xpeval]`). Every problem of every file is
+    gathered first: `CaseFileProblems` lists them all.
     """
-    if not source.exists():
-        raise UserError(f"{source}: no such case file or folder")
-    if source.is_file():
-        files, root = [source], source.parent
-    else:
-        files = sorted(p for p in source.rglob("*") if p.is_file() and p.suffix in CASE_FILE_SUFFIXES)
-        root = source
+    files, root = case_files(source)
     wanted = set(categories) if categories is not None else None
-    limits = limits or input_limits()
+    every = read_case_files(files, root, limits or input_limits())
+    return [item for item in every if wanted is None or item.case.category in wanted]
+
+
+def read_case_files(files: list[Path], root: Path, limits: InputLimits) -> list[LoadedCase]:
+    """The valid cases of every file, or `CaseFileProblems` listing every problem of every file
+    (cases that fail, and case ids used twice)."""
+    problems = _Problems(lines=[])
     loaded: list[LoadedCase] = []
     seen: dict[str, str] = {}
     for path in files:
-        for item in load_case_file(path, root=root, limits=limits):
+        shown, items, found = _read_case_file(path, root, limits)
+        for item in items:
             if item.case.id in seen:
-                raise UserError(f"{item.file}: case id {item.case.id!r} already used in {seen[item.case.id]}")
+                found.append(f"{item.file}: case id {item.case.id!r} already used in {seen[item.case.id]}")
+                continue
             seen[item.case.id] = item.file
-            if wanted is None or item.case.category in wanted:
-                loaded.append(item)
+            loaded.append(item)
+        problems.add_file(shown, found)
+    problems.raise_any()
     return loaded
 
 
 def load_case_file(
     path: Path, *, root: Path | None = None, limits: InputLimits | None = None
 ) -> list[LoadedCase]:
-    """The cases of one file, validated; `root` makes the reported file name relative."""
+    """The cases of one file, validated; `root` makes the reported file name relative.
+    `CaseFileProblems` lists every problem of the file."""
+    shown, items, found = _read_case_file(path, root, limits or input_limits())
+    problems = _Problems(lines=[])
+    problems.add_file(shown, found)
+    problems.raise_any()
+    return items
+
+
+def _read_case_file(
+    path: Path, root: Path | None, limits: InputLimits
+) -> tuple[str, list[LoadedCase], list[str]]:
+    """The file's name as shown, its valid cases and a line per problem found in it."""
     shown = path.relative_to(root).as_posix() if root is not None and path.is_relative_to(root) else str(path)
-    limits = limits or input_limits()
     try:
         text = read_bounded(path, limits).decode("utf-8")
     except InputRefused as exc:
-        raise UserError(f"{shown}: case file refused: {exc}") from exc
+        return shown, [], [f"{shown}: case file refused: {exc}"]
     except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{shown}: cannot read case file: {exc}") from exc
-    raw_cases = _raw_cases(text, path.suffix, shown, limits)
-    cases = [_validate(raw, shown, where) for where, raw in raw_cases]
-    return [LoadedCase(case=case, file=shown) for case in cases]
+        return shown, [], [f"{shown}: cannot read case file: {exc}"]
+    items: list[LoadedCase] = []
+    problems: list[str] = []
+    try:
+        for where, raw in _raw_cases(text, path.suffix, shown, limits):
+            if isinstance(raw, str):  # a line that is not a case at all (invalid JSON)
+                problems.append(f"{shown}: {where}: {raw}")
+                continue
+            case, wrong = _validate(raw, where)
+            if case is not None:
+                items.append(LoadedCase(case=case, file=shown))
+            problems.extend(f"{shown}: {line}" for line in wrong)
+    except UserError as exc:  # the file as a whole cannot be read: one line for it
+        problems.append(str(exc))
+    return shown, items, problems
 
 
 def _raw_cases(text: str, suffix: str, shown: str, limits: InputLimits) -> Iterator[tuple[str, Any]]:
+    """Each case's place in the file and its raw data; a JSON line that cannot be read yields
+    the reason as a string (the next lines are still read)."""
     if suffix == ".jsonl":
         # JSON Lines ends a line at "\n" only: str.splitlines also splits at U+2028, U+0085 and
         # other separators a JSON string may hold unescaped (`xpeval cases requests` writes them).
@@ -124,9 +210,9 @@ def _raw_cases(text: str, suffix: str, shown: str, limits: InputLimits) -> Itera
             try:
                 yield f"line {number}", json.loads(line)
             except json.JSONDecodeError as exc:
-                raise UserError(f"{shown}: line {number}: invalid JSON: {exc.msg}") from exc
-            except RecursionError as exc:
-                raise UserError(f"{shown}: line {number}: JSON nested too deeply to read") from exc
+                yield f"line {number}", f"invalid JSON: {exc.msg}"
+            except RecursionError:
+                yield f"line {number}", "JSON nested too deeply to read"
         return
     try:
         document = load_yaml(text, _CaseYamlLoader, limits)  # a SafeLoader subclass: no arbitrary objects
@@ -146,17 +232,168 @@ def _raw_cases(text: str, suffix: str, shown: str, limits: InputLimits) -> Itera
         yield f"case {index}", raw
 
 
-def _validate(raw: Any, shown: str, where: str) -> Case:
+def _validate(raw: Any, where: str) -> tuple[Case | None, list[str]]:
+    """The case, or None and a line per problem (`<place> (<id>): <field>: <what is wrong>`)."""
     label = f"{where} ({raw['id']})" if isinstance(raw, dict) and isinstance(raw.get("id"), str) else where
     if not isinstance(raw, dict):
-        raise UserError(f"{shown}: {label}: a case must be a mapping, got {type(raw).__name__}")
+        return None, [f"{label}: a case must be a mapping, got {type(raw).__name__}"]
     try:
         # Anchored YAML shares objects between cases; a copy keeps each case's data its own.
-        return Case.model_validate(copy.deepcopy(raw))
+        return Case.model_validate(copy.deepcopy(raw)), []
     except ValidationError as exc:
-        raise UserError(f"{shown}: {label}: {describe_validation_error(exc)}") from exc
-    except RecursionError as exc:
-        raise UserError(f"{shown}: {label}: nested too deeply to read") from exc
+        found = case_problems(exc, raw)
+    except RecursionError:
+        return None, [f"{label}: nested too deeply to read"]
+    lines = [f"{label}: {problem}" for problem in found[:MAX_PROBLEMS_PER_CASE]]
+    if len(found) > MAX_PROBLEMS_PER_CASE:
+        lines.append(f"{label}: and {len(found) - MAX_PROBLEMS_PER_CASE} more problems in this case")
+    return None, lines
+
+
+def case_problems(exc: ValidationError, raw: Any) -> list[str]:
+    """Each error of a case as the case file states it: `field: what is wrong; what is allowed`,
+    the field as written in the file (`expected.calls[0].arguments.order_id`), duplicates once."""
+    lines: list[str] = []
+    for error in exc.errors(include_url=False):
+        path, wrong = _problem(error, raw)
+        line = f"{_field(path)}: {wrong}" if path else wrong
+        if line not in lines:
+            lines.append(line)
+    return lines
+
+
+_PATH_PREFIX = re.compile(r"^([A-Za-z_][\w-]*(?:(?:\.[\w-]+)|(?:\[\d+\]))*): (.+)$", re.DOTALL)
+_ARGUMENT_HINT = "an expected argument is a list of acceptable values: write {written}"
+
+
+def _problem(error: Any, raw: Any) -> tuple[list[str | int], str]:
+    """The field (a path in the raw case) and what is wrong with it, with what is allowed."""
+    path = _user_path(error["loc"], raw)
+    kind = error["type"]
+    # "a valid dictionary or instance of Expected": the class is ours, not the file's
+    message = re.sub(r" or instance of \w+", "", str(error["msg"]).removeprefix("Value error, "))
+    if kind == "value_error" and (found := _PATH_PREFIX.match(message)):
+        path = [*path, *_split_path(found.group(1))]
+        message = found.group(2)
+    if _is_expected_argument(path) and (kind == "list_type" or "must be a list" in message):
+        value = _at(raw, path)
+        return path, f"{_short(value)} is a single value; {_ARGUMENT_HINT.format(written=_short([value]))}"
+    if kind == "union_tag_invalid" and isinstance(error.get("ctx"), dict):
+        ctx = error["ctx"]
+        field = str(ctx.get("discriminator", "")).strip("'\"")
+        return [
+            *path,
+            field,
+        ] if field else path, f"got {_short(ctx.get('tag'))}; allowed: {ctx.get('expected_tags')}"
+    if message.endswith("is not a tool of this case"):
+        return path, f"{message}; its tools: {', '.join(_tool_names(raw)) or 'none'}"
+    if kind == "missing":
+        return path, "missing: this field is required"
+    if kind == "extra_forbidden":
+        allowed = _allowed_fields(path[:-1])
+        close = difflib.get_close_matches(str(path[-1]), allowed, n=1) if path else []
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return path, f"unknown field{hint}; allowed here: {', '.join(allowed) or 'none'}"
+    if "input" in error and isinstance(error["input"], (str, int, float, bool)) and kind != "value_error":
+        return path, f"got {_short(error['input'])}: {message}"
+    return path, message
+
+
+def _tool_names(raw: Any) -> list[str]:
+    tools = raw.get("tools") if isinstance(raw, dict) else None
+    return (
+        [str(t["name"]) for t in tools if isinstance(t, dict) and "name" in t]
+        if isinstance(tools, list)
+        else []
+    )
+
+
+def _user_path(loc: tuple[str | int, ...], raw: Any) -> list[str | int]:
+    """pydantic's location as keys of the case as written: the names pydantic adds for the arms
+    of a union (`function-after[...]`, a model's name) are not in the file and are left out."""
+    path: list[str | int] = []
+    current = raw
+    for index, part in enumerate(loc):
+        in_list = isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current)
+        if in_list or (isinstance(current, dict) and part in current):
+            current = current[part]
+        elif index < len(loc) - 1:
+            continue  # a union arm's name
+        else:
+            current = None  # a missing or unknown field: named as pydantic names it
+        path.append(part)
+    return path
+
+
+def _split_path(text: str) -> list[str | int]:
+    parts: list[str | int] = []
+    for piece in re.findall(r"[^.\[\]]+|\[\d+\]", text):
+        parts.append(int(piece[1:-1]) if piece.startswith("[") else int(piece) if piece.isdigit() else piece)
+    return parts
+
+
+def _field(path: list[str | int]) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _is_expected_argument(path: list[str | int]) -> bool:
+    return len(path) >= 4 and path[-2] == "arguments" and "calls" in path
+
+
+def _at(raw: Any, path: list[str | int]) -> Any:
+    for part in path:
+        if isinstance(raw, dict):
+            raw = raw.get(part)
+        elif isinstance(raw, list) and isinstance(part, int) and 0 <= part < len(raw):
+            raw = raw[part]
+        else:
+            return None
+    return raw
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _allowed_fields(path: list[str | int]) -> list[str]:
+    """The fields a case file may write at `path` (empty when it is not a model's place)."""
+    current: Any = Case
+    for part in path:
+        current = _container(current)
+        if isinstance(part, int) and get_origin(current) is list:
+            current = get_args(current)[0]
+        elif isinstance(current, type) and issubclass(current, BaseModel) and part in current.model_fields:
+            current = current.model_fields[str(part)].annotation
+        elif get_origin(current) is dict:
+            current = get_args(current)[1]
+        else:
+            return []
+    current = _container(current)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return [field.alias or name for name, field in current.model_fields.items()]
+    return []
+
+
+def _container(annotation: Any) -> Any:
+    """An annotation without Optional, Annotated or a union around it (its first model or
+    container arm)."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _container(get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        arms = [arm for arm in get_args(annotation) if arm is not type(None)]
+        for arm in arms:
+            inner = _container(arm)
+            if get_origin(inner) in (list, dict) or (
+                isinstance(inner, type) and issubclass(inner, BaseModel)
+            ):
+                return inner
+        return arms[0] if arms else annotation
+    return annotation
 
 
 def describe_validation_error(exc: ValidationError, limit: int = 3) -> str:

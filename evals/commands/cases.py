@@ -177,37 +177,25 @@ def run_schema(args: argparse.Namespace) -> int:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from xpeval.evals.cases.loader import CASE_FILE_SUFFIXES, load_case_file
+    """Every problem of every case file, one line each, then their count (exit 2); else a
+    count of the valid cases by category."""
+    from xpeval.evals.cases.loader import CaseFileProblems, case_files, read_case_files
+    from xpeval.evals.project import input_limits
 
-    source: Path = args.dir
-    if not source.exists():
-        raise UserError(f"{source}: no such case file or folder")
-    files = (
-        [source]
-        if source.is_file()
-        else sorted(p for p in source.rglob("*") if p.is_file() and p.suffix in CASE_FILE_SUFFIXES)
-    )
+    files, root = case_files(args.dir)
     if not files:
-        raise UserError(f"{source}: no case files (*.yaml, *.yml, *.jsonl)")
-    root = source.parent if source.is_file() else source
-    problems: list[str] = []
-    seen: dict[str, str] = {}
+        raise UserError(f"{args.dir}: no case files (*.yaml, *.yml, *.jsonl)")
+    try:
+        loaded = read_case_files(files, root, input_limits())
+    except CaseFileProblems as problems:
+        for line in problems.lines:
+            print(f"xpeval: {line}", file=sys.stderr)
+        if problems.count > 1:  # one problem stays one line
+            print(f"xpeval: {problems.summary()}", file=sys.stderr)
+        return int(problems.exit_code)
     counts: dict[str, int] = {}
-    for path in files:
-        try:
-            loaded = load_case_file(path, root=root)
-        except UserError as exc:
-            problems.append(str(exc))
-            continue
-        for item in loaded:
-            if item.case.id in seen:
-                problems.append(f"{item.file}: case id {item.case.id!r} already used in {seen[item.case.id]}")
-            seen[item.case.id] = item.file
-            counts[item.case.category] = counts.get(item.case.category, 0) + 1
-    for problem in problems:
-        print(f"xpeval: {problem}", file=sys.stderr)
-    if problems:
-        return 2
+    for item in loaded:
+        counts[item.case.category] = counts.get(item.case.category, 0) + 1
     summary = ", ".join(f"{n} {category}" for category, n in sorted(counts.items()))
     print(f"{sum(counts.values())} cases in {len(files)} file(s) are valid ({summary})")
     return 0

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.commands.run import csv_values
+from xpeval.evals.commands.run import csv_values, local_model_url
 
 SUMMARY = (
     "live eval: providers with keys, the local model elsewhere; compared with the baseline and the "
@@ -45,6 +45,12 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="start the local model servers the run needs (when the local-model extra is installed; installs "
         "nothing) and stop them afterwards; without it, only servers already running are used",
+    )
+    parser.add_argument(
+        "--local-model-url",
+        metavar="URL",
+        help="local targets: your own OpenAI-compatible server at URL (ending in /v1), serving the "
+        "--local-models names (default: [tool.xpeval] local_model_url, else the bundled servers)",
     )
     parser.add_argument("--cases", action="append", help="case ids or globs, comma separated (default: all)")
     parser.add_argument("--categories", action="append", help=f"categories: {', '.join(CATEGORIES)}")
@@ -105,6 +111,7 @@ def config_from(args: argparse.Namespace) -> Any:
         timeout=args.timeout,
         tolerance=args.tolerance,
         root=root,
+        local_model_url=local_model_url(args.local_model_url or project.local_model_url),
     )
     return NightlyConfig(
         run=run,

@@ -55,6 +55,13 @@ def register(subparsers: Any) -> None:
         "model where it serves the adapter and runs)",
     )
     parser.add_argument(
+        "--local-model-url",
+        metavar="URL",
+        help="record/live: the local-model target is your own OpenAI-compatible server at URL (ending in "
+        "/v1: llama-server, Ollama, vLLM), serving the --models NAME (default: [tool.xpeval] "
+        "local_model_url, else the bundled llama.cpp servers)",
+    )
+    parser.add_argument(
         "--allow-emulator",
         action="store_true",
         help="record/live with --target auto: adapters with no key and no local model use the emulator "
@@ -126,6 +133,7 @@ def config_from(args: argparse.Namespace) -> Any:
         root=project.root,
         shard=args.shard,
         target=args.target,
+        local_model_url=local_model_url(args.local_model_url or project.local_model_url),
         allow_emulator=args.allow_emulator,
         strict_emulator=args.strict_emulator,
         refresh=args.refresh,
@@ -141,6 +149,15 @@ def config_from(args: argparse.Namespace) -> Any:
         baseline=args.baseline or (project.baseline if case_dir == project.cases else None),
         no_baseline=no_baseline(args),
     )
+
+
+def local_model_url(url: str | None) -> str | None:
+    """The own server's URL, checked (an http(s) URL ending in /v1), or None: the bundled servers."""
+    if not url:
+        return None
+    from xpeval.evals.local_model.own_server import server_url
+
+    return server_url(url)
 
 
 def no_baseline(args: argparse.Namespace) -> bool:

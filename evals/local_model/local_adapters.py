@@ -6,6 +6,11 @@ adapter can point at it when its wire is one of those and its provider module ke
 URL it is given (Azure's adapters rebuild it into their own paths, and Gemini's wire has no
 local server). That is read from the registry and the adapters themselves: no second list.
 Every served model speaks the same wires; only the port differs.
+
+The team's own OpenAI-compatible server (llama-server, Ollama, vLLM) at a URL is the other
+local target (`--local-model-url`): its adapters send to that URL as they would to a provider,
+without this project's chat template, its parser of calls written as text or its request
+shaping, since those belong to the bundled servers (docs/local-model.md, "Your own server").
 """
 
 from __future__ import annotations
@@ -92,3 +97,46 @@ def local_adapter_ids(port: int | None = None) -> list[str]:
             continue
         served.append(adapter_id)
     return served
+
+
+SERVER_URL_WIRES: tuple[WireName, ...] = ("openai-chat",)
+"""The wires offered against a server at a URL: OpenAI Chat, the one every OpenAI-compatible
+server (llama-server, Ollama, vLLM) speaks."""
+
+SERVER_URL_PATH = "/v1"
+"""The path a server URL must have: a recording is matched by its path, and a replay sends to
+`/v1/...` (docs/local-model.md, "Your own server")."""
+
+REPLAY_SERVER_URL = "http://127.0.0.1" + SERVER_URL_PATH
+"""Where a replayed own-server recording's adapter points: never contacted (the cassette
+answers), only its path matters."""
+
+
+def is_bundled_model(model: str | None) -> bool:
+    """Whether `model` is one the bundled servers serve (else a model of the team's own server)."""
+    return model is None or find_model(model) is not None
+
+
+def create_server_adapter(adapter_id: str, url: str, settings: AdapterSettings) -> Adapter:
+    """Adapter `adapter_id` sending to the OpenAI-compatible server at `url` as-is (the model
+    name is the settings' own: the one the server serves); LocalModelError says why it cannot."""
+    wire = effective_contract(adapter_id).wire
+    if wire not in SERVER_URL_WIRES:
+        raise LocalModelError(
+            f"{adapter_id} speaks {wire}: a server at a URL is offered OpenAI Chat adapters only "
+            f"({', '.join(server_url_adapter_ids())}), the wire every OpenAI-compatible server speaks"
+        )
+    if not settings.model:
+        raise LocalModelError("a server at a URL needs the model name it serves (--models NAME)")
+    url = url.rstrip("/")
+    adapter = create_adapter(adapter_id, settings.model_copy(update={"base_url": url}))
+    if _client_base_url(adapter) != url:
+        raise LocalModelError(
+            f"{adapter_id} cannot point at {url}: it sends to {_client_base_url(adapter)} instead"
+        )
+    return adapter
+
+
+def server_url_adapter_ids() -> list[str]:
+    """Every adapter a server at a URL can be played through (OpenAI Chat, a base URL kept)."""
+    return [a for a in local_adapter_ids() if effective_contract(a).wire in SERVER_URL_WIRES]

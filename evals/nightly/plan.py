@@ -93,12 +93,13 @@ def plan_nightly(config: NightlyConfig, servers: LocalServers) -> NightlyPlan:
     adapters = list(dict.fromkeys(config.adapters)) or adapter_ids()
     _check_adapter_names(config, adapters)
     # `xpeval.evals.running.targets.local_capable(a)` is `a in local_adapter_ids()`, which builds every
-    # local adapter: asked once here, not once per adapter.
-    from xpeval.evals.local_model import local_adapter_ids
-
-    capable = set(local_adapter_ids()) if not all(provider_ready(a) for a in adapters) else set()
+    # local adapter: asked once here (`_local_capable`), not once per adapter.
+    url = config.run.local_model_url
+    capable = set(_local_capable(url)) if not all(provider_ready(a) for a in adapters) else set()
     needs_local = [a for a in adapters if not provider_ready(a) and a in capable]
-    local = _local_servers(config, servers) if needs_local else _LocalServerPlan()
+    local = _LocalServerPlan()
+    if needs_local:
+        local = _own_server(config, url) if url is not None else _local_servers(config, servers)
     targets = [_target(config, adapter_id, adapter_id in needs_local, local) for adapter_id in adapters]
     plan = NightlyPlan(
         targets=targets, start=[a for a in local.startable if any(t.kind == "local-model" for t in targets)]
@@ -106,6 +107,14 @@ def plan_nightly(config: NightlyConfig, servers: LocalServers) -> NightlyPlan:
     if config.schemas and any(t.kind == "provider" for t in targets):
         plan.tools = read_tools([config.corpus or BUILTIN_CORPUS]).tools
     return plan
+
+
+def _local_capable(url: str | None) -> list[str]:
+    """The adapters the local target can take: any a bundled server serves, or with the team's
+    own server at `url`, the OpenAI Chat ones."""
+    from xpeval.evals.local_model.local_adapters import local_adapter_ids, server_url_adapter_ids
+
+    return server_url_adapter_ids() if url is not None else local_adapter_ids()
 
 
 def _check_adapter_names(config: NightlyConfig, adapters: list[str]) -> None:
@@ -125,6 +134,29 @@ class _LocalServerPlan:
     up: list[str] = field(default_factory=list)
     startable: list[str] = field(default_factory=list)
     why_not: dict[str, str] = field(default_factory=dict)
+
+
+def _own_server(config: NightlyConfig, url: str) -> _LocalServerPlan:
+    """The team's own server at `url`: the `--local-models` it lists are up (it is never started)."""
+    from xpeval.evals.errors import UserError
+    from xpeval.evals.local_model import LocalModelError
+    from xpeval.evals.local_model.own_server import served_models
+
+    if not config.local_models:
+        raise UserError("--local-model-url needs --local-models NAME: the model names your server serves")
+    plan = _LocalServerPlan()
+    try:
+        listed = served_models(url)
+    except LocalModelError as exc:
+        plan.why_not = dict.fromkeys(config.local_models, str(exc))
+        return plan
+    plan.up = [name for name in config.local_models if name in listed]
+    plan.why_not = {
+        name: f"{url} does not serve {name} (it lists: {', '.join(listed[:20]) or 'nothing'})"
+        for name in config.local_models
+        if name not in listed
+    }
+    return plan
 
 
 def _local_servers(config: NightlyConfig, servers: LocalServers) -> _LocalServerPlan:
@@ -152,12 +184,18 @@ def _target(
         line = describe_target(adapter_id, "provider", ", ".join(models))
         return AdapterTarget(adapter_id, "provider", models, line=line)
     no_key = f"no credentials (set {credentials_hint(adapter_id)})"
+    url = config.run.local_model_url
     if not needs_local:
-        return AdapterTarget(adapter_id, None, reason=f"{no_key}; {_served_where(adapter_id)}")
+        where = (
+            _served_where(adapter_id)
+            if url is None
+            else "your server at a URL is offered OpenAI Chat adapters only"
+        )
+        return AdapterTarget(adapter_id, None, reason=f"{no_key}; {where}")
     if local.up:
-        line = describe_target(adapter_id, "local-model", ", ".join(local.up))
+        line = describe_target(adapter_id, "local-model", ", ".join(local.up), url)
         return AdapterTarget(adapter_id, "local-model", tuple(local.up), line=line)
-    if config.serve_local:
+    if url is not None or config.serve_local:
         first = next(iter(local.why_not.values()), "no local model to start")
         return AdapterTarget(adapter_id, None, reason=f"{no_key}; cannot start a local server: {first}")
     return AdapterTarget(

@@ -75,6 +75,9 @@ class SuiteConfig:
     target: TargetChoice = "auto"
     targets: Mapping[str, TargetKind] = field(default_factory=dict)
     """Record/live: a target for single adapters, winning over `target` (the nightly's choice)."""
+    local_model_url: str | None = None
+    """Record/live: the local-model target is the team's own OpenAI-compatible server at this URL
+    (docs/local-model.md, "Your own server"); None: the bundled servers."""
     allow_emulator: bool = False
     strict_emulator: bool = False
     """The emulator target answers as a provider with reasoning on (its replies carry each wire's
@@ -212,7 +215,10 @@ def plan_suite(
     else:
         targets = picker.check(adapters, models)
         models = {a: [m or default_model(a, targets[a]) for m in ms] for a, ms in models.items()}
-        lines = [describe_target(a, targets[a], ", ".join(str(m) for m in models[a])) for a in adapters]
+        lines = [
+            describe_target(a, targets[a], ", ".join(str(m) for m in models[a]), picker.local_url)
+            for a in adapters
+        ]
     shard = Shard.parse(config.shard) if config.shard else None
     episodes = plan(cases, adapters, models, shard, config.repeat)
     if not episodes:
@@ -341,6 +347,7 @@ def run_suite(
         local_model_up=local_model_up or _local_model_up,
         allow_emulator=config.allow_emulator,
         per_adapter=dict(config.targets),
+        local_url=config.local_model_url,
     )
     baseline, unbased = _baseline_of(config)
     suite = plan_suite(
@@ -457,6 +464,7 @@ def _play(
         record_flags=record_flags(config),
         refresh=config.refresh,
         targets=suite.targets,
+        local_url=config.local_model_url,
     )
     runner = Runner(factory, results, settings)
     todo = runner.pending(suite.episodes)

@@ -1,7 +1,8 @@
 """Where an episode's requests go, and the label every result row carries because of it.
 
 Three targets: the real `provider` (source `live`), the `local-model` server (llama.cpp on
-loopback), and the `emulator` (answers a perfect model would give; measures the pipeline only).
+loopback, or the team's own OpenAI-compatible server at a URL), and the `emulator` (answers a
+perfect model would give; measures the pipeline only).
 Replay goes to the cassette and takes the target it was recorded from out of its metadata, so
 the adapter is built the same way and sends the same request as when it was recorded.
 
@@ -59,7 +60,11 @@ class Emulator(Protocol):
 
 
 def build_adapter(
-    adapter_id: str, kind: TargetKind, settings: AdapterSettings, text_calls: bool | None = None
+    adapter_id: str,
+    kind: TargetKind,
+    settings: AdapterSettings,
+    text_calls: bool | None = None,
+    local_url: str | None = None,
 ) -> Adapter:
     """The adapter for `kind`: the registry's own for a provider or the emulator (whose
     upstream transport redirects below the cassette, so URLs stay the provider's), the local
@@ -67,12 +72,23 @@ def build_adapter(
     recorded: `text_calls=False` (a recording made without the local target's parser of calls
     written as text, `CassetteMeta.text_calls`) builds it without that parser. The log filter
     is on every logger an SDK may print a secret through before any adapter sends (live runs
-    too, not only those with cassettes)."""
+    too, not only those with cassettes).
+
+    The team's own server (`local_url`, or in a replay a model no bundled server serves) gets
+    the adapter as a provider would: requests as-is, replies as they come."""
     install_log_filter()
     if kind == "local-model":
-        from xpeval.evals.local_model import create_local_adapter
+        from xpeval.evals.local_model.local_adapters import (
+            REPLAY_SERVER_URL,
+            create_local_adapter,
+            create_server_adapter,
+            is_bundled_model,
+        )
 
-        adapter = create_local_adapter(adapter_id, settings)
+        if local_url is not None or not is_bundled_model(settings.model):
+            adapter = create_server_adapter(adapter_id, local_url or REPLAY_SERVER_URL, settings)
+        else:
+            adapter = create_local_adapter(adapter_id, settings)
     else:
         adapter = create_adapter(adapter_id, settings)
     if text_calls is False:
@@ -108,6 +124,10 @@ class TargetPicker:
     per_adapter: Mapping[str, TargetKind] = field(default_factory=dict)
     """Targets chosen for single adapters (the nightly: the provider for some, the local model
     for others); they win over `choice` and are checked like it."""
+    local_url: str | None = None
+    """The local-model target is the team's own OpenAI-compatible server at this URL (checked
+    with `GET {url}/models`), not the bundled servers."""
+    _listed: list[str] | None = field(default=None, repr=False)
 
     def choice_of(self, adapter_id: str) -> TargetChoice:
         return self.per_adapter.get(adapter_id, self.choice)
@@ -118,7 +138,7 @@ class TargetPicker:
             return choice
         if provider_ready(adapter_id):
             return "provider"
-        if local_capable(adapter_id) and all(self.local_model_up(m) for m in models):
+        if self._local_capable(adapter_id) and all(self._local_up(m) for m in models):
             return "local-model"
         return "emulator"
 
@@ -150,7 +170,30 @@ class TargetPicker:
                 f"{_key_hint(missing)}), or use --target auto"
             )
 
+    def _local_capable(self, adapter_id: str) -> bool:
+        if self.local_url is None:
+            return local_capable(adapter_id)
+        from xpeval.evals.local_model.local_adapters import server_url_adapter_ids
+
+        return adapter_id in server_url_adapter_ids()
+
+    def _local_up(self, model: str | None) -> bool:
+        if self.local_url is None:
+            return self.local_model_up(model)
+        if self._listed is None:
+            from xpeval.evals.local_model import LocalModelError
+            from xpeval.evals.local_model.own_server import served_models
+
+            try:
+                self._listed = served_models(self.local_url)
+            except LocalModelError:
+                self._listed = []
+        return model in self._listed
+
     def _check_local(self, adapter_ids: list[str], models: dict[str, list[str | None]]) -> None:
+        if self.local_url is not None:
+            self._check_own_server(adapter_ids, models)
+            return
         foreign = [a for a in adapter_ids if not local_capable(a)]
         if foreign:
             raise UserError(
@@ -158,6 +201,7 @@ class TargetPicker:
                 "(its wire or URL shape); choose other --adapters"
             )
         wanted = {m for a in adapter_ids for m in (models.get(a) or [None])}
+        _refuse_unbundled(wanted)
         down = sorted(str(m or "the default model") for m in wanted if not self.local_model_up(m))
         if down:
             model = "" if down == ["the default model"] else f" --model {down[0]}"
@@ -166,19 +210,51 @@ class TargetPicker:
                 f"(start it with: xpeval local-model serve{model})"
             )
 
+    def _check_own_server(self, adapter_ids: list[str], models: dict[str, list[str | None]]) -> None:
+        from xpeval.evals.local_model.local_adapters import SERVER_URL_WIRES, server_url_adapter_ids
+        from xpeval.evals.local_model.own_server import check_serves
+
+        assert self.local_url is not None
+        offered = server_url_adapter_ids()
+        foreign = [a for a in adapter_ids if a not in offered]
+        if foreign:
+            raise UserError(
+                f"--local-model-url: {', '.join(foreign)} cannot be sent to your server: only adapters of "
+                f"the {', '.join(SERVER_URL_WIRES)} wire that keep a base URL are ({', '.join(offered)}); "
+                "choose those with --adapters"
+            )
+        if adapter_ids:
+            check_serves(self.local_url, [m for a in adapter_ids for m in (models.get(a) or [None])])
+
+
+def _refuse_unbundled(models: Iterable[str | None]) -> None:
+    """A model no bundled server serves is one of the team's own server: say how to reach it."""
+    from xpeval.evals.local_model.local_adapters import is_bundled_model
+    from xpeval.evals.local_model.models import SERVED
+
+    foreign = sorted(str(m) for m in models if not is_bundled_model(m))
+    if foreign:
+        raise UserError(
+            f"--target local-model: no bundled server serves {', '.join(foreign)} (they serve "
+            f"{', '.join(m.alias for m in SERVED)}); for your own server's model pass --local-model-url "
+            "URL, or set [tool.xpeval] local_model_url"
+        )
+
 
 def _key_hint(adapter_ids: list[str]) -> str:
     names = dict.fromkeys(var for a in adapter_ids for var in provider_of(a).key_vars)
     return ", ".join(names) or "see README"
 
 
-def describe_target(adapter_id: str, kind: TargetKind, model: str) -> str:
+def describe_target(adapter_id: str, kind: TargetKind, model: str, local_url: str | None = None) -> str:
     """One line saying where an adapter's answers will come from (printed, and written into
     reports: a base URL's credentials never show)."""
-    return scrub_line(_target_line(adapter_id, kind, model))
+    return scrub_line(_target_line(adapter_id, kind, model, local_url))
 
 
-def _target_line(adapter_id: str, kind: TargetKind, model: str) -> str:
+def _target_line(adapter_id: str, kind: TargetKind, model: str, local_url: str | None) -> str:
+    if kind == "local-model" and local_url is not None:
+        return f"{adapter_id}: local model at your server {local_url} ({model}), requests sent as-is"
     if kind == "provider":
         provider = provider_of(adapter_id)
         where = provider.base_url() or f"{provider.name}'s API"
@@ -217,6 +293,8 @@ class EpisodeFactory:
     """What a printed re-record hint adds so that it runs as printed (--case-dir, --cassettes)."""
     refresh: bool = False
     """Record mode: every request goes upstream again and its cassette is rewritten."""
+    local_url: str | None = None
+    """Record and live: the local-model target is the team's own server at this URL."""
     targets: dict[str, TargetKind] = field(default_factory=dict)
     """Record and live: each adapter's target, decided once before the run (`TargetPicker.check`)."""
     _adapters: dict[tuple[str, TargetKind, str | None, bool], tuple[Adapter, EpisodeRouter]] = field(
@@ -253,7 +331,8 @@ class EpisodeFactory:
             upstream = None if self.mode is Mode.REPLAY or kind == "emulator" else upstream_pool()
             router = EpisodeRouter(upstream)
             settings = AdapterSettings(transport=router, timeout=self.timeout, model=key[2])
-            adapter = build_adapter(adapter_id, kind, settings, text_calls)
+            local_url = self.local_url if self.mode is not Mode.REPLAY else None
+            adapter = build_adapter(adapter_id, kind, settings, text_calls, local_url)
             self._adapters[key] = (adapter, router)
         return self._adapters[key]
 

@@ -50,6 +50,7 @@ def test_a_bad_case_file_fails_the_listing_with_one_clear_line(
     assert main(["cases", "list", "--dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(
-        "xpeval: mine.yaml: case 0 (c1): expected.calls.0.name: 'f' is not a tool of this case"
+        "xpeval: mine.yaml: case 0 (c1): expected.calls[0].name: 'f' is not a tool of this case; "
+        "its tools: none"
     )
     assert "Traceback" not in err
