@@ -156,15 +156,12 @@ EXPECTED_KIND = {
     "503": {"http"},
     "error-frame-200": {"stream"},
 }
-READ_AS_EVENTS = {("invalid-json", "cohere"), ("invalid-json", "bedrock-converse")}
-"""Streams of frames that do not parse, which the cohere SDK skips and botocore hands on as
-`{"message": ...}`: these wires end them `truncated` (an error, never an answer) until their
-decoders fail closed on such a frame (issue 32, point 1), when `decode` is the only kind left."""
 
 
-def expected_kinds(fault: str, adapter: str) -> set[str]:
-    """The error kinds a fault may end in on an adapter."""
-    return EXPECTED_KIND[fault] | ({"truncated"} if (fault, adapter) in READ_AS_EVENTS else set())
+def expected_kinds(fault: str) -> set[str]:
+    """The error kinds a fault may end in: the same on every wire (a stream of
+    frames that do not parse is a `decode` error on the bundled wires too, issue 32 point 1)."""
+    return EXPECTED_KIND[fault]
 
 
 @dataclass(frozen=True)

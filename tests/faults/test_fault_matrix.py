@@ -99,7 +99,7 @@ def test_a_fault_is_an_error_of_its_class_never_an_answer(
     wrong_kind = [
         f"{r.adapter}: {r.error_kind} ({r.error_message})"
         for r in rows
-        if r.error_kind not in expected_kinds(fault, r.adapter)
+        if r.error_kind not in expected_kinds(fault)
     ]
     assert not wrong_kind, "\n".join(wrong_kind)
     assert not any(r.correct for r in rows)
