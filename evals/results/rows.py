@@ -61,7 +61,7 @@ cut name never names a case's tool)."""
 MAX_ROW_CALLS = 256
 """Most calls a row keeps (an episode of a handful of turns makes far fewer): the first ones,
 the rest counted in `dropped_calls` (a model that answers 300,000 calls must not make a 50 MB row)."""
-MAX_ROW_BYTES = 512 * 1024
+MAX_ROW_BYTES = 1024 * 1024
 """Most bytes of a row's line in a results file: past it the row keeps fewer calls (the first
 ones that fit), so every row the writer writes fits the readers' block
 (`xpeval.evals.results.load.BLOCK_BYTES`, twice this)."""
