@@ -108,8 +108,7 @@ def _cells(r: pd.Series) -> list[str]:
         str(r["adapter"]),
         str(r["model"]),
         str(r["shared"]),
-        f"{r['tp']}/{r['fp']}/{r['fn']}/{r['tn']}"
-        + (f", {r['row_errors']} errors" if r["row_errors"] else ""),
+        f"{r['tp']}/{r['fp']}/{r['fn']}/{r['tn']}" + _errors(int(r["row_errors"])),
         _pct(r["precision"], r["precision_lo"], r["precision_hi"]),
         _pct(r["recall"], r["recall_lo"], r["recall_hi"]),
         _pct(r["f1"], r["f1_lo"], r["f1_hi"]),
