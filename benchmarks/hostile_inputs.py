@@ -20,7 +20,10 @@ under the default `InputLimits`), so its peak RSS is its own. Measured in the sa
   one page is a 300 MB line (refused at the cap on one message, as it arrives);
 - handled: one episode of a 100,000-frame Bedrock cassette (a ConverseStream of text deltas, 24 MB,
   under the cap), read and decoded through the Bedrock adapter as a replay does, against the same
-  episode of 10,000 frames.
+  episode of 10,000 frames;
+- handled: an answer of 300,000 calls, played by the real runner into a results file and read
+  back (`calls_in_a_row`; its baseline: an answer of one call). The row keeps the first calls
+  within the row bound and counts the rest.
 
 Targets (the issue's): each refusal at most 200 MB peak RSS and at most its baseline's plus
 64 MB, and refused in at most 2 s (the read itself, after imports; for an MCP server, from its
@@ -362,6 +365,9 @@ def main() -> int:
     if sys.argv[1:2] == ["--child"]:
         print(json.dumps(child(sys.argv[2], Path(sys.argv[3]))))
         return 0
+    if sys.argv[1:2] == ["--row-child"]:
+        print(json.dumps(row_child(int(sys.argv[2]), Path(sys.argv[3]))))
+        return 0
     ok = True
     baselines: dict[str, Reading] = {}
     with tempfile.TemporaryDirectory() as temporary:
@@ -392,6 +398,7 @@ def main() -> int:
                 line += "  EXPECTED ACCEPTED"
                 ok = False
             print(line, flush=True)
+    ok = calls_in_a_row() and ok
     print(
         f"targets: refused within {REFUSE_TARGET_S:g} s, at most {PEAK_TARGET_MB:.0f} MB peak and "
         f"{ABOVE_BASELINE_MB:.0f} MB over the same reader's baseline; the {EPISODE_FRAMES:,}-frame "
@@ -399,6 +406,74 @@ def main() -> int:
         f"{EPISODE_RATIO_TARGET:g}x its baseline: {'met' if ok else 'MISSED'}"
     )
     return 0 if ok else 1
+
+
+ROW_CALLS = 300_000
+"""An answer of 300,000 calls (a plugin wire's, issue 32: a 53.6 MB row before rows were bounded
+in calls)."""
+
+
+def row_child(calls: int, folder: Path) -> Reading:
+    """In this process: one episode answered with `calls` calls, played by the real runner into a
+    results file (`tests.vendors._vendors.run_vendors`), then read back by every reader of
+    results (the tidy frame, its completeness, the gate's records). Seconds from the answer to
+    the last read; this process image's peak RSS."""
+    sys.path.insert(0, str(REPO))
+    from tests.vendors._vendors import run_vendors
+    from xpeval.adapters.contract import ToolCall, TurnResult
+    from xpeval.evals.cases import load_cases
+    from xpeval.evals.results.evidence import records
+    from xpeval.evals.results.load import load_run
+    from xpeval.evals.results.rows import ResultRow
+
+    case = next(c.case for c in load_cases() if c.case.id == "calc_simple_01")
+    call = ToolCall(id="c", name="convert_units", arguments={"value": 1, "from_unit": "mi", "to_unit": "km"})
+    answer = TurnResult(tool_calls=[call] * calls)
+    started, cpu_started = time.perf_counter(), time.process_time()
+    path = run_vendors(folder / f"calls-{calls}.jsonl", [case], {"openai-chat": lambda _: answer})
+    load_run(path).check_complete()
+    (row,) = [r for r in records(path) if isinstance(r, ResultRow)]
+    seconds = time.perf_counter() - started
+    line = max(len(line) for line in path.read_bytes().splitlines())
+    outcome = f"handled: {len(row.calls)} calls kept, {row.dropped_calls:,} counted, row {line / 1024:.0f} KB"
+    with open("/proc/self/status") as status:
+        hwm = next(line for line in status if line.startswith("VmHWM:"))
+    return {
+        "seconds": seconds,
+        "cpu_seconds": time.process_time() - cpu_started,
+        "outcome": outcome,
+        "peak_mb": int(hwm.split()[1]) / 1024,
+    }
+
+
+def calls_in_a_row() -> bool:
+    """300,000 calls in a row against one call (its baseline), each in its own process: handled
+    (kept within the row bound, the file read back) within the refusal targets."""
+    with tempfile.TemporaryDirectory() as temporary:
+        readings = {}
+        for calls in (1, ROW_CALLS):
+            done = subprocess.run(
+                [sys.executable, __file__, "--row-child", str(calls), temporary],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if done.returncode != 0:
+                raise SystemExit(f"child run failed:\n{done.stderr[-3000:]}")
+            readings[calls] = json.loads(done.stdout.strip().splitlines()[-1])
+    base, big = readings[1], readings[ROW_CALLS]
+    above = big["peak_mb"] - base["peak_mb"]
+    met = (
+        big["outcome"].startswith("handled")
+        and big["peak_mb"] <= PEAK_TARGET_MB
+        and above <= ABOVE_BASELINE_MB
+        and big["seconds"] <= REFUSE_TARGET_S
+    )
+    for label, reading in (("baseline: an answer of one call", base), (f"{ROW_CALLS:,} calls in a row", big)):
+        figures = f"{reading['seconds']:6.2f} s  {reading['peak_mb']:6.0f} MB"
+        print(f"{label:44} {'':>12}  {figures}  {reading['outcome']}", flush=True)
+    print(f"  ({above:+.0f} MB over its baseline){'' if met else '  TARGET MISSED'}", flush=True)
+    return met
 
 
 if __name__ == "__main__":

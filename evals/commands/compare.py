@@ -17,6 +17,16 @@ from typing import Any
 SUMMARY = "judge every row of a run against a reference row: trigger F1, agreement, paired test"
 
 
+def add_case_dir_option(parser: argparse.ArgumentParser) -> None:
+    """`--case-dir`: the cases rows are judged on (never the folder a results header names)."""
+    parser.add_argument(
+        "--case-dir",
+        type=Path,
+        help="the cases the run played (default: the project's [tool.xpeval] cases, else the built-in "
+        "ones); a results file whose recorded cases differ from them is refused",
+    )
+
+
 def add_reference_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
     """The options `compare` and `gate --reference` share."""
     parser.add_argument(
@@ -45,6 +55,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("compare", help=SUMMARY)
     parser.add_argument("results", type=Path, help="results file of the run to judge")
     add_reference_options(parser, required=True)
+    add_case_dir_option(parser)
     parser.add_argument(
         "--alpha", type=float, default=ALPHA, help="family-wise error rate of the paired tests"
     )
@@ -71,23 +82,21 @@ def check_fractions(args: argparse.Namespace, names: tuple[str, ...]) -> None:
 
 
 def reference_verdicts(
-    args: argparse.Namespace, results: Path, root: Path, *, results_checked: bool = False
+    args: argparse.Namespace, results: Path, root: Path, cases: Any, *, results_checked: bool = False
 ) -> list[Any]:
-    """`vendor_verdicts` with the options `compare` and `gate --reference` share. Both files are
+    """`vendor_verdicts` with the options `compare` and `gate --reference` share, on the
+    project's case set `cases` (`xpeval.evals.results.evidence.CaseSet`). Both files are
     evidence, not verdicts: each must pass the gate's chain of custody (a row spliced in or a
     second final row would change what the vendor is judged on); `results_checked` when the
     caller has checked `results` already."""
-    from xpeval.evals.report.html import run_cases
     from xpeval.evals.report.vendors import vendor_verdicts
     from xpeval.evals.results.load import load_run
     from xpeval.evals.verdict.custody import check_custody
 
-    run = load_run(results)
-    cases, _ = run_cases(run, root)
     verdicts = vendor_verdicts(
         results,
         args.reference,
-        cases,
+        cases.cases.values(),
         against=args.against,
         alpha=args.alpha,
         min_f1=args.min_f1,
@@ -95,19 +104,21 @@ def reference_verdicts(
     )
     # After the comparison, so that files of different case sets are told so first.
     if not results_checked:
-        check_custody(run, root)
+        check_custody(load_run(results), root, cases)
     if args.against is not None:
-        check_custody(load_run(args.against), root)
+        check_custody(load_run(args.against), root, cases)
     return verdicts
 
 
 def run(args: argparse.Namespace) -> int:
     from xpeval.evals.project import project_settings
     from xpeval.evals.report.vendors import vendor_frame, vendor_markdown
+    from xpeval.evals.results.evidence import project_case_set
 
     check_fractions(args, ("alpha", "min_f1", "min_agreement"))
     project = project_settings()
-    verdicts = reference_verdicts(args, args.results, project.root)
+    cases = project_case_set(project.root, args.case_dir)
+    verdicts = reference_verdicts(args, args.results, project.root, cases)
     frame = vendor_frame(verdicts)
     text = vendor_markdown(frame)
     out: Path = args.out or project.reports

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -68,8 +69,9 @@ def register(subparsers: Any) -> None:
         default=DEFAULT_MAX_MALFORMED_RATE,
         help="--update-baseline refuses a row with more malformed calls than this",
     )
-    from xpeval.evals.commands.compare import add_reference_options
+    from xpeval.evals.commands.compare import add_case_dir_option, add_reference_options
 
+    add_case_dir_option(parser)
     add_reference_options(parser, required=False)
     parser.set_defaults(handler=run, uses_project=True)
 
@@ -80,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     from xpeval.evals.commands.run import no_baseline
     from xpeval.evals.errors import UserError
     from xpeval.evals.project import project_settings
+    from xpeval.evals.results.evidence import project_case_set
     from xpeval.evals.results.load import load_run
     from xpeval.evals.running.suite import CONFORMANCE_ONLY, default_baseline, scope_of
     from xpeval.evals.verdict.baseline import read_baseline
@@ -97,8 +100,11 @@ def run(args: argparse.Namespace) -> int:
     project = project_settings()
     run = load_run(args.results or project.results)
     run.check_complete()
-    check_custody(run, project.root)
-    scope = scope_of(run.header)
+    cases = project_case_set(project.root, args.case_dir)
+    check_custody(run, project.root, cases)
+    # The case set is the project's (its cases are the run's: custody checked their digests),
+    # never the folder the header names: a header must not choose what the gate reads.
+    scope = dataclasses.replace(scope_of(run.header), case_set=cases.label)
     case_set = scope.case_set
     configured = project.baseline if project.cases and case_set != "builtin" else None
     baseline_path: Path = args.baseline or configured or default_baseline(case_set, project.root)
@@ -107,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     if args.update_baseline:
         return _update_baseline(args, run, scope, baseline_path)
     if args.reference:
-        report = _against_reference(args, frame, scope, project.root)
+        report = _against_reference(args, frame, scope, project.root, cases)
     elif unbased:
         report = evaluate(frame, None, scope)
         report.basis = f"{CONFORMANCE_ONLY}, --no-baseline"
@@ -158,7 +164,7 @@ def _update_baseline(args: argparse.Namespace, run: Any, scope: Any, path: Path)
     return 0
 
 
-def _against_reference(args: argparse.Namespace, frame: Any, scope: Any, root: Path) -> Any:
+def _against_reference(args: argparse.Namespace, frame: Any, scope: Any, root: Path, cases: Any) -> Any:
     """Conformance and nothing-measured as always, then every row against the reference row
     instead of the baseline."""
     from xpeval.evals.commands.compare import check_fractions, reference_verdicts
@@ -169,7 +175,7 @@ def _against_reference(args: argparse.Namespace, frame: Any, scope: Any, root: P
     check_fractions(args, ("min_f1", "min_agreement"))
     report = evaluate(frame, None, scope)
     verdicts = reference_verdicts(
-        args, args.results or project_settings().results, root, results_checked=True
+        args, args.results or project_settings().results, root, cases, results_checked=True
     )
     report.findings.extend(gate_findings(verdicts))
     report.notes.extend(f.message for f in report.findings if f.metric == "reference" and f.ok)

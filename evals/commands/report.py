@@ -41,7 +41,10 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument(
-        "--case-dir", type=Path, help="the cases' folder (default: the case set the run's header names)"
+        "--case-dir",
+        type=Path,
+        help="the cases the run played (default: the project's [tool.xpeval] cases, else the built-in ones; "
+        "a run whose recorded cases differ from them is refused)",
     )
     parser.add_argument(
         "--max-per-group",
@@ -72,9 +75,9 @@ def run(args: argparse.Namespace) -> int:
         ) from exc
     import pandas as pd
 
-    from xpeval.evals.cases import load_cases
     from xpeval.evals.project import project_settings
     from xpeval.evals.report import read_trend, write_report
+    from xpeval.evals.report.html import run_cases
     from xpeval.evals.results.load import load_run
 
     if args.max_per_group < 0:
@@ -97,15 +100,15 @@ def run(args: argparse.Namespace) -> int:
         if "lost" in pairs.columns and not pd.api.types.is_numeric_dtype(pairs["lost"]):
             raise UserError(f"{schema_csv}: its column lost holds something other than counts")
     history = read_trend(args.history) if args.history is not None else None
-    cases = [loaded.case for loaded in load_cases(args.case_dir)] if args.case_dir is not None else None
+    # The project's cases (or --case-dir), checked against what the run's header records: a
+    # results file never chooses which folder is read.
+    cases, _ = run_cases(loaded, project.root, args.case_dir)
     out: Path = args.out or project.reports / "report.html"
     vendors = None
     if args.reference:
-        from xpeval.evals.report.html import run_cases
         from xpeval.evals.report.vendors import vendor_frame, vendor_verdicts
 
-        judged_on = cases if cases is not None else run_cases(loaded, project.root)[0]
-        vendors = vendor_frame(vendor_verdicts(loaded.path, args.reference, judged_on, against=args.against))
+        vendors = vendor_frame(vendor_verdicts(loaded.path, args.reference, cases, against=args.against))
     write_report(
         out,
         loaded,

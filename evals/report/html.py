@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from xpeval.evals.acceptance.table import PROVENANCE
-from xpeval.evals.cases import BUILTIN_DIR, Case, load_cases
+from xpeval.evals.cases import Case
 from xpeval.evals.errors import UserError
 from xpeval.evals.report.episodes import DEFAULT_MAX_PER_GROUP, episodes_html, read_details, shown_keys
 from xpeval.evals.report.plots import (
@@ -42,21 +42,22 @@ BUILTIN_CASE_SET = "builtin"
 """The case-set label of the built-in cases in a run's header (`xpeval.evals.running.suite`)."""
 
 
-def run_cases(run: LoadedRun, root: Path | None = None) -> tuple[list[Case], str]:
-    """The cases of the run's case set (its header names it: `builtin`, or a folder relative to
-    the project root) and that label; UserError when they cannot be read."""
-    label = str(run.header.config.get("case_set") or BUILTIN_CASE_SET)
-    if label == BUILTIN_CASE_SET:
-        folder = BUILTIN_DIR
-    else:
-        folder = Path(label)
-        if not folder.is_absolute():
-            if root is None:
-                from xpeval.evals.project import project_settings
+def run_cases(
+    run: LoadedRun, root: Path | None = None, case_dir: Path | None = None
+) -> tuple[list[Case], str]:
+    """The project's case set (`case_dir`, else the project's `[tool.xpeval]` cases, else the
+    built-in ones; never a folder the run's header names) and its label; UserError when they
+    cannot be read or hold a case the run's header records with other content (a case they do
+    not hold is shown as not in the case set)."""
+    from xpeval.evals.results.evidence import check_case_set, project_case_set
 
-                root = project_settings().root
-            folder = root / folder
-    return [loaded.case for loaded in load_cases(folder)], label
+    if root is None:
+        from xpeval.evals.project import project_settings
+
+        root = project_settings().root
+    case_set = project_case_set(root, case_dir)
+    check_case_set(run.path, run.header, case_set, absent_ok=True)
+    return list(case_set.cases.values()), case_set.label
 
 
 def _pct(value: object, low: object, high: object) -> str:

@@ -97,13 +97,18 @@ HEADERS = [
 ]  # fmt: skip
 
 
+def _errors(count: int) -> str:
+    """An errored episode is none of TP/FP/FN/TN: said beside them."""
+    return f", {count} errors" if count else ""
+
+
 def _cells(r: pd.Series) -> list[str]:
     return [
         str(r["source"]),
         str(r["adapter"]),
         str(r["model"]),
         str(r["shared"]),
-        f"{r['tp']}/{r['fp']}/{r['fn']}/{r['tn']}",
+        f"{r['tp']}/{r['fp']}/{r['fn']}/{r['tn']}" + _errors(int(r["row_errors"])),
         _pct(r["precision"], r["precision_lo"], r["precision_hi"]),
         _pct(r["recall"], r["recall_lo"], r["recall_hi"]),
         _pct(r["f1"], r["f1_lo"], r["f1_hi"]),
@@ -120,10 +125,11 @@ def vendor_markdown(frame: pd.DataFrame) -> str:
     references = ", ".join(sorted(set(frame["reference"]))) or "-"
     lines = [
         f"Against the reference {references}, on the episodes both answered. Trigger: did the episode "
-        "return a tool call (TP both, FP only this row, FN only the reference). Precision and recall "
-        "with Wilson 95 % intervals, F1 with a bootstrap 95 % interval over episodes; agreement: the same "
-        "calls by the scorer's matching; schema valid: episodes whose every call validates against its "
-        "tool's schema, of those that returned a call; paired p: exact McNemar on FN vs FP, "
+        "return a tool call (TP both, FP only this row, FN only the reference; an episode this row "
+        "ended in an error is none of these: counted as an error, and it fails the row). Precision and "
+        "recall with Wilson 95 % intervals, F1 with a bootstrap 95 % interval over episodes; agreement: "
+        "the same calls by the scorer's matching; schema valid: episodes whose every call validates "
+        "against its tool's schema, of those that returned a call; paired p: exact McNemar on FN vs FP, "
         "Holm-adjusted (docs/reference-runs.md).",
         "",
         "| " + " | ".join(HEADERS) + " |",

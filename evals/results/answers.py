@@ -18,7 +18,7 @@ from xpeval.evals.errors import UserError
 from xpeval.evals.results.file import ResultsFile, final_results
 from xpeval.evals.results.load import load_run
 from xpeval.evals.results.rows import ResultRow
-from xpeval.evals.results.run_plan import episode_id
+from xpeval.evals.results.run_plan import CASE_DIGESTS, episode_id
 
 
 @dataclass(frozen=True)
@@ -60,14 +60,20 @@ def answer_of(row: ResultRow) -> Answer:
     )
 
 
-def answers_by_row(path: Path) -> tuple[str, dict[str, RowAnswers]]:
-    """(case set, {row key: answers}) of a complete results file."""
+def answers_by_row(path: Path) -> tuple[dict[str, str], dict[str, RowAnswers]]:
+    """(the digest of each case the run played, {row key: answers}) of a complete results file."""
     run = load_run(path)
     run.check_complete()
+    digests = run.header.config.get(CASE_DIGESTS)
+    if not isinstance(digests, dict):
+        raise UserError(
+            f"{path}: its run header records no case digests, so which cases it played cannot be checked "
+            "(written by an older xpeval, or not by xpeval): run it again"
+        )
     rows: dict[str, RowAnswers] = {}
     for row in final_results(ResultsFile.read(path).rows):
         rows.setdefault(row_key(row), {})[episode_id(row.case_id, row.trial)] = answer_of(row)
-    return str(run.header.config.get("case_set") or "builtin"), rows
+    return {str(k): str(v) for k, v in digests.items()}, rows
 
 
 def parse_reference(spec: str) -> tuple[str, str]:
@@ -82,7 +88,8 @@ def parse_reference(spec: str) -> tuple[str, str]:
 class ReferenceRun:
     """The rows to judge and the reference row, read from their results files."""
 
-    case_set: str
+    case_digests: dict[str, str]
+    """The digest of each case the judged run played (`xpeval.evals.results.run_plan.case_digest`)."""
     rows: dict[str, RowAnswers]
     reference_key: str
     reference: RowAnswers
@@ -90,16 +97,17 @@ class ReferenceRun:
 
 def load_reference_run(results: Path, spec: str, against: Path | None = None) -> ReferenceRun:
     """The rows of `results` and the reference row `spec` of `against` (default: `results`).
-    UserError when a file is not a complete run, the case sets differ, or the reference row is
-    not there (or is there from more than one source)."""
+    UserError when a file is not a complete run, the two runs played different cases (a case
+    set is identified by its cases' content, never by a folder's name: every case both runs
+    played must have one digest, and they must share one), or the reference row is not there
+    (or is there from more than one source)."""
     adapter, model = parse_reference(spec)
-    case_set, rows = answers_by_row(results)
-    other_set, others = (case_set, rows) if against is None else answers_by_row(against)
-    if other_set != case_set:
-        raise UserError(
-            f"{results} ran case set {case_set!r} and {against} ran {other_set!r}: a reference must "
-            "answer the same cases"
-        )
+    digests, rows = answers_by_row(results)
+    if against is not None:
+        theirs, others = answers_by_row(against)
+        _same_cases(results, digests, against, theirs)
+    else:
+        others = rows
     found = [key for key in others if key.split("|", 2)[1:] == [adapter, model]]
     where = against or results
     if not found:
@@ -111,4 +119,19 @@ def load_reference_run(results: Path, spec: str, against: Path | None = None) ->
     judged = {k: v for k, v in rows.items() if against is not None or k != key}
     if not judged:
         raise UserError(f"{results}: no row to compare with the reference {adapter}={model}")
-    return ReferenceRun(case_set=case_set, rows=judged, reference_key=key, reference=others[key])
+    return ReferenceRun(case_digests=digests, rows=judged, reference_key=key, reference=others[key])
+
+
+def _same_cases(results: Path, mine: Mapping[str, str], against: Path, theirs: Mapping[str, str]) -> None:
+    shared = sorted(set(mine) & set(theirs))
+    changed = [case_id for case_id in shared if mine[case_id] != theirs[case_id]]
+    if changed or not shared:
+        what = (
+            f"{len(changed)} of the {len(shared)} cases both ran differ in content "
+            f"({', '.join(changed[:3])}{', ...' if len(changed) > 3 else ''})"
+            if changed
+            else "they share no case"
+        )
+        raise UserError(
+            f"{results} and {against} ran different case sets: {what}; a reference must answer the same cases"
+        )

@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pajson
 
 from xpeval.evals.results.file import IncompleteRunError, NotAResultsFileError, check_complete
-from xpeval.evals.results.rows import EpisodeKey, RunHeader
+from xpeval.evals.results.rows import MAX_ROW_BYTES, EpisodeKey, RunHeader
 from xpeval.evals.results.run_plan import TRIAL_MARK
 
 _COLUMNS: dict[str, pa.DataType] = {
@@ -76,8 +76,9 @@ counts attempts, `error` is whether the episode ended in one)."""
 NULLABLE_VERDICTS = ("correct", "tool_selection_correct", "arguments_correct", "schema_valid")
 """Verdict columns that may be None (not judged): kept as Python objects, never cast to bool."""
 
-BLOCK_BYTES = 1 << 20
-"""pyarrow's JSON block size: a bounded row (a few tens of KB) always fits."""
+BLOCK_BYTES = 2 * MAX_ROW_BYTES
+"""pyarrow's JSON block size: a line must fit in one block, and the writer keeps every row
+within `MAX_ROW_BYTES` (`xpeval.evals.results.rows.bounded`), so any row it writes reads back."""
 
 
 @dataclass

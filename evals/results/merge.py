@@ -138,18 +138,11 @@ def _check_disjoint(runs: Sequence[LoadedRun]) -> None:
 
 def _all_cases(header: RunHeader, root: Path) -> bool:
     """Whether the run planned every case of its case set (what an unsharded run's header says
-    with `some_cases`, read back from the set itself)."""
-    from xpeval.evals.cases import load_cases
-    from xpeval.evals.results.evidence import case_folder
+    with `some_cases`, read back from the project's case set: never a folder the header names;
+    each shard's recorded cases were checked against it when it was vouched for)."""
+    from xpeval.evals.results.evidence import project_case_set
 
-    case_set = str(header.config.get("case_set") or "builtin")
-    folder = case_folder(header, root)
-    if not folder.is_dir():
-        raise MergeError(
-            f"cannot tell whether the shards ran every case of case set {case_set!r}: {folder} is not here "
-            "(run merge from the project root)"
-        )
-    every = {item.case.id for item in load_cases(folder)}
+    every = set(project_case_set(root).cases)
     assert header.plan is not None
     return set(header.plan.cases) >= every
 

@@ -55,6 +55,21 @@ MAX_VALUE_BYTES = 4096
 its length and sha256 (a model that answers 5 MB must not make every row 5 MB)."""
 MAX_CALL_BYTES = 4 * MAX_VALUE_BYTES
 """What a row keeps of one call's arguments together."""
+MAX_NAME_BYTES = 512
+"""What a row keeps of a call's tool name and id (no provider accepts a tool name this long, so a
+cut name never names a case's tool)."""
+MAX_ROW_CALLS = 256
+"""Most calls a row keeps (an episode of a handful of turns makes far fewer): the first ones,
+the rest counted in `dropped_calls` (a model that answers 300,000 calls must not make a 50 MB row)."""
+MAX_ROW_BYTES = 1024 * 1024
+"""Most bytes of a row's line in a results file: past it the row keeps fewer calls (the first
+ones that fit), so every row the writer writes fits the readers' block
+(`xpeval.evals.results.load.BLOCK_BYTES`, twice this)."""
+RESERVED_CALL_BYTES = 2048
+"""Room left per kept call for what is judged after the bound (its `schema_valid` and its
+`schema_error`, at most `argument_validity.MAX_REASON` characters, each up to 6 bytes as JSON)."""
+RESERVED_ROW_BYTES = 8 * MAX_VALUE_BYTES
+"""Room left for the row's verdict and its reason, set from its kept calls after the bound."""
 
 
 class Truncation(BaseModel):
@@ -122,6 +137,9 @@ class ResultRow(BaseModel):
     """The model's refusal, when it refused (scored as no call)."""
     truncated: list[Truncation] = Field(default_factory=list)
     """Values cut to `MAX_VALUE_BYTES`: each keeps its first bytes, its length and its sha256."""
+    dropped_calls: int = Field(default=0, ge=0)
+    """Calls the answer had past the first ones the row keeps (`MAX_ROW_CALLS`, `MAX_ROW_BYTES`):
+    counted, not kept. A row that dropped calls is never scored correct (what they were is gone)."""
 
     @property
     def key(self) -> EpisodeKey:
@@ -163,41 +181,91 @@ def _cut(text: str, field: str, notes: list[Truncation], limit: int = MAX_VALUE_
 
 def _bounded_arguments(arguments: dict[str, Any], where: str, notes: list[Truncation]) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    mine: list[Truncation] = []
     for name, value in arguments.items():
         if isinstance(value, str):
-            out[name] = _cut(value, f"{where}.{name}", notes)
+            out[name] = _cut(value, f"{where}.{name}", mine)
             continue
         text = json.dumps(value, ensure_ascii=False, default=str)
-        out[name] = value if len(text) <= MAX_VALUE_BYTES else _cut(text, f"{where}.{name}", notes)
+        out[name] = value if len(text) <= MAX_VALUE_BYTES else _cut(text, f"{where}.{name}", mine)
     whole = json.dumps(out, ensure_ascii=False, default=str)
     if len(whole.encode("utf-8")) > MAX_CALL_BYTES:
+        # One note for the whole (the values' own notes would name every key of a huge object).
+        whole = json.dumps(arguments, ensure_ascii=False, default=str)
         return {"<arguments>": _cut(whole, where, notes, MAX_CALL_BYTES)}
+    notes.extend(mine)
     return out
 
 
-def bounded(row: ResultRow) -> ResultRow:
-    """The row with every argument value, text and message cut to `MAX_VALUE_BYTES` (the
-    cuts listed in `truncated`): memory and results files stay flat however much a model sends."""
+def _line_bytes(value: dict[str, Any]) -> int:
+    """The bytes `value` takes in a results file (as `ResultsFile` writes it)."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8"))
+
+
+def _bounded_call(call: CallRecord, index: int) -> tuple[CallRecord, list[Truncation]]:
     notes: list[Truncation] = []
-    calls = [
-        call.model_copy(
-            update={"arguments": _bounded_arguments(call.arguments, f"calls[{i}].arguments", notes)}
-        )
-        for i, call in enumerate(row.calls)
-    ]
-    update: dict[str, Any] = {"calls": calls}
+    where = f"calls[{index}]"
+    update: dict[str, Any] = {
+        "name": _cut(call.name, f"{where}.name", notes, MAX_NAME_BYTES),
+        "arguments": _bounded_arguments(call.arguments, f"{where}.arguments", notes),
+    }
+    if call.id is not None:
+        update["id"] = _cut(call.id, f"{where}.id", notes, MAX_NAME_BYTES)
+    if call.parse_error:
+        update["parse_error"] = _cut(call.parse_error, f"{where}.parse_error", notes)
+    return call.model_copy(update=update), notes
+
+
+def bounded(row: ResultRow) -> ResultRow:
+    """The row with every argument value, text and message cut to `MAX_VALUE_BYTES` (the cuts
+    listed in `truncated`), and its calls the first ones within `MAX_ROW_CALLS` and
+    `MAX_ROW_BYTES` (the rest counted in `dropped_calls`): memory and results files stay flat
+    however much a model sends, and every row fits the readers' block."""
+    notes: list[Truncation] = []
+    update: dict[str, Any] = {}
     for name in ("text", "refusal", "reason", "error_message"):
         value = getattr(row, name)
         if isinstance(value, str):
             update[name] = _cut(value, name, notes)
-    for i, call in enumerate(row.calls):
-        if call.parse_error:
-            calls[i] = calls[i].model_copy(
-                update={"parse_error": _cut(call.parse_error, f"calls[{i}].parse_error", notes)}
-            )
-    if not notes:
+    base = row.model_copy(update={**update, "calls": [], "truncated": [*row.truncated, *notes]})
+    room = MAX_ROW_BYTES - RESERVED_ROW_BYTES - _line_bytes(base.model_dump(mode="json"))
+    calls: list[CallRecord] = []
+    for index, call in enumerate(row.calls[:MAX_ROW_CALLS]):
+        kept, call_notes = _bounded_call(call, index)
+        size = _line_bytes(kept.model_dump(mode="json")) + RESERVED_CALL_BYTES
+        size += sum(_line_bytes(note.model_dump()) + 1 for note in call_notes)
+        if size > room:
+            break
+        room -= size
+        calls.append(kept)
+        notes.extend(call_notes)
+    dropped = row.dropped_calls + len(row.calls) - len(calls)
+    if not notes and not dropped:
         return row
-    return row.model_copy(update={**update, "truncated": [*row.truncated, *notes]})
+    return row.model_copy(
+        update={**update, "calls": calls, "truncated": [*row.truncated, *notes], "dropped_calls": dropped}
+    )
+
+
+def with_text(row: ResultRow, field: str, value: str | None) -> ResultRow:
+    """The row with a text field (`reason`, ...) set to `value` cut to `MAX_VALUE_BYTES` (the cut
+    listed in `truncated`): for what is set after the bound (`RESERVED_ROW_BYTES` holds it)."""
+    notes: list[Truncation] = []
+    text = _cut(value, field, notes) if value is not None else None
+    return row.model_copy(update={field: text, "truncated": [*row.truncated, *notes]})
+
+
+def stored_turns(calls: Sequence[CallRecord]) -> list[list[dict[str, Any]]]:
+    """A row's kept calls per turn, as the scorer reads them (`name`, `arguments`, `parse_error`):
+    what the runner scores a row from and the gate scores it again from."""
+    turns: list[list[dict[str, Any]]] = []
+    for call in calls:
+        while len(turns) <= call.turn:
+            turns.append([])
+        turns[call.turn].append(
+            {"name": call.name, "arguments": call.arguments, "parse_error": call.parse_error}
+        )
+    return turns
 
 
 def now_iso() -> str:

@@ -9,12 +9,17 @@ it with the same rules `xpeval.evals.running.plan` played it by. An episode id i
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
 from xpeval.evals.errors import UserError
+
+if TYPE_CHECKING:
+    from xpeval.evals.cases.model import Case
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,24 @@ def split_episode_id(value: str) -> tuple[str, int]:
     if mark and trial.isdigit():
         return case_id, int(trial)
     return value, 0
+
+
+CASE_DIGESTS = "case_digests"
+"""The run header's record of what each planned case was (`case_digests`): case id -> digest.
+A run's case set is identified by these, never by the folder name it was loaded from
+(docs/reference-runs.md, "What identifies a case set")."""
+
+
+def case_digest(case: Case) -> str:
+    """The sha256 of a case's content (every field, as canonical JSON): two cases with one id
+    and different tools, messages or expected calls have two digests."""
+    text = json.dumps(case.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def case_digests(cases: Iterable[Case]) -> dict[str, str]:
+    """Each case's digest by id, as a run header records them."""
+    return {case.id: case_digest(case) for case in cases}
 
 
 PlannedKey = tuple[str, str, str | None]

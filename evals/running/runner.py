@@ -13,6 +13,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Protocol
 
 import httpx2
@@ -22,7 +23,16 @@ from xpeval.adapters.contract import ProviderError, TurnRequest, TurnResult, Usa
 from xpeval.adapters.registry import AdapterFactoryError
 from xpeval.evals.cassettes.binding import recording_fault
 from xpeval.evals.results.file import ResultsFile
-from xpeval.evals.results.rows import CallRecord, ResultRow, RowSource, bounded, now_iso
+from xpeval.evals.results.rows import (
+    MAX_ROW_CALLS,
+    CallRecord,
+    ResultRow,
+    RowSource,
+    bounded,
+    now_iso,
+    stored_turns,
+    with_text,
+)
 from xpeval.evals.running.cost import episode_cost
 from xpeval.evals.running.episode_transport import bound
 from xpeval.evals.running.plan import PlannedEpisode
@@ -135,8 +145,13 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
     calls = outcome.calls_per_turn if outcome else []
     kind, etype, status, message = attempt.failure()
     failed = kind is not None
-    verdict = episode_verdict(case, calls, failed)
-    verdict_reason = verdict.pop("reason")
+    # At most the calls a row keeps are made records at all (an answer of 300,000 calls must not
+    # become 300,000 models); the rest are counted, and `bounded` may keep fewer still.
+    kept = [
+        CallRecord(turn=t, id=c.id, name=c.name, arguments=c.arguments, parse_error=c.parse_error)
+        for t, c in islice(((t, c) for t, turn_calls in enumerate(calls) for c in turn_calls), MAX_ROW_CALLS)
+    ]
+    answered = sum(len(turn_calls) for turn_calls in calls)
     row = ResultRow(
         run=run,
         case_id=case.id,
@@ -150,13 +165,14 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
         source=episode.source,
         recorded_at=episode.recorded_at,
         recorded_model=episode.recorded_model,
-        **verdict,
-        reason=message if failed else verdict_reason,
-        calls=[
-            CallRecord(turn=t, id=c.id, name=c.name, arguments=c.arguments, parse_error=c.parse_error)
-            for t, turn_calls in enumerate(calls)
-            for c in turn_calls
-        ],
+        correct=None,
+        tool_selection_correct=None,
+        arguments_correct=None,
+        irrelevance=False,
+        malformed=False,
+        reason=message if failed else None,
+        calls=kept,
+        dropped_calls=answered - len(kept),
         error_kind=kind,
         error_type=etype,
         error_status=status,
@@ -168,11 +184,17 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
         refusal=outcome.refusal if outcome else None,
         **_usage(episode, outcome),  # type: ignore[arg-type]
     )
-    # Secrets first (a provider may echo a key in any text), then the size bound.
+    # Secrets first (a provider may echo a key in any text), then the size bound, then the
+    # verdict from the calls the row keeps: what the gate scores again is what was scored.
     scrubber = current_scrubber()
     if scrubber.has_secrets:
         row = ResultRow.model_validate(scrub_value(row.model_dump(), scrubber))
-    return with_schema_validity(bounded(row), case, judged=not failed)
+    row = bounded(row)
+    verdict = episode_verdict(case, stored_turns(row.calls), failed, dropped_calls=row.dropped_calls)
+    reason = verdict.pop("reason")
+    if not failed:
+        row = with_text(row, "reason", reason)
+    return with_schema_validity(row.model_copy(update=verdict), case, judged=not failed)
 
 
 class Runner:

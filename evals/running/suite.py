@@ -31,7 +31,7 @@ from xpeval.evals.errors import UserError
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.load import LoadedRun, load_run
 from xpeval.evals.results.rows import RunHeader, new_run_id, now_iso, settings_fingerprint
-from xpeval.evals.results.run_plan import RunPlan, Shard
+from xpeval.evals.results.run_plan import CASE_DIGESTS, RunPlan, Shard, case_digests
 from xpeval.evals.running.plan import PlannedEpisode, parse_models, plan, select_cases
 from xpeval.evals.running.runner import Progress, Runner, RunSettings
 from xpeval.evals.running.targets import (
@@ -305,6 +305,7 @@ def _header(config: SuiteConfig, suite: SuitePlan) -> RunHeader:
         "adapters": suite.adapters,
         "models": list(config.models),
         "cases": [case.id for case in suite.cases],
+        CASE_DIGESTS: case_digests(suite.cases),
         "shard": config.shard,
         "target": config.target,
         "targets": dict(config.targets),

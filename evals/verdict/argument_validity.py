@@ -114,7 +114,14 @@ def with_schema_validity(row: ResultRow, case: Case, *, judged: bool = True) -> 
         for i, call in enumerate(row.calls)
     ]
     calls = [
-        call.model_copy(update={"schema_valid": verdict.valid, "schema_error": verdict.reason})
+        call.model_copy(
+            update={
+                "schema_valid": verdict.valid,
+                # Whole, cut: a violation names the tool and the path, both as long as a model made
+                # them (`xpeval.evals.results.rows.RESERVED_CALL_BYTES` holds what is left).
+                "schema_error": _short(verdict.reason) if verdict.reason is not None else None,
+            }
+        )
         for call, verdict in zip(row.calls, verdicts, strict=True)
     ]
     return row.model_copy(

@@ -17,11 +17,13 @@ not is one line (`CustodyError`, exit 2) naming the row:
   provenance says; a row with no readable cassette behind it must be a failure. A conformance
   failure (a replay problem, a runner error) is not checked: it fails the gate whatever it says.
 
-What cannot be scored again is refused rather than trusted: a row with more than
-`MAX_RESCORED_CALLS` calls, and a row whose arguments the row bound cut
-(`xpeval.evals.results.rows.MAX_VALUE_BYTES`, 4 KB a value) when it claims a right answer or its
-stored verdict differs from what its kept calls score. A cut row whose stored verdict is wrong
-and is what its kept calls score passes: a cut value cannot make a wrong answer right.
+A row is scored from what it keeps, by the runner when it writes it and here again: the calls
+as the row bound kept them (`xpeval.evals.results.rows.bounded`: an argument cut to 4 KB is its
+cut text, which matches no expected value; a tool name is never cut short of any real name) and
+the count of calls it dropped (a row that dropped calls is never correct). So a row with a cut
+argument gets the same verdict in `run` and in the gate: its tool selection checked from the
+names it keeps, its arguments scored as kept. A row with more than `MAX_RESCORED_CALLS` calls
+is not one xpeval wrote (the runner keeps no more) and is refused.
 
 `judge` and `judge_sources` are pure (records, cases and provenance in, refusals out);
 `check_custody` is the edge that reads them (`xpeval.evals.results.evidence`).
@@ -37,7 +39,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xpeval.evals.errors import UserError
-from xpeval.evals.results.rows import REPLAYED_SOURCE, EpisodeKey, ResultRow, RunHeader, RunTrailer
+from xpeval.evals.results.rows import (
+    MAX_ROW_CALLS,
+    REPLAYED_SOURCE,
+    EpisodeKey,
+    ResultRow,
+    RunHeader,
+    RunTrailer,
+    stored_turns,
+)
 from xpeval.evals.verdict.argument_validity import with_schema_validity
 from xpeval.evals.verdict.baseline import CONFORMANCE_KINDS
 from xpeval.evals.verdict.scoring import episode_verdict
@@ -45,11 +55,13 @@ from xpeval.evals.verdict.scoring import episode_verdict
 if TYPE_CHECKING:
     from xpeval.evals.cases.model import Case
     from xpeval.evals.cassettes.meta import CassetteMeta
+    from xpeval.evals.results.evidence import CaseSet
     from xpeval.evals.results.load import LoadedRun
 
-MAX_RESCORED_CALLS = 256
-"""Most calls one row may store and still be scored again (an episode of a handful of turns
-makes far fewer); a row with more is refused, so a hostile file cannot make the gate slow."""
+MAX_RESCORED_CALLS = MAX_ROW_CALLS
+"""Most calls one row may store and still be scored again: the most a row keeps (the runner
+counts the rest in `dropped_calls`); a row with more is not one xpeval wrote, and is refused, so
+a hostile file cannot make the gate slow."""
 VERDICT_FIELDS = (
     "correct",
     "tool_selection_correct",
@@ -59,8 +71,6 @@ VERDICT_FIELDS = (
     "schema_valid",
 )
 """A row's verdict fields the scorecard and the gate read, each recomputed from its calls."""
-CLAIMS = ("correct", "tool_selection_correct", "arguments_correct")
-"""Verdict fields whose `true` a row with cut arguments cannot back up."""
 
 
 class CustodyError(UserError):
@@ -97,15 +107,8 @@ def name_of(key: EpisodeKey) -> str:
 
 def rescore(row: ResultRow, case: Case) -> dict[str, Any]:
     """The verdict fields of `row` as its stored calls and its case score them."""
-    turns: list[list[dict[str, Any]]] = []
-    for call in row.calls:
-        while len(turns) <= call.turn:
-            turns.append([])
-        turns[call.turn].append(
-            {"name": call.name, "arguments": call.arguments, "parse_error": call.parse_error}
-        )
     failed = row.error_kind is not None
-    verdict = episode_verdict(case, turns, failed)
+    verdict = episode_verdict(case, stored_turns(row.calls), failed, dropped_calls=row.dropped_calls)
     # A row without calls is left as it is by `with_schema_validity`: its `schema_valid` is
     # the runner's default (not judged), never what the row claims.
     unjudged = row.model_copy(update={"schema_valid": None})
@@ -113,16 +116,13 @@ def rescore(row: ResultRow, case: Case) -> dict[str, Any]:
     return verdict
 
 
-def _cut_arguments(row: ResultRow) -> bool:
-    return any(".arguments" in note.field for note in row.truncated)
-
-
 MAX_REMEMBERED_ANSWERS = 50_000
 """Distinct answers whose scores `judge` keeps (a file of a million distinct answers must not
 hold a million scores in memory); answers past it are scored each time."""
 
-AnswerKey = tuple[str, bool, str, tuple[str, ...]]
-"""A case id, whether the episode failed, its calls as JSON, the fields the row bound cut."""
+AnswerKey = tuple[str, bool, str, tuple[str, ...], int]
+"""A case id, whether the episode failed, its calls as JSON, the fields the row bound cut, the
+calls it dropped."""
 
 
 def _answer_key(row: ResultRow, case: Case) -> AnswerKey:
@@ -131,7 +131,7 @@ def _answer_key(row: ResultRow, case: Case) -> AnswerKey:
     the first violation a validator names may depend on it."""
     calls = [(c.turn, c.name, c.arguments, c.parse_error) for c in row.calls]
     cut = tuple(note.field for note in row.truncated)
-    return case.id, row.error_kind is not None, json.dumps(calls, default=str), cut
+    return case.id, row.error_kind is not None, json.dumps(calls, default=str), cut, row.dropped_calls
 
 
 def _scored(row: ResultRow, case: Case, rescored: dict[AnswerKey, dict[str, Any]] | None) -> dict[str, Any]:
@@ -164,11 +164,6 @@ def judge_row(
         return f"row {name} says category {row.category!r}, its case is {case.category!r}"
     scored = _scored(row, case, rescored)
     differ = [f for f in VERDICT_FIELDS if getattr(row, f) != scored[f]]
-    if _cut_arguments(row) and (differ or any(getattr(row, f) is True for f in CLAIMS)):
-        return (
-            f"row {name} is too large to score again: its arguments were cut to the row bound (4 KB a "
-            "value), so its stored verdict cannot be checked"
-        )
     if not differ:
         return None
     shown = ", ".join(f"{f}={_json(getattr(row, f))}" for f in differ)
@@ -309,12 +304,17 @@ def judge_sources(
     return refusals
 
 
-def check_custody(run: LoadedRun, root: Path) -> None:
+def check_custody(run: LoadedRun, root: Path, case_set: CaseSet | None = None) -> None:
     """CustodyError, one line, unless every check of the module docstring holds for the results
-    file `run` was loaded from (its case set and cassettes read from `root`, the project's)."""
-    from xpeval.evals.results.evidence import cases_of_run, cassette_reader, records
+    file `run` was loaded from: its rows scored again on `case_set` (default: the project's at
+    `root`, `project_case_set`), which must hold the cases its header records; its cassettes
+    read from `root`."""
+    from xpeval.evals.results.evidence import cassette_reader, check_case_set, project_case_set, records
 
-    custody = judge(run.header, records(run.path), cases_of_run(run.header, root))
+    if case_set is None:
+        case_set = project_case_set(root)
+    check_case_set(run.path, run.header, case_set)
+    custody = judge(run.header, records(run.path), case_set.cases)
     refusals = custody.refusals
     if custody.replayed:
         refusals += judge_sources(custody.replayed, cassette_reader(run.header, root))

@@ -5,10 +5,11 @@ Per episode shared by a row and the reference (same case, same trial), where the
 answered without an error:
 
 - **trigger**: did the episode return at least one tool call. Against the reference: TP both
-  called, FP only the row, FN only the reference, TN neither; an episode of the row that ended
-  in an error did not call (it returned nothing). Precision TP/(TP+FP), recall TP/(TP+FN), F1
-  their harmonic mean; Wilson intervals for precision and recall, a percentile bootstrap over
-  episodes for F1.
+  called, FP only the row, FN only the reference, TN neither. An episode of the row that ended
+  in an error is none of these (it returned nothing to judge, so it is never a negative): it is
+  counted apart (`row_errors`), left out of every count and test, and fails the row.
+  Precision TP/(TP+FP), recall TP/(TP+FN), F1 their harmonic mean; Wilson intervals for
+  precision and recall, a percentile bootstrap over episodes for F1.
 - **agreement**: the row made the same calls as the reference, by the scorer's matching
   (`xpeval.evals.verdict.scoring.score_turn` with the reference's calls as the expected ones:
   same tools, any order, string values compared as BFCL normalizes them; no call on both sides
@@ -62,12 +63,16 @@ class Comparison:
     judged: int
     """Episodes judged for agreement (the reference's calls parse)."""
     row_errors: int
+    """Episodes the reference answered and the row ended in an error: left out of every count
+    (an error is never a negative), and any one fails the row."""
     schema_valid: tuple[int, int]
     """The row's (valid, judged) on the shared episodes."""
     reference_schema_valid: tuple[int, int]
     f1_interval: tuple[float, float]
     tests: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Per paired test, the discordant counts (row worse, row better); for `trigger`, (FN, FP)."""
+    errored: tuple[str, ...] = ()
+    """Episodes the reference answered and the row ended in an error."""
     missed: tuple[str, ...] = ()
     """Episodes where the reference called a tool and the row did not (FN)."""
     extra: tuple[str, ...] = ()
@@ -102,14 +107,18 @@ def compare_rows(
     case id, for the tools the scorer matches arguments against)."""
     both = sorted(set(row) & set(reference))
     answered = [episode for episode in both if not reference[episode].error]
-    mine = [row[e].triggered for e in answered]
-    theirs = [reference[e].triggered for e in answered]
+    # An episode of the row that ended in an error returned nothing to judge: never a true (or
+    # false) negative, it is counted apart and fails the row (`_failures`).
+    judged_episodes = [episode for episode in answered if not row[episode].error]
+    mine = [row[e].triggered for e in judged_episodes]
+    theirs = [reference[e].triggered for e in judged_episodes]
     cells: dict[tuple[bool, bool], list[str]] = {(m, t): [] for m in (True, False) for t in (True, False)}
-    for episode, m, t in zip(answered, mine, theirs, strict=True):
+    for episode, m, t in zip(judged_episodes, mine, theirs, strict=True):
         cells[(m, t)].append(episode)
-    verdicts = {e: _agrees(row[e], reference[e], cases.get(e.split("@", 1)[0])) for e in answered}
+    verdicts = {e: _agrees(row[e], reference[e], cases.get(e.split("@", 1)[0])) for e in judged_episodes}
     judged = [e for e, verdict in verdicts.items() if verdict is not None]
     missed, extra = cells[(False, True)], cells[(True, False)]
+    errored = [e for e in answered if row[e].error]
     return Comparison(
         key=key,
         reference=reference_key,
@@ -122,15 +131,16 @@ def compare_rows(
         tn=len(cells[(False, False)]),
         agreed=sum(1 for e in judged if verdicts[e]),
         judged=len(judged),
-        row_errors=sum(1 for e in answered if row[e].error),
-        schema_valid=_valid(row, answered),
-        reference_schema_valid=_valid(reference, answered),
+        row_errors=len(errored),
+        schema_valid=_valid(row, judged_episodes),
+        reference_schema_valid=_valid(reference, judged_episodes),
         f1_interval=f1_bootstrap(mine, theirs),
         tests={
             "trigger": (len(missed), len(extra)),
-            "schema_valid": _discordant(row, reference, answered, "schema_valid"),
-            "accuracy": _discordant(row, reference, answered, "correct"),
+            "schema_valid": _discordant(row, reference, judged_episodes, "schema_valid"),
+            "accuracy": _discordant(row, reference, judged_episodes, "correct"),
         },
+        errored=tuple(errored),
         missed=tuple(missed),
         extra=tuple(extra),
         disagreed=tuple(e for e in judged if not verdicts[e]),
@@ -151,8 +161,6 @@ def _agrees(mine: Answer, theirs: Answer, case: Case | None) -> bool | None:
         for call in t
     ):
         return None
-    if mine.error:
-        return False
     turns = max(len(mine.calls), len(theirs.calls), 1)
     for index in range(turns):
         wanted = theirs.calls[index] if index < len(theirs.calls) else ()
@@ -279,6 +287,12 @@ def _failures(
     if c.shared == 0:
         return ["no episode shared with the reference (nothing was compared)"]
     failures = []
+    if c.row_errors:
+        failures.append(
+            f"{c.row_errors} of {c.shared} requests the reference answered ended in an error "
+            f"({', '.join(c.errored[:3])}{', ...' if c.row_errors > 3 else ''}): what it would have "
+            "answered cannot be told"
+        )
     for test, p in sorted(p_values.items()):
         worse, better = c.tests[test]
         if p >= alpha or (test != "trigger" and worse <= better):
@@ -341,7 +355,7 @@ def gate_findings(verdicts: Sequence[Verdict]) -> list[Finding]:
                 f"{c.key} against {c.reference}: " + "; ".join(verdict.failures)
                 if verdict.failures
                 else figures,
-                worse=(*c.missed, *c.disagreed)[:SHOWN] if verdict.failures else (),
+                worse=(*c.errored, *c.missed, *c.disagreed)[:SHOWN] if verdict.failures else (),
                 p_value=verdict.p_values.get("trigger"),
             )
         )

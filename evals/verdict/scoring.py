@@ -109,11 +109,17 @@ def score(case: Case, tool_calls: Sequence[CallLike] | Sequence[Sequence[CallLik
     )
 
 
-def episode_verdict(case: Case, calls_per_turn: Sequence[Sequence[CallLike]], failed: bool) -> dict[str, Any]:
+def episode_verdict(
+    case: Case, calls_per_turn: Sequence[Sequence[CallLike]], failed: bool, *, dropped_calls: int = 0
+) -> dict[str, Any]:
     """A result row's verdict fields (`correct`, `tool_selection_correct`, `arguments_correct`,
-    `irrelevance`, `malformed`, `reason`) from an episode's calls, one list per turn, and whether
-    it ended in an error. The runner writes them; the gate's chain of custody computes them
-    again from the calls a row keeps (`xpeval.evals.verdict.custody`), so both go through here.
+    `irrelevance`, `malformed`, `reason`) from the calls a row keeps, one list per turn, whether
+    the episode ended in an error, and how many calls the row bound dropped. The runner scores
+    the row it writes (its calls as kept: an argument cut to the row bound is the cut text,
+    which matches no expected value), and the gate's chain of custody scores it again from the
+    same calls (`xpeval.evals.verdict.custody`): both go through here, so both agree.
+
+    A row that dropped calls is never correct: what the dropped calls were is gone.
 
     An unlabelled case is not scored (it is judged against a reference row): only whether a call
     was malformed. A single-step case is scored on its first turn's calls."""
@@ -131,6 +137,15 @@ def episode_verdict(case: Case, calls_per_turn: Sequence[Sequence[CallLike]], fa
         return _state_fields(case, calls_per_turn, failed)
     turns = [list(turn) for turn in calls_per_turn]
     verdict = score(case, turns if is_multi_step(case.category) else (turns[0] if turns else []))
+    if dropped_calls:
+        return {
+            "correct": False,
+            "tool_selection_correct": False,
+            "arguments_correct": None,
+            "irrelevance": verdict.irrelevance,
+            "malformed": verdict.malformed,
+            "reason": f"{dropped_calls} calls past the {sum(map(len, turns))} the row keeps: never correct",
+        }
     return {
         "correct": verdict.correct and not failed,
         "tool_selection_correct": verdict.tool_selection_correct and not failed,

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from tests._case_digests import builtin_digests
 from tests._cli import without_project_line, xpeval
 from tests.conformance._host import install_plugins, with_site
 from tests.gate._rows import declined, frame, row
 from xpeval.evals.cases import load_cases
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import RunHeader
-from xpeval.evals.results.run_plan import RunPlan
+from xpeval.evals.results.run_plan import CASE_DIGESTS, RunPlan
 from xpeval.evals.verdict.baseline import update
 
 CASES = 30
@@ -66,7 +67,11 @@ def results_and_baseline(folder: Path, *, regressed: int) -> tuple[Path, Path]:
         run="r",
         fingerprint="f",
         started_at="2026-12-01T00:00:00+00:00",
-        config={"adapters": ["openai-compatible"], "case_set": "builtin"},
+        config={
+            "adapters": ["openai-compatible"],
+            "case_set": "builtin",
+            CASE_DIGESTS: builtin_digests(cases),
+        },
         plan=RunPlan(cases=cases, models={"openai-compatible": ["qwen"]}),
     )
     errored = [

@@ -130,9 +130,11 @@ def test_a_results_header_whose_case_set_has_no_baseline_is_an_input_error(
 ) -> None:
     lines = committed_replay.results.read_text().splitlines(keepends=True)
     header = json.loads(lines[0])
-    header["config"]["case_set"] = "evals/cases"  # the built-in cases, as the project's own folder
     header["config"]["cassettes"] = str(REPO_ROOT / "cassettes")
+    # The built-in cases, as the project's own folder (the case set is the project's, never the
+    # header's: the header's cases are the same content).
     shutil.copytree(BUILTIN_DIR, tmp_path / "evals" / "cases")
+    (tmp_path / "pyproject.toml").write_text('[tool.xpeval]\ncases = "evals/cases"\n')
     moved = tmp_path / "results.jsonl"
     moved.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
     ran = cli("gate", "--results", str(moved), cwd=tmp_path)

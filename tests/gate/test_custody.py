@@ -180,9 +180,11 @@ def test_a_relabelled_source_in_a_replay_is_refused(
     _refused(_gate(cli, path, honest["baseline"]), STRONGER, "source 'cassette'", "'local-model'")
 
 
-def test_a_row_with_cut_arguments_that_claims_a_right_answer_says_it_cannot_be_scored_again(
+def test_a_cut_note_on_an_argument_that_was_not_cut_is_refused(
     honest: dict[str, Path], cli: Cli, tmp_path: Path
 ) -> None:
+    """A row that says its arguments were cut has calls that cannot be judged against their schema:
+    its stored `schema_valid` true is not what its calls score."""
     names: list[str] = []
 
     def cut(records: list[Record]) -> None:
@@ -192,7 +194,7 @@ def test_a_row_with_cut_arguments_that_claims_a_right_answer_says_it_cannot_be_s
         names.append(_name(row))
 
     path = _edited(honest["run"], tmp_path / "cut.jsonl", cut)
-    _refused(_gate(cli, path, honest["baseline"]), names[0], "too large to score again", "4 KB")
+    _refused(_gate(cli, path, honest["baseline"]), names[0], "says schema_valid=true", "schema_valid=null")
 
 
 def test_a_row_with_more_calls_than_the_gate_scores_again_is_refused(

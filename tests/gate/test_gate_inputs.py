@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from tests._case_digests import builtin_digests
 from tests._cli import Cli, Ran
 from tests._corpus import REPO_ROOT
 from tests.gate._rows import declined
 from xpeval.evals.cases import load_cases
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import RunHeader
-from xpeval.evals.results.run_plan import RunPlan
+from xpeval.evals.results.run_plan import CASE_DIGESTS, RunPlan
 
 Gate = Callable[..., Ran]
 
@@ -43,7 +44,11 @@ def header(planned: int) -> RunHeader:
         run="run-1",
         fingerprint="f",
         started_at="2026-12-01T00:00:00+00:00",
-        config={"adapters": ["openai-compatible"], "case_set": "builtin"},
+        config={
+            "adapters": ["openai-compatible"],
+            "case_set": "builtin",
+            CASE_DIGESTS: builtin_digests(planned_cases(planned)),
+        },
         plan=RunPlan(cases=planned_cases(planned), models={"openai-compatible": ["qwen"]}),
     )
 

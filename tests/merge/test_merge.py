@@ -147,7 +147,7 @@ def test_small_shards_merge_into_the_whole_selection(small: dict[str, Path], tmp
 @pytest.mark.parametrize(
     ("names", "words"),
     [
-        (["1/2", "other 2/2"], "configurations differ in cases"),
+        (["1/2", "other 2/2"], "configurations differ in case_digests, cases"),
         (["1/2", "1/2 again", "2/2"], "shard 1/2 given twice"),
         (["1/2", "1/2"], "is given twice"),
         (["1/2", "1/3"], "split the run differently"),

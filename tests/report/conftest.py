@@ -12,9 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests._case_digests import builtin_digests
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import CallRecord, ResultRow, RowSource, RunHeader
-from xpeval.evals.results.run_plan import RunPlan
+from xpeval.evals.results.run_plan import CASE_DIGESTS, RunPlan
 
 RUN = "2026-11-30T02:00:00+00:00-synthetic"
 CASES = {
@@ -105,7 +106,7 @@ def write_run(path: Path, *, finish: bool = True) -> Path:
         run=RUN,
         fingerprint="synthetic",
         started_at="2026-11-30T02:00:00+00:00",
-        config={"mode": "record", "case_set": "builtin"},
+        config={"mode": "record", "case_set": "builtin", CASE_DIGESTS: builtin_digests(CASES)},
         plan=plan,
     )
     results = ResultsFile.open_for(path, header)

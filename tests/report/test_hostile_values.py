@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from tests._case_digests import builtin_digests
 from tests._cli import Cli
 from tests.gate._rows import row
 from xpeval.evals.report.html import SCRIPT
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import CallRecord, ResultRow, RunHeader, Truncation
-from xpeval.evals.results.run_plan import RunPlan
+from xpeval.evals.results.run_plan import CASE_DIGESTS, RunPlan
 
 MARKUP = "<img src=x onerror=alert(1)>"
 BREAKOUT = "\"'><img src=x onerror=alert(2)>"
@@ -55,7 +56,7 @@ def _results(path: Path, *, adapter: str, model: str, category: str, source: str
         run=run,
         fingerprint="0" * 16,
         started_at=MARKUP,
-        config={"mode": MARKUP, "case_set": "builtin"},
+        config={"mode": MARKUP, "case_set": "builtin", CASE_DIGESTS: builtin_digests(cases)},
         plan=RunPlan(cases=cases, models={adapter: [model]}),
     )
     results = ResultsFile.open_for(path, header)

@@ -12,6 +12,7 @@ import pytest
 
 from tests.report.conftest import CASES, RUN, SOURCES, schema_pairs, trend_frame, write_run
 from xpeval.evals.cases import load_cases
+from xpeval.evals.errors import UserError
 from xpeval.evals.report import read_details, report_html, run_cases, write_report
 from xpeval.evals.report.episodes import ordered_groups, verdict_of, verdicts
 from xpeval.evals.results.load import load_run
@@ -197,21 +198,24 @@ def test_details_come_from_the_final_rows_only(run_path: Path) -> None:
     }
 
 
-def test_a_run_on_a_case_folder_finds_its_cases(tmp_path: Path) -> None:
+def test_the_cases_come_from_the_project_never_from_the_folder_a_header_names(tmp_path: Path) -> None:
     folder = tmp_path / "my-cases"
     folder.mkdir()
     source = next(c for c in load_cases() if c.case.id == "weather_simple_01")
     (folder / "one.jsonl").write_text(source.case.model_dump_json() + "\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[tool.xpeval]\ncases = "my-cases"\n', encoding="utf-8")
     run = load_run(write_run(tmp_path / "results.jsonl"))
-    run.header.config["case_set"] = "my-cases"
+    run.header.config["case_set"] = "/"  # never read: the project says where its cases are
 
     cases, label = run_cases(run, root=tmp_path)
 
     assert [c.id for c in cases] == ["weather_simple_01"] and label == "my-cases"
     page = report_html(run, cases=cases)
     assert "case calc_simple_01 is not in the case set this page was built with" in page
-    run.header.config["case_set"] = "nowhere"
-    assert "could not be read: episodes are shown without their messages" in report_html(run)
+    changed = source.case.model_copy(update={"origin": "edited"})
+    (folder / "one.jsonl").write_text(changed.model_dump_json() + "\n", encoding="utf-8")
+    with pytest.raises(UserError, match="1 of its cases differ \\(weather_simple_01\\)"):
+        run_cases(run, root=tmp_path)
 
 
 def test_write_report_writes_the_page(tmp_path: Path, run_path: Path) -> None:

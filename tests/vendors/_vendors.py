@@ -16,7 +16,7 @@ from xpeval.adapters.contract import ToolCall, TurnRequest, TurnResult, Usage
 from xpeval.evals.cases import Case
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import RunHeader
-from xpeval.evals.results.run_plan import RunPlan
+from xpeval.evals.results.run_plan import CASE_DIGESTS, RunPlan, case_digests
 from xpeval.evals.running.plan import PlannedEpisode
 from xpeval.evals.running.runner import OpenEpisode, Runner, RunSettings
 
@@ -61,7 +61,12 @@ def run_vendors(
         run=run,
         fingerprint="0" * 16,
         started_at="2026-12-01T00:00:00+00:00",
-        config={"case_set": case_set, "adapters": list(vendors), "some_cases": False},
+        config={
+            "case_set": case_set,
+            "adapters": list(vendors),
+            "some_cases": False,
+            CASE_DIGESTS: case_digests(cases),
+        },
         plan=RunPlan(cases=[c.id for c in cases], models={a: [model] for a in vendors}),
     )
     results = ResultsFile.open_for(path, header)
