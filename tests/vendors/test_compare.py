@@ -4,6 +4,8 @@ same episodes; a vendor that drops the model's tool calls fails, one that serves
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -253,3 +255,15 @@ def test_compare_refuses_a_results_or_reference_file_that_is_not_evidence(
     gate = cli("gate", "--results", str(vendors), *args[:4])
     if tampered == "against":
         assert gate.returncode == 2 and "not evidence the gate can trust" in gate.stderr, gate.stderr
+
+
+def test_compare_works_without_the_report_extra(vendors: Path, tmp_path: Path) -> None:
+    """Issue 36, point 1: the README's `compare` in the Quick-start install (no matplotlib) gives
+    its verdict (tables and CSV), never a missing-module crash read as a failed verdict."""
+    blocked = "import sys; sys.modules['matplotlib'] = None\n"
+    code = f"{blocked}from xpeval.evals.cli import console_main\nraise SystemExit(console_main())"
+    args = ["compare", str(vendors), "--reference", REFERENCE, "--out", str(tmp_path)]
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr  # the dropping vendor fails: a verdict, not a crash
+    assert "matplotlib" not in done.stderr and "Traceback" not in done.stderr
+    assert (tmp_path / "compare.csv").exists() and "| anthropic-messages |" in done.stdout
