@@ -19,7 +19,9 @@ EXTRA_OF_MODULE: dict[str, str] = {
     "nbclient": "report",
     "nbformat": "report",
     "ipykernel": "report",
-    "bfcl_eval": "bfcl",
+    # bfcl-eval itself is installed apart, with --no-deps (its pins): its own hint says how
+    # (evals/cases/environment.py); the extra brings what its API classes import.
+    "mpmath": "bfcl",
     "pydantic_ai": "bench",
 }
 
