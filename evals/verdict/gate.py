@@ -203,30 +203,12 @@ def evaluate(
     for key, before in sorted(baseline.rows.items()):
         now_key = by_class.get(comparable(key))
         if now_key is None:
-            other = [k for k in current if comparable(k)[1:] == comparable(key)[1:]]
-            if other:
-                report.notes.append(
-                    f"{key}: this run measured it from another source ({other[0]}): not compared"
-                )
-            else:
-                report.findings.append(
-                    Finding(key, "present", False, f"{key}: in the baseline but not in this run")
-                )
+            _not_in_run(report, key, current)
             continue
         compared.add(now_key)
         now = current[now_key]
         if scope is None or scope.all_cases:
-            missing = sorted(set(before) - set(now))
-            if missing:
-                report.findings.append(
-                    Finding(
-                        key,
-                        "cases",
-                        False,
-                        f"{key}: {len(missing)} baseline case(s) not run: {_names(missing)}",
-                        worse=tuple(missing),
-                    )
-                )
+            report.findings.extend(_missing_cases(key, before, now))
         new = sorted(set(now) - set(before))
         new_cases += len(new)
         if new:
@@ -249,6 +231,24 @@ def evaluate(
     }
     report.findings.extend(_judge(pairings, tolerance, alpha, replay_problems))
     return report
+
+
+def _not_in_run(report: GateReport, key: str, current: dict[str, dict[str, str]]) -> None:
+    """A baseline row this run has no row of: measured from another source (a note), or absent."""
+    other = [k for k in current if comparable(k)[1:] == comparable(key)[1:]]
+    if other:
+        report.notes.append(f"{key}: this run measured it from another source ({other[0]}): not compared")
+    else:
+        report.findings.append(Finding(key, "present", False, f"{key}: in the baseline but not in this run"))
+
+
+def _missing_cases(key: str, before: dict[str, str], now: dict[str, str]) -> list[Finding]:
+    """A baseline row's cases this run did not play (a run of all cases must play them all)."""
+    missing = sorted(set(before) - set(now))
+    if not missing:
+        return []
+    message = f"{key}: {len(missing)} baseline case(s) not run: {_names(missing)}"
+    return [Finding(key, "cases", False, message, worse=tuple(missing))]
 
 
 def _conformance(frame: pd.DataFrame) -> list[Finding]:
