@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests._cli import without_project_line
 from tests._corpus import corpus_path
 from xpeval.adapters.registry import ADAPTER_REGISTRY
 from xpeval.evals.acceptance.sources.tool_files import BUILTIN_CORPUS
@@ -28,7 +29,7 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict
     code = main(["schemas", "--workers", "1", *args])
     captured = capsys.readouterr()
     lines = [json.loads(line) for line in captured.out.splitlines() if line.startswith("{")]
-    return code, lines, captured.err
+    return code, lines, without_project_line(captured.err)
 
 
 def _corpus(tmp_path: Path, files: dict[str, Any]) -> Path:

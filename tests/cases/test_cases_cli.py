@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._cli import without_project_line
 from xpeval.evals.cases import BUILTIN_DIR, load_cases
 from xpeval.evals.cli import main
 
@@ -48,7 +49,7 @@ def test_a_bad_case_file_fails_the_listing_with_one_clear_line(
         encoding="utf-8",
     )
     assert main(["cases", "list", "--dir", str(tmp_path)]) == 2
-    err = capsys.readouterr().err
+    err = without_project_line(capsys.readouterr().err)
     assert err.startswith(
         "xpeval: mine.yaml: case 0 (c1): expected.calls[0].name: 'f' is not a tool of this case; "
         "its tools: none"

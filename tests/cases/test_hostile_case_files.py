@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests._cli import xpeval
+from tests._cli import without_project_line, xpeval
 from tests._hostile import case_file_bomb_in_arguments, case_file_bomb_in_schema, sparse_file
 from xpeval.evals.cases import BUILTIN_DIR, load_case_file
 from xpeval.evals.errors import UserError
@@ -22,7 +22,8 @@ HANG = 120.0
 
 
 def only_line(stderr: str) -> str:
-    lines = [line for line in stderr.splitlines() if line.strip()]
+    """The one line a refusal is, after the line naming the project."""
+    lines = [line for line in without_project_line(stderr).splitlines() if line.strip()]
     assert len(lines) == 1, stderr[-2000:]
     assert "Traceback" not in stderr
     return lines[0]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._cli import xpeval
+from tests._cli import without_project_line, xpeval
 from tests._shop import ORDER_CASES, shop_project
 
 
@@ -50,7 +50,7 @@ def test_a_run_whose_recorded_cases_are_not_the_projects_is_refused_in_one_line(
     for command in (["gate", "--no-baseline"], ["report"]):
         done = xpeval(*command, cwd=shop, timeout=120)
         assert done.returncode == 2, done.stdout + done.stderr
-        lines = done.stderr.strip().splitlines()
+        lines = without_project_line(done.stderr).strip().splitlines()
         assert len(lines) == 1, done.stderr
         assert "not the project's case set 'evals/cases'" in lines[0]
         assert "1 of its cases differ (orders_simple_01)" in lines[0]
