@@ -175,7 +175,9 @@ def test_the_committed_replay_compares_every_row_against_a_reference_row(tmp_pat
     done = cli("compare", str(results), "--reference", REFERENCE, "--out", str(tmp_path))
     assert done.returncode in (0, 1), done.stderr
     table = pd.read_csv(tmp_path / "compare.csv")
-    assert sorted(table["adapter"]) == ["anthropic-messages", "moonshot"]
+    # moonshot has an emulated row too: its cases whose requests changed with the strict schema
+    # pass were recorded again from the emulator (README, "What the committed cassettes are")
+    assert set(table["adapter"]) == {"anthropic-messages", "moonshot"}
     assert (table["shared"] > 0).all()
     assert table[["f1", "agreement"]].notna().all().all()
     for column in ("TP/FP/FN/TN", "trigger F1", "agreement", "paired p (trigger)"):
