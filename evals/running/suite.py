@@ -45,7 +45,7 @@ from xpeval.evals.running.targets import (
     describe_target,
 )
 from xpeval.evals.verdict.baseline import Baseline, read_baseline, split_key
-from xpeval.evals.verdict.gate import GateReport, RunScope, baseline_for_run, evaluate
+from xpeval.evals.verdict.gate import GateReport, RunScope, baseline_for_run, evaluate, headline
 from xpeval.evals.verdict.scorecard import scorecard, write_scorecard
 
 BUILTIN_CASE_SET = "builtin"
@@ -374,14 +374,14 @@ def run_suite(
     loaded = load_run(results.path)
     frame = loaded.frame
     card = scorecard(frame)
-    paths = write_scorecard(frame, config.reports)
-    log(f"{len(frame)} episodes; scorecard: {paths['md']}")
     scope = scope_of(results.header)
     compared, unbased = _compared(config, baseline, scope, unbased)
     report = evaluate(frame, compared, scope, tolerance=config.tolerance)
     if unbased:
         report.notes.insert(0, unbased)
         report.basis = CONFORMANCE_ONLY
+    paths = write_scorecard(frame, config.reports, headline(report))
+    log(f"{len(frame)} episodes; scorecard: {paths['md']}")
     return SuiteOutcome(results, frame, card, report, paths, suite, resumed, loaded, compared)
 
 

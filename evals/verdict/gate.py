@@ -393,6 +393,19 @@ def diff_text(report: GateReport) -> str:
     return "\n".join(lines)
 
 
+def headline(report: GateReport, shown: int = 5) -> list[str]:
+    """The lines a scorecard opens with: the verdict, what it compared, what failed first."""
+    lines = [f"**Verdict: {verdict_line(report)}.**"]
+    if report.summary is not None:
+        lines[0] += f" Compared: {report.summary.line()}."
+    failures = report.failures
+    if failures:
+        lines += ["", *(f"- FAIL {f.message}" for f in failures[:shown])]
+        if len(failures) > shown:
+            lines.append(f"- ... and {len(failures) - shown} more (`xpeval gate` lists them all)")
+    return lines
+
+
 def verdict_line(report: GateReport) -> str:
     """`passed` or `FAILED (n problem(s))`, with what it rests on when that is not a baseline."""
     verdict = "passed" if report.passed else f"FAILED ({len(report.failures)} problem(s))"

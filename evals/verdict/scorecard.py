@@ -9,7 +9,7 @@ pipeline, never a provider: the table says so in the row itself.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -244,10 +244,12 @@ def _seconds(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.3f}"
 
 
-def to_markdown(card: pd.DataFrame, categories: pd.DataFrame) -> str:
+def to_markdown(card: pd.DataFrame, categories: pd.DataFrame, headline: Sequence[str] = ()) -> str:
+    """The scorecard as markdown; `headline`: lines said first (the run's verdict, what changed)."""
     lines = [
         "# Tool-calling scorecard",
         "",
+        *([*headline, ""] if headline else []),
         "Rates with Wilson 95 % intervals. Every row names its source; read each section's note before "
         "comparing numbers across sections. p50/p95 s: seconds per episode measured in this run; "
         "`-` where every episode was replayed from a recording (a replay's time says nothing about "
@@ -316,8 +318,9 @@ def to_markdown(card: pd.DataFrame, categories: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def write_scorecard(frame: pd.DataFrame, directory: Path) -> dict[str, Path]:
-    """reports/scorecard.{md,csv,parquet} (+ the per-category csv and the tidy results parquet)."""
+def write_scorecard(frame: pd.DataFrame, directory: Path, headline: Sequence[str] = ()) -> dict[str, Path]:
+    """reports/scorecard.{md,csv,parquet} (+ the per-category csv and the tidy results parquet);
+    `headline` opens the markdown (the run's verdict and what changed)."""
     directory.mkdir(parents=True, exist_ok=True)
     card, categories = scorecard(frame), by_category(frame)
     paths = {
@@ -328,7 +331,7 @@ def write_scorecard(frame: pd.DataFrame, directory: Path) -> dict[str, Path]:
         "results": directory / "results.parquet",
     }
     flaky = flaky_cases(frame)
-    text = to_markdown(card, categories)
+    text = to_markdown(card, categories, headline)
     if not flaky.empty:
         listed = [
             f"- {r.adapter} ({r.model}, {r.source}): {r.case_id}: {r.passed}/{r.trials} trials passed"

@@ -1,5 +1,5 @@
 """`run` and `gate` end with what the verdict compared: episodes and rows judged, the baseline
-file, cases flipped each way, what was new (issue 36, point 8)."""
+file, cases flipped each way, what was new; the scorecard opens with the same (issue 36, point 8)."""
 
 from __future__ import annotations
 
@@ -22,5 +22,7 @@ def test_run_and_gate_end_with_what_they_compared(cli: Cli, tmp_path: Path) -> N
     )
     replayed = cli("run", "--no-progress", cwd=root)
     assert replayed.returncode == 0 and expected in replayed.stdout.splitlines(), replayed.stdout
+    scorecard = (root / "reports" / "scorecard.md").read_text().splitlines()
+    assert scorecard[2] == f"**Verdict: passed.** Compared: {expected.removeprefix('compared: ')}."
     gated = cli("gate", cwd=root)
     assert gated.returncode == 0 and expected in gated.stdout.splitlines(), gated.stdout
