@@ -19,11 +19,11 @@ from xpeval.evals.extras import _command_for
 # A fresh interpreter where `matplotlib` cannot be imported (None in sys.modules makes `import`
 # raise ModuleNotFoundError, as in an install without the extra), or where the `adapters`
 # command's handler is a bug.
-_KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
+_KEY = "placeholder-secret-abcdefghijklmnopqrstuvwxyz"
 _WITHOUT_MATPLOTLIB = "import sys; sys.modules['matplotlib'] = None"
 _BROKEN_HANDLER = (
     "import xpeval.evals.commands.adapters as c\n"
-    "def run(args):\n    raise RuntimeError('boom sk-proj-abcdefghijklmnopqrstuvwxyz012345')\n"
+    "def run(args):\n    raise RuntimeError('boom placeholder-secret-abcdefghijklmnopqrstuvwxyz')\n"
     "c.run = run"
 )
 
