@@ -297,13 +297,8 @@ class Case(_Frozen):
         tool = self.tool(call.name)
         if tool is None:
             raise ValueError(f"{where}.name: {call.name!r} is not a tool of this case")
-        properties = root_properties(tool.parameters)
-        for argument in call.arguments:
-            if argument not in properties:
-                raise ValueError(f"{where}.arguments.{argument}: not in the schema of {call.name!r}")
+        _check_argument_names(where, call.name, call.arguments, tool)
         for argument in root_required(tool.parameters):
-            if argument not in call.arguments:
-                raise ValueError(f"{where}.arguments: {call.name!r} requires {argument!r}, which is missing")
             if OPTIONAL in call.arguments[argument]:
                 raise ValueError(f'{where}.arguments.{argument}: required, so it cannot be optional ("")')
 
@@ -372,13 +367,7 @@ class Case(_Frozen):
         if tool is None:
             later = " (it is added in a later turn)" if self.tool(call.name) is not None else ""
             raise ValueError(f"{where}.name: {call.name!r} is not offered in turn {turn}{later}")
-        properties = root_properties(tool.parameters)
-        for argument in call.arguments:
-            if argument not in properties:
-                raise ValueError(f"{where}.arguments.{argument}: not in the schema of {call.name!r}")
-        for argument in root_required(tool.parameters):
-            if argument not in call.arguments:
-                raise ValueError(f"{where}.arguments: {call.name!r} requires {argument!r}, which is missing")
+        _check_argument_names(where, call.name, call.arguments, tool)
 
     def _check_scripted_path(self) -> None:
         if self.category not in MULTI_STEP_CATEGORIES or self.environment is not None:
@@ -404,3 +393,14 @@ __all__ = [
     "ScriptedOutput",
     "Turn",
 ]
+
+
+def _check_argument_names(where: str, name: str, arguments: Mapping[str, Any], tool: ToolSpec) -> None:
+    """Every argument a call names is in its tool's schema, and every required one is there."""
+    properties = root_properties(tool.parameters)
+    for argument in arguments:
+        if argument not in properties:
+            raise ValueError(f"{where}.arguments.{argument}: not in the schema of {name!r}")
+    for argument in root_required(tool.parameters):
+        if argument not in arguments:
+            raise ValueError(f"{where}.arguments: {name!r} requires {argument!r}, which is missing")
