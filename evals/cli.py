@@ -116,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if getattr(args, "uses_project", False):
             _say_project()
+        _load_plugins()
         code = int(args.handler(args) or 0)
     except KeyboardInterrupt:  # a real Ctrl-C, while a plugin loads too (xpeval.adapters.plugins)
         print("xpeval: interrupted", file=sys.stderr)
@@ -155,6 +156,14 @@ def _say_project() -> None:
     from xpeval.evals.scrub import scrub_line
 
     print(f"xpeval: {scrub_line(project_line(project_settings()))}", file=sys.stderr, flush=True)
+
+
+def _load_plugins() -> None:
+    """The adapters and wires of xpeval and of installed plugins, before any command runs (after
+    parsing: `--help` and `--version` load none)."""
+    from xpeval.adapters.registry import ensure_loaded
+
+    ensure_loaded()
 
 
 def _registry_errors() -> tuple[type[Exception], ...]:

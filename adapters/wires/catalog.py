@@ -16,6 +16,7 @@ import importlib
 import inspect
 import re
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,8 +38,7 @@ BUNDLED_WIRES = (
     "xpeval.bundled.bedrock_converse:BEDROCK_WIRE",
 )
 """Wires xpeval ships written as plugins (against `xpeval.plugin` only): registered like a
-plugin's, as xpeval's own, before any plugin."""
-BUILTIN = "xpeval"
+plugin's, as xpeval's own, the first time any wire is asked for (never at import)."""
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 _VARIANT = re.compile(r"[a-z0-9][a-z0-9._-]*")
 CODEC_METHODS = (
@@ -90,55 +90,65 @@ class WirePlugin:
 
 _WIRES: dict[str, WirePlugin] = {}
 """The plugin wires registered in this process, by name, in registration order."""
-_ORIGINS: dict[str, str] = {}
+_OWN_WIRES = threading.RLock()
+_OWN_WIRES_ASKED = threading.Event()
+"""Set once xpeval's own wires were asked for (`_ensure_own_wires`)."""
 
 
-def _loaded() -> None:
-    """The registry imported: it registers xpeval's bundled wires and loads the plugins' (once
-    per process), so asking for a wire from anywhere sees them."""
-    importlib.import_module("xpeval.adapters.registry")
+def _ensure_own_wires() -> None:
+    """Register xpeval's own plugin wires (`BUNDLED_WIRES`) once per process, when a wire is first
+    asked for. Other packages' wires come with `registry.ensure_loaded()`, which loads them under
+    the guards of both registries (docs/plugins.md, "When plugins are loaded")."""
+    with _OWN_WIRES:
+        if _OWN_WIRES_ASKED.is_set():
+            return  # loaded, or loading: a bundled module asking while it loads sees those before it
+        _OWN_WIRES_ASKED.set()
+        load_bundled_wires()
 
 
 def wire_names() -> tuple[WireName, ...]:
     """Every wire an entry can name: the built-in ones, then plugins' in registration order."""
-    _loaded()
+    _ensure_own_wires()
     return (*WIRE_NAMES, *_WIRES)
 
 
 def plugin_wire(name: str) -> WirePlugin | None:
-    _loaded()
+    _ensure_own_wires()
     return _WIRES.get(name)
 
 
 def is_builtin_wire(name: str) -> bool:
     """Whether `name` is one of xpeval's own wires (built in, or shipped as a plugin)."""
-    return name in WIRE_NAMES or _ORIGINS.get(name) == BUILTIN
+    _ensure_own_wires()
+    return name in WIRE_NAMES or plugins.origin_of(WIRE_GROUP, name) == plugins.BUILTIN
 
 
 def acceptance_modes() -> dict[str, tuple[WireName, AcceptanceMode]]:
     """Every plugin wire's acceptance modes, by mode name, with the wire they judge."""
-    _loaded()
+    _ensure_own_wires()
     return {mode.name: (plugin.codec.name, mode) for plugin in _WIRES.values() for mode in plugin.acceptance}
 
 
-def register_wire(plugin: WirePlugin, *, distribution: str = "(registered in-process)") -> None:
+def register_wire(plugin: WirePlugin, *, distribution: str = plugins.IN_PROCESS) -> None:
     """Register a plugin wire, its dialects and its acceptance rules, all or nothing;
     `WireError` (one line) when anything about it is wrong."""
+    if distribution != plugins.BUILTIN:
+        _ensure_own_wires()  # a name xpeval ships stays xpeval's, whichever is registered first
     problem = wire_problem(plugin)
     if problem is not None:
         raise WireError(problem)
     for spec in plugin.dialects:
         dialects.register_dialect(spec)
     _WIRES[plugin.codec.name] = plugin
-    _ORIGINS[plugin.codec.name] = distribution
+    plugins.record_origin(WIRE_GROUP, plugin.codec.name, distribution)
 
 
 def unregister_wire(name: str) -> None:
     """Remove a plugin wire and its dialects (tests); the built-in ones stay."""
-    if name in WIRE_NAMES or _ORIGINS.get(name) == BUILTIN:
+    if is_builtin_wire(name):
         raise WireError(f"wire {name} is built in; it cannot be unregistered")
     plugin = _WIRES.pop(name)
-    _ORIGINS.pop(name, None)
+    plugins.forget_origin(WIRE_GROUP, name)
     for spec in plugin.dialects:
         dialects.unregister_dialect(spec.name)
 
@@ -161,7 +171,7 @@ def _codec_problem(codec: object, name: object) -> str | None:
     if name in WIRE_NAMES or name in DIALECTS:
         return f"wire {name} is one of xpeval's own names; a plugin cannot take it"
     if name in _WIRES:
-        return f"wire {name} is already registered (by {_ORIGINS.get(name)})"
+        return f"wire {name} is already registered (by {plugins.origin_of(WIRE_GROUP, name)})"
     paths = getattr(codec, "request_paths", None)
     if not isinstance(paths, tuple) or not paths or not all(isinstance(p, re.Pattern) for p in paths):
         return f"wire {name}: request_paths must be a non-empty tuple of compiled re patterns"
@@ -349,7 +359,7 @@ def load_bundled_wires() -> None:
     bug, so it raises."""
     for target in BUNDLED_WIRES:
         module, _, attribute = target.partition(":")
-        register_wire(getattr(importlib.import_module(module), attribute), distribution=BUILTIN)
+        register_wire(getattr(importlib.import_module(module), attribute), distribution=plugins.BUILTIN)
 
 
 def load_wire_plugins(guards: Sequence[Callable[[], plugins.Guard]] = ()) -> list[str]:
@@ -360,7 +370,7 @@ def load_wire_plugins(guards: Sequence[Callable[[], plugins.Guard]] = ()) -> lis
     registered."""
     registered: list[str] = []
     reserved = (*wire_names(), *dialects.registered_dialects())
-    for plugin in plugins.load_plugins(WIRE_GROUP, reserved=reserved, guards=[WireWatch, *guards]):
+    for plugin in plugins.load_entry_points(WIRE_GROUP, reserved=reserved, guards=[WireWatch, *guards]):
         value = plugin.value
         if isinstance(value, WirePlugin) and getattr(value.codec, "name", None) != plugin.name:
             named = getattr(value.codec, "name", None)

@@ -91,8 +91,10 @@ def _refuse_refused_plugins() -> None:
     """A conformance run of a registry that silently lost a plugin (it did not load, was not an
     entry, changed the registry, was offered by two distributions) would pass without ever
     checking it: stop, naming each."""
-    from xpeval.adapters.registry import refused_plugins
+    from xpeval.adapters.plugins import refused_plugins
+    from xpeval.adapters.registry import ensure_loaded
 
+    ensure_loaded()
     refused = refused_plugins()
     if refused:
         named = "; ".join(plugin.line() for plugin in refused)
@@ -119,8 +121,9 @@ def adapters_in_scope(config: pytest.Config) -> list[str]:
     cached = config.stash.get(_SCOPE, None)
     if cached is not None:
         return cached
-    from xpeval.adapters.registry import ADAPTER_REGISTRY
+    from xpeval.adapters.registry import ADAPTER_REGISTRY, ensure_loaded
 
+    ensure_loaded()  # asked for: a test takes xpeval_adapter_id, or the run is --xpeval-conformance
     option = config.getoption("xpeval_adapters")
     if option is not None:
         wanted = [part.strip() for part in str(option).split(",") if part.strip()]

@@ -21,6 +21,7 @@ from xpeval.adapters.registry import (
     AdapterFactoryError,
     adapter_ids,
     create_adapter,
+    ensure_loaded,
     refuse_if_refused_plugin_in_use,
     select_adapters,
 )
@@ -342,6 +343,7 @@ def run_suite(
     `advance(row)` (the CLI's progress bar). `emulator` answers the emulator target (default:
     a loopback emulator giving a perfect model's answers, started for the run).
     """
+    ensure_loaded()  # xpeval's adapters and wires, and every installed plugin's
     store = CassetteStore(config.cassettes)
     picker = TargetPicker(
         choice=config.target,
