@@ -21,8 +21,8 @@ _EXPORTS = {
     "ADAPTER_REGISTRY": "xpeval.adapters.registry",
     "DirectEntry": "xpeval.adapters.registry",
     "WrapperEntry": "xpeval.adapters.registry",
-    "RegistryError": "xpeval.adapters.registry",
-    "UnknownAdapterError": "xpeval.adapters.registry",
+    "RegistryError": "xpeval.errors",
+    "UnknownAdapterError": "xpeval.errors",
     "adapter_ids": "xpeval.adapters.registry",
     "create_adapter": "xpeval.adapters.registry",
     "effective_contract": "xpeval.adapters.registry",
@@ -72,8 +72,6 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.providers._spec import Provider as Provider
     from xpeval.adapters.registry import ADAPTER_REGISTRY as ADAPTER_REGISTRY
     from xpeval.adapters.registry import DirectEntry as DirectEntry
-    from xpeval.adapters.registry import RegistryError as RegistryError
-    from xpeval.adapters.registry import UnknownAdapterError as UnknownAdapterError
     from xpeval.adapters.registry import WrapperEntry as WrapperEntry
     from xpeval.adapters.registry import adapter_ids as adapter_ids
     from xpeval.adapters.registry import create_adapter as create_adapter
@@ -81,3 +79,5 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.registry import ensure_loaded as ensure_loaded
     from xpeval.adapters.registry import get_entry as get_entry
     from xpeval.adapters.registry import register_adapter as register_adapter
+    from xpeval.errors import RegistryError as RegistryError
+    from xpeval.errors import UnknownAdapterError as UnknownAdapterError

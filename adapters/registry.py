@@ -37,29 +37,21 @@ from xpeval.adapters.providers.openai_compatible import OPENAI_COMPATIBLE
 from xpeval.adapters.schema import Dialect
 from xpeval.adapters.schema.dialects import is_dialect
 from xpeval.adapters.wires import catalog
+from xpeval.errors import AdapterFactoryError, RefusedPluginError, RegistryError, UnknownAdapterError
 
 
-class UnknownAdapterError(LookupError):
-    """An adapter id (or a contract parent) that the registry does not know."""
-
-    def __init__(self, adapter_id: str, known: Iterable[str] | None = None, named_by: str = "") -> None:
-        problems = [f"its {p.line()}" for p in plugins.refused_plugins() if adapter_id in p.ids]
-        if named_by:
-            problems.append(f"named by {named_by}: no installed package offers it")
-        ids = sorted(ADAPTER_REGISTRY if known is None else known)
-        close = difflib.get_close_matches(adapter_id, ids, n=1) if isinstance(adapter_id, str) else []
-        if close:
-            problems.append(f"did you mean {close[0]}?")
-        problems.append(f"known: {', '.join(ids)}, or all")
-        super().__init__(f"Unknown adapter: {adapter_id} ({'; '.join(problems)})")
-        self.adapter_id = adapter_id
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-class RegistryError(ValueError):
-    """The registry itself is inconsistent (a cycle, a bad wire or dialect)."""
+def _unknown_adapter(adapter_id: str, known: Iterable[str], named_by: str = "") -> UnknownAdapterError:
+    """`Unknown adapter: <id> (...)`: the refused plugin that meant to offer it, where it was
+    named, the closest known id and the list."""
+    problems = [f"its {p.line()}" for p in plugins.refused_plugins() if adapter_id in p.ids]
+    if named_by:
+        problems.append(f"named by {named_by}: no installed package offers it")
+    ids = sorted(known)
+    close = difflib.get_close_matches(adapter_id, ids, n=1) if isinstance(adapter_id, str) else []
+    if close:
+        problems.append(f"did you mean {close[0]}?")
+    problems.append(f"known: {', '.join(ids)}, or all")
+    return UnknownAdapterError(f"Unknown adapter: {adapter_id} ({'; '.join(problems)})", adapter_id)
 
 
 @dataclass(frozen=True)
@@ -178,7 +170,7 @@ def get_entry(adapter_id: str, registry: Mapping[str, RegistryEntry] | None = No
     the closest known id and the list."""
     reg = _table(registry)
     if not isinstance(adapter_id, str) or adapter_id not in reg:
-        raise UnknownAdapterError(str(adapter_id), reg)
+        raise _unknown_adapter(str(adapter_id), reg)
     return reg[adapter_id]
 
 
@@ -200,7 +192,7 @@ def select_adapters(
                 chosen.extend(reg)
             elif part:
                 if part not in reg:
-                    raise UnknownAdapterError(part, reg, named_by)
+                    raise _unknown_adapter(part, reg, named_by)
                 chosen.append(part)
     return list(dict.fromkeys(chosen))
 
@@ -240,14 +232,6 @@ def effective_contract(
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 PLUGIN_GROUP = "xpeval.adapters"
-
-
-class RefusedPluginError(RegistryError):
-    """An adapter in use is one a refused plugin meant to register or changed."""
-
-
-class AdapterFactoryError(RegistryError):
-    """A plugin adapter's factory raised, or built something that is not an `Adapter`."""
 
 
 def distribution_of(adapter_id: str) -> str:
@@ -389,7 +373,7 @@ def _load_adapter_plugins(group: str = PLUGIN_GROUP) -> list[str]:
         for adapter_id, (plugin, entry) in list(pending.items()):
             try:
                 register_adapter(adapter_id, entry, distribution=plugin.distribution)
-            except (UnknownAdapterError, RegistryError) as exc:
+            except RegistryError as exc:  # an unknown parent too
                 problems[adapter_id] = str(exc)
                 continue
             registered.append(adapter_id)

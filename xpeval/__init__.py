@@ -33,7 +33,7 @@ _EXPORTS = {
     "Case": "xpeval.evals.cases",
     "load_cases": "xpeval.evals.cases",
     "Mode": "xpeval.evals.cassettes",
-    "UserError": "xpeval.evals.errors",
+    "UserError": "xpeval.errors",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -41,10 +41,10 @@ __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
+    from xpeval.errors import UserError as UserError
     from xpeval.evals.cases import Case as Case
     from xpeval.evals.cases import load_cases as load_cases
     from xpeval.evals.cassettes import Mode as Mode
-    from xpeval.evals.errors import UserError as UserError
     from xpeval.evals.results.load import LoadedRun as LoadedRun
     from xpeval.evals.results.load import load_frame as load_frame
     from xpeval.evals.results.load import load_run as load_run

@@ -26,13 +26,13 @@ _EXPORTS = {
     # registering
     "WirePlugin": "xpeval.adapters.wires.catalog",
     "AcceptanceMode": "xpeval.adapters.wires.catalog",
-    "WireError": "xpeval.adapters.wires.catalog",
+    "WireError": "xpeval.errors",
     "register_wire": "xpeval.adapters.wires.catalog",
     "unregister_wire": "xpeval.adapters.wires.catalog",
     "wire_names": "xpeval.adapters.wires.catalog",
     "DirectEntry": "xpeval.adapters.registry",
     "WrapperEntry": "xpeval.adapters.registry",
-    "RegistryError": "xpeval.adapters.registry",
+    "RegistryError": "xpeval.errors",
     "register_adapter": "xpeval.adapters.registry",
     "unregister_adapter": "xpeval.adapters.registry",
     "Provider": "xpeval.adapters.providers._spec",
@@ -136,7 +136,6 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.providers._http import http_transport as http_transport
     from xpeval.adapters.providers._spec import Provider as Provider
     from xpeval.adapters.registry import DirectEntry as DirectEntry
-    from xpeval.adapters.registry import RegistryError as RegistryError
     from xpeval.adapters.registry import WrapperEntry as WrapperEntry
     from xpeval.adapters.registry import register_adapter as register_adapter
     from xpeval.adapters.registry import unregister_adapter as unregister_adapter
@@ -157,7 +156,6 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.wires._calls import wire_call_ids as wire_call_ids
     from xpeval.adapters.wires._layout import ToolLayout as ToolLayout
     from xpeval.adapters.wires.catalog import AcceptanceMode as AcceptanceMode
-    from xpeval.adapters.wires.catalog import WireError as WireError
     from xpeval.adapters.wires.catalog import WirePlugin as WirePlugin
     from xpeval.adapters.wires.catalog import register_wire as register_wire
     from xpeval.adapters.wires.catalog import unregister_wire as unregister_wire
@@ -174,6 +172,8 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.wires.render._frames import sse_frame as sse_frame
     from xpeval.adapters.wires.render._frames import sse_response as sse_response
     from xpeval.adapters.wires.render._frames import text_pieces as text_pieces
+    from xpeval.errors import RegistryError as RegistryError
+    from xpeval.errors import WireError as WireError
     from xpeval.evals.acceptance.checker._types import Rule as Rule
     from xpeval.evals.acceptance.checker.keywords import Profile as Profile
     from xpeval.evals.acceptance.checker.keywords import (

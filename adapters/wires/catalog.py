@@ -30,6 +30,7 @@ from xpeval.adapters.schema._types import DIALECTS
 from xpeval.adapters.schema.dialects import DialectSpec
 from xpeval.adapters.wires._base import Wire
 from xpeval.adapters.wires._layout import ToolLayout
+from xpeval.errors import DialectError, WireError
 
 WIRE_GROUP = "xpeval.wires"
 BUNDLED_WIRES = (
@@ -57,10 +58,6 @@ CODEC_METHODS = (
 )
 """What a codec must have, besides `name` and `request_paths` (the `Wire` protocol)."""
 _PROFILE_PARTS = ("name_checks", "tool_checks", "node_checks")
-
-
-class WireError(ValueError):
-    """A wire that cannot be registered; its message is the one line that says what to fix."""
 
 
 @dataclass(frozen=True)
@@ -379,7 +376,7 @@ def load_wire_plugins(guards: Sequence[Callable[[], plugins.Guard]] = ()) -> lis
             continue
         try:
             register_wire(value, distribution=plugin.distribution)  # type: ignore[arg-type]
-        except (WireError, dialects.DialectError) as exc:
+        except (WireError, DialectError) as exc:
             plugins.refuse(plugin, WIRE_GROUP, str(exc))
             continue
         registered.append(plugin.name)

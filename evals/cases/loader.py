@@ -29,8 +29,8 @@ from typing import Annotated, Any, Union, get_args, get_origin
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from xpeval.errors import UserError
 from xpeval.evals.cases.model import Case, Category
-from xpeval.evals.errors import UserError
 from xpeval.evals.project import input_limits
 from xpeval.evals.untrusted import InputLimits, InputRefused, load_yaml, read_bounded
 

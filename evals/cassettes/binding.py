@@ -33,8 +33,8 @@ from vcr.stubs.httpx_stubs import vcr_handle_async_request
 
 from xpeval.adapters import connection_pool
 from xpeval.adapters.contract import ProviderError
+from xpeval.errors import CassetteError
 from xpeval.evals.cassettes.cassette import IndexedCassette, load_recording
-from xpeval.evals.cassettes.format import CassetteError
 from xpeval.evals.cassettes.matching import RequestKey, closest, describe, request_diff, requests_fingerprint
 from xpeval.evals.cassettes.meta import META_KEY, CassetteMeta, Mode, Source
 from xpeval.evals.cassettes.store import CassetteStore

@@ -28,7 +28,8 @@ from vcr.request import Request as VcrRequest
 from vcr.serialize import serialize
 from vcr.serializers import yamlserializer
 
-from xpeval.evals.cassettes.format import CassetteError, Interaction, load_interactions, read_document
+from xpeval.errors import CassetteError
+from xpeval.evals.cassettes.format import Interaction, load_interactions, read_document
 from xpeval.evals.cassettes.matching import VCR_MATCH_ON, RequestKey, request_key
 from xpeval.evals.project import input_limits
 from xpeval.evals.scrub import Scrubber

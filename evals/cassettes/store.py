@@ -13,8 +13,8 @@ from urllib.parse import quote, unquote
 
 from pydantic import ValidationError
 
+from xpeval.errors import CassetteError
 from xpeval.evals.cassettes.cassette import load_recording
-from xpeval.evals.cassettes.format import CassetteError
 from xpeval.evals.cassettes.meta import META_KEY, CassetteMeta, Source
 
 SUFFIX = ".yaml"

@@ -73,7 +73,7 @@ def register(subparsers: Any) -> None:
 
 
 def check_fractions(args: argparse.Namespace, names: tuple[str, ...]) -> None:
-    from xpeval.evals.errors import UserError
+    from xpeval.errors import UserError
 
     for name in names:
         value = getattr(args, name, None)

@@ -78,9 +78,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from xpeval.adapters.registry import refuse_if_refused_plugin_in_use
+    from xpeval.errors import UserError
     from xpeval.evals.commands.compare import check_fractions
     from xpeval.evals.commands.run import no_baseline
-    from xpeval.evals.errors import UserError
     from xpeval.evals.project import project_settings
     from xpeval.evals.results.evidence import project_case_set
     from xpeval.evals.results.load import load_run
@@ -135,7 +135,7 @@ def _update_baseline(args: argparse.Namespace, run: Any, scope: Any, path: Path)
     """Write the baseline from a good run: refused for a run with conformance failures or too
     many errors, and for one the gate fails against the baseline it replaces, unless the user
     accepts its regressions by name (`--accept-regressions` prints every flipped case)."""
-    from xpeval.evals.errors import UserError
+    from xpeval.errors import UserError
     from xpeval.evals.verdict.baseline import Thresholds, read_baseline, refusals, update
     from xpeval.evals.verdict.gate import accepted_regressions, evaluate, rows_of_run
 

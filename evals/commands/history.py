@@ -75,7 +75,7 @@ def _table(table: Any) -> str:
 
 
 def _append(args: argparse.Namespace, store: Path) -> int:
-    from xpeval.evals.errors import UserError
+    from xpeval.errors import UserError
     from xpeval.evals.project import project_settings
     from xpeval.evals.results.history import append
     from xpeval.evals.results.load import load_run

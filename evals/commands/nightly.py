@@ -127,7 +127,7 @@ def config_from(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from xpeval.evals.errors import UserError
+    from xpeval.errors import UserError
     from xpeval.evals.nightly.run import run_nightly
     from xpeval.evals.running.progress import RichProgress
 

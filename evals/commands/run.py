@@ -162,7 +162,7 @@ def local_model_url(url: str | None) -> str | None:
 
 def no_baseline(args: argparse.Namespace) -> bool:
     """`--no-baseline`, refused next to `--baseline` (which one the user meant is not ours to pick)."""
-    from xpeval.evals.errors import UserError
+    from xpeval.errors import UserError
 
     if args.no_baseline and args.baseline is not None:
         raise UserError("--no-baseline and --baseline contradict each other: pass one")

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 
 
 def _outcomes(text: str) -> list[str]:

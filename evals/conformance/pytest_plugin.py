@@ -102,7 +102,7 @@ def _refuse_refused_plugins() -> None:
 
 
 def _project(config: pytest.Config) -> ProjectSettings:
-    from xpeval.evals.errors import UserError
+    from xpeval.errors import UserError
     from xpeval.evals.project import project_settings
 
     cached = config.stash.get(_PROJECT, None)

@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.nightly.alerts import Alert, finding_alerts, schema_alerts
 from xpeval.evals.nightly.config import NightlyConfig
 from xpeval.evals.nightly.outcome import NightlyOutcome, write_reports

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from xpeval.errors import UserError
 from xpeval.evals.acceptance.table import PROVENANCE
 from xpeval.evals.cases import Case
-from xpeval.evals.errors import UserError
 from xpeval.evals.report.episodes import DEFAULT_MAX_PER_GROUP, episodes_html, read_details, shown_keys
 from xpeval.evals.report.plots import (
     Chart,

@@ -17,10 +17,10 @@ from typing import Annotated
 
 from pydantic import Field, TypeAdapter, ValidationError
 
+from xpeval.errors import UserError
 from xpeval.evals.cases.model import Case
 from xpeval.evals.cassettes.meta import CassetteMeta
 from xpeval.evals.cassettes.store import CassetteStore
-from xpeval.evals.errors import UserError
 from xpeval.evals.results.file import NotAResultsFileError
 from xpeval.evals.results.rows import EpisodeKey, ResultRow, RunHeader, RunTrailer
 from xpeval.evals.results.run_plan import CASE_DIGESTS, case_digest, case_digests

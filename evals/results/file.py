@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.results.rows import (
     EpisodeKey,
     ResultRow,

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.results.load import LoadedRun, load_run
 from xpeval.evals.results.rows import RunHeader, RunTrailer, merged_run_id, now_iso, settings_fingerprint
 from xpeval.evals.results.run_plan import RunPlan, Shard

@@ -22,16 +22,15 @@ from typing import TYPE_CHECKING
 
 from xpeval.adapters.adapter import AdapterSettings
 from xpeval.adapters.registry import (
-    UnknownAdapterError,
     adapter_ids,
     effective_contract,
     get_entry,
     provider_of,
 )
 from xpeval.adapters.wires import get_wire
+from xpeval.errors import CassetteError, UnknownAdapterError
 from xpeval.evals.cassettes.binding import BoundCassette, bind_cassette, record_command, recording_fault
 from xpeval.evals.cassettes.cassette import load_recording
-from xpeval.evals.cassettes.format import CassetteError
 from xpeval.evals.cassettes.meta import CassetteMeta, Mode
 from xpeval.evals.cassettes.store import CassetteStore
 from xpeval.evals.results.run_plan import split_episode_id

@@ -20,7 +20,7 @@ import httpx2
 from aiolimiter import AsyncLimiter
 
 from xpeval.adapters.contract import ProviderError, TurnRequest, TurnResult, Usage
-from xpeval.adapters.registry import AdapterFactoryError
+from xpeval.errors import AdapterFactoryError
 from xpeval.evals.cassettes.binding import recording_fault
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import (

@@ -18,17 +18,16 @@ from typing import Any
 import pandas as pd
 
 from xpeval.adapters.registry import (
-    AdapterFactoryError,
     adapter_ids,
     create_adapter,
     ensure_loaded,
     refuse_if_refused_plugin_in_use,
     select_adapters,
 )
+from xpeval.errors import AdapterFactoryError, UserError
 from xpeval.evals.cases import CATEGORIES, Case, load_cases
 from xpeval.evals.cases.loader import BUILTIN_DIR
 from xpeval.evals.cassettes import CassetteStore, Mode
-from xpeval.evals.errors import UserError
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.load import LoadedRun, load_run
 from xpeval.evals.results.rows import RunHeader, new_run_id, now_iso, settings_fingerprint

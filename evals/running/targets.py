@@ -22,10 +22,10 @@ import httpx2
 
 from xpeval.adapters.adapter import Adapter, AdapterSettings
 from xpeval.adapters.registry import create_adapter, effective_contract, provider_of
+from xpeval.errors import UserError
 from xpeval.evals.cases import Case
 from xpeval.evals.cassettes import CassetteStore, Mode, Source, bind_cassette
 from xpeval.evals.cassettes.meta import case_digest
-from xpeval.evals.errors import UserError
 from xpeval.evals.results.rows import REPLAYED_SOURCE, RowSource
 from xpeval.evals.running.episode_transport import EpisodeRouter, upstream_pool
 from xpeval.evals.running.plan import PlannedEpisode

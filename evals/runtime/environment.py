@@ -41,8 +41,8 @@ try:
 except ImportError:  # not on Windows: there the memory bound is not checked
     resource = None  # type: ignore[assignment]
 
+from xpeval.errors import UserError
 from xpeval.evals.cases.environment import BFCL_CLASSES, BFCL_INSTALL_HINT, BFCL_STATELESS, Environment
-from xpeval.evals.errors import UserError
 from xpeval.evals.runtime.tool_errors import describe_exception
 
 DEFAULT_TIME_LIMIT_S = 5.0

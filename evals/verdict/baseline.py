@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.results.run_plan import TRIAL_MARK
 from xpeval.evals.verdict.scorecard import RATES
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.results.rows import (
     MAX_ROW_CALLS,
     REPLAYED_SOURCE,

@@ -24,8 +24,8 @@ import pytest
 
 from tests._corpus import REPO_ROOT, corpus_files
 from xpeval import plugin
+from xpeval.errors import AdapterFactoryError
 from xpeval.adapters.registry import (
-    AdapterFactoryError,
     create_adapter,
     factory_of,
     get_entry,

@@ -15,8 +15,6 @@ from xpeval.adapters.providers import openai
 from xpeval.adapters.registry import (
     ADAPTER_REGISTRY,
     DirectEntry,
-    RegistryError,
-    UnknownAdapterError,
     WrapperEntry,
     create_adapter,
     effective_contract,
@@ -26,6 +24,7 @@ from xpeval.adapters.registry import (
     validate_registry,
 )
 from xpeval.adapters.wires import wire_names
+from xpeval.errors import RegistryError, UnknownAdapterError
 
 
 def test_every_wrapper_resolves_to_a_direct_wire(xpeval_adapter_id: str) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from tests._cli import Cli
 from tests._corpus import REPO_ROOT
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.results.file import IncompleteRunError
 from xpeval.evals.results.load import load_run
 from xpeval.evals.results.merge import merge_shards
