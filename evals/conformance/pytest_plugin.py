@@ -6,7 +6,9 @@ registry-derived conformance suite, as a guest in any project's test run.
 
 Nothing happens in a host's run unless it asks: every fixture and option is named `xpeval_*` /
 `--xpeval-*`, and a test is parametrized over adapters only when it takes `xpeval_adapter_id`
-(a host's own `adapter_id` argument is the host's business; xpeval never touches it).
+(a host's own `adapter_id` argument is the host's business; xpeval never touches it). The
+adapter and wire plugins are loaded (`ensure_loaded()`) only then too: by `--xpeval-conformance`,
+a test taking `xpeval_adapter_id`, or an `xpeval_cassette` / `xpeval_adapter` in use.
 
 - `xpeval_adapter_id`: a test taking it runs once per adapter in scope: `--xpeval-adapters A,B`,
   else the project's `[tool.xpeval] adapters`, else every registered adapter (wrappers and
@@ -206,6 +208,9 @@ def xpeval_cassette(
         secrets: Sequence[str] = (),
         upstream: httpx2.AsyncBaseTransport | None = None,
     ) -> BoundCassette:
+        from xpeval.adapters.registry import ensure_loaded
+
+        ensure_loaded()  # the adapter's wire may be a plugin's: its requests are matched by it
         episode = bind_cassette(
             xpeval_cassette_store,
             adapter_id,

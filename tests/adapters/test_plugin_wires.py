@@ -24,7 +24,6 @@ import pytest
 
 from tests._corpus import REPO_ROOT, corpus_files
 from xpeval import plugin
-from xpeval.errors import AdapterFactoryError
 from xpeval.adapters.registry import (
     create_adapter,
     factory_of,
@@ -33,6 +32,7 @@ from xpeval.adapters.registry import (
 )
 from xpeval.adapters.schema import apply_dialect, prepare_tools
 from xpeval.adapters.wires import get_wire, wire_for_path, wire_names
+from xpeval.errors import AdapterFactoryError
 from xpeval.evals.acceptance.checker import check, mode_for
 
 EXAMPLE = REPO_ROOT / "examples" / "ollama-xpeval"
