@@ -139,3 +139,57 @@ def test_every_module_imports_in_any_order_and_twice_and_nothing_registers_until
     assert {"mistral", "cohere", "bedrock-converse", "import-probe"} <= set(loaded["adapters"])
     assert {"mistral-chat", "cohere-chat", "bedrock-converse"} <= set(loaded["wires"])
     assert loaded["probe imported"] and loaded["refused"] == []
+
+
+LOOKUPS = """
+import sys, threading
+from xpeval.adapters.wires import get_wire
+assert get_wire("mistral-chat").name == "mistral-chat"  # xpeval's own wires: on first use
+registry = sys.modules.get("xpeval.adapters.registry")  # imported by the bundled modules, not loaded
+assert "import_probe" not in sys.modules and (registry is None or "mistral" not in registry.ADAPTER_REGISTRY)
+from xpeval.adapters import get_entry
+assert get_entry("import-probe").description == "probe"  # a lookup loads the plugins
+from xpeval.adapters import registry
+threads = [threading.Thread(target=registry.ensure_loaded) for _ in range(8)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+assert registry.distribution_of("import-probe") == "import-probe"
+assert registry.distribution_of("mistral") == "xpeval" == registry.distribution_of("openai-chat")
+print("ok")
+"""
+
+FAILED_LOAD = """
+from xpeval.adapters import registry
+registry.BUNDLED_ADAPTERS["broken"] = "xpeval.bundled.mistral_chat:NO_SUCH_ENTRY"
+for attempt in range(2):
+    try:
+        registry.get_entry("mistral")
+    except Exception as exc:
+        print(type(exc).__name__, exc)
+"""
+
+
+def _python(tmp_path: Path, script: str) -> subprocess.CompletedProcess[str]:
+    if not (tmp_path / "site").exists():
+        _install_probe(tmp_path / "site")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XPEVAL_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "site"), str(REPO_ROOT)])
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_a_wire_or_registry_lookup_loads_what_it_needs_once_from_any_thread(tmp_path: Path) -> None:
+    done = _python(tmp_path, LOOKUPS)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_a_load_that_failed_fails_every_later_lookup_rather_than_leave_a_partial_registry(
+    tmp_path: Path,
+) -> None:
+    done = _python(tmp_path, FAILED_LOAD)
+    first, again = done.stdout.strip().splitlines()
+    assert first.startswith("AttributeError") and "NO_SUCH_ENTRY" in first, done.stdout
+    assert again.startswith("RuntimeError xpeval's adapters failed to load: AttributeError"), done.stdout
