@@ -162,13 +162,26 @@ print("ok")
 
 FAILED_LOAD = """
 from xpeval.adapters import registry
-registry.BUNDLED_ADAPTERS["broken"] = "xpeval.bundled.mistral_chat:NO_SUCH_ENTRY"
+from xpeval.adapters.wires import catalog
+{break_it}
 for attempt in range(2):
     try:
-        registry.get_entry("mistral")
+        {look_up}
     except Exception as exc:
         print(type(exc).__name__, exc)
 """
+BROKEN = {
+    "adapters": (
+        'registry.BUNDLED_ADAPTERS["broken"] = "xpeval.bundled.mistral_chat:NO_SUCH_ENTRY"',
+        'registry.get_entry("mistral")',
+        "RuntimeError xpeval's adapters failed to load: AttributeError",
+    ),
+    "wires": (
+        'catalog.BUNDLED_WIRES = (*catalog.BUNDLED_WIRES, "xpeval.bundled.mistral_chat:NO_SUCH_ENTRY")',
+        'catalog.plugin_wire("mistral-chat")',
+        "RuntimeError xpeval's own wires failed to register: AttributeError",
+    ),
+}
 
 
 def _python(tmp_path: Path, script: str) -> subprocess.CompletedProcess[str]:
@@ -186,10 +199,11 @@ def test_a_wire_or_registry_lookup_loads_what_it_needs_once_from_any_thread(tmp_
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
+@pytest.mark.parametrize(("break_it", "look_up", "again_said"), list(BROKEN.values()), ids=list(BROKEN))
 def test_a_load_that_failed_fails_every_later_lookup_rather_than_leave_a_partial_registry(
-    tmp_path: Path,
+    tmp_path: Path, break_it: str, look_up: str, again_said: str
 ) -> None:
-    done = _python(tmp_path, FAILED_LOAD)
+    done = _python(tmp_path, FAILED_LOAD.format(break_it=break_it, look_up=look_up))
     first, again = done.stdout.strip().splitlines()
     assert first.startswith("AttributeError") and "NO_SUCH_ENTRY" in first, done.stdout
-    assert again.startswith("RuntimeError xpeval's adapters failed to load: AttributeError"), done.stdout
+    assert again.startswith(again_said), done.stdout

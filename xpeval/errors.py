@@ -68,9 +68,6 @@ class UnknownAdapterError(RegistryError, LookupError):
         super().__init__(message)
         self.adapter_id = adapter_id
 
-    def __str__(self) -> str:
-        return str(self.args[0])
-
 
 class RefusedPluginError(RegistryError):
     """An adapter in use is one a refused plugin meant to register or changed."""

@@ -90,6 +90,8 @@ _WIRES: dict[str, WirePlugin] = {}
 _OWN_WIRES = threading.RLock()
 _OWN_WIRES_ASKED = threading.Event()
 """Set once xpeval's own wires were asked for (`_ensure_own_wires`)."""
+_OWN_WIRES_FAILED: list[BaseException] = []
+"""Why registering them failed (xpeval's bug): every later lookup fails too, never partial."""
 
 
 def _ensure_own_wires() -> None:
@@ -97,10 +99,17 @@ def _ensure_own_wires() -> None:
     asked for. Other packages' wires come with `registry.ensure_loaded()`, which loads them under
     the guards of both registries (docs/plugins.md, "When plugins are loaded")."""
     with _OWN_WIRES:
+        if _OWN_WIRES_FAILED:
+            failure = _OWN_WIRES_FAILED[0]
+            raise RuntimeError(f"xpeval's own wires failed to register: {type(failure).__name__}: {failure}")
         if _OWN_WIRES_ASKED.is_set():
             return  # loaded, or loading: a bundled module asking while it loads sees those before it
         _OWN_WIRES_ASKED.set()
-        load_bundled_wires()
+        try:
+            load_bundled_wires()
+        except BaseException as exc:
+            _OWN_WIRES_FAILED.append(exc)
+            raise
 
 
 def wire_names() -> tuple[WireName, ...]:
