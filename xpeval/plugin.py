@@ -141,6 +141,8 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.registry import register_adapter as register_adapter
     from xpeval.adapters.registry import unregister_adapter as unregister_adapter
     from xpeval.adapters.schema import PreparedTools as PreparedTools
+    from xpeval.adapters.schema._lenient import AnthropicRules, OpenAIRules
+    from xpeval.adapters.schema._rules import Rules
     from xpeval.adapters.schema.dialects import DialectSpec as DialectSpec
     from xpeval.adapters.schema.names import NameRule as NameRule
     from xpeval.adapters.wires._base import BodyDescribedRequests as BodyDescribedRequests
@@ -192,3 +194,8 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     )
     from xpeval.evals.acceptance.checker.keywords import root_keywords_absent as root_keywords_absent
     from xpeval.evals.acceptance.checker.keywords import root_type_object as root_type_object
+
+    # exported under another name than their module's: an assignment is what mypy exports
+    SchemaRules = Rules
+    OpenAISchemaRules = OpenAIRules
+    AnthropicSchemaRules = AnthropicRules
