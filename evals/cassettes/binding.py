@@ -36,13 +36,10 @@ from xpeval.adapters.contract import ProviderError
 from xpeval.evals.cassettes.cassette import IndexedCassette, load_recording
 from xpeval.evals.cassettes.format import CassetteError
 from xpeval.evals.cassettes.matching import RequestKey, closest, describe, request_diff, requests_fingerprint
-from xpeval.evals.cassettes.meta import META_KEY, CassetteMeta, Mode, Source
+from xpeval.evals.cassettes.meta import META_KEY, TARGET_OF_SOURCE, CassetteMeta, Mode, Source
 from xpeval.evals.cassettes.store import CassetteStore
 from xpeval.evals.scrub import Scrubber, install_log_filter, known_secrets
 from xpeval.evals.version import xpeval_version
-
-TARGET_OF_SOURCE = {"live": "provider", "local-model": "local-model", "emulated": "emulator"}
-"""The `xpeval run --target` that records a cassette of each source."""
 
 
 def record_command(
