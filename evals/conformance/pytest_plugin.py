@@ -203,7 +203,7 @@ def xpeval_cassette(
         secrets: Sequence[str] = (),
         upstream: httpx2.AsyncBaseTransport | None = None,
     ) -> BoundCassette:
-        episode = bind_cassette(
+        bound = bind_cassette(
             xpeval_cassette_store,
             adapter_id,
             case_id,
@@ -213,12 +213,12 @@ def xpeval_cassette(
             secrets=secrets,
             upstream=upstream,
         )
-        opened.append(episode)
-        return episode
+        opened.append(bound)
+        return bound
 
     yield open_one
     passed = request.node.stash.get(_PASSED, False)
-    problems = [problem for episode in opened for problem in episode.finish(succeeded=passed)]
+    problems = [problem for bound in opened for problem in bound.finish(succeeded=passed)]
     if problems:
         pytest.fail("\n".join(problems), pytrace=False)
 

@@ -352,7 +352,7 @@ class EpisodeFactory:
             upstream = self.emulator.upstream_for(case, adapter_id)
         # Replay reads a reply as it was read when recorded (`CassetteMeta.text_calls`).
         adapter, router = self.adapter(adapter_id, kind, model, recorded.text_calls if recorded else None)
-        episode = bind_cassette(
+        bound = bind_cassette(
             self.store,
             adapter_id,
             planned.episode_id,
@@ -366,7 +366,7 @@ class EpisodeFactory:
             text_calls=adapter.reply_hook is not None,
             case_digest=case_digest(case) if kind == "emulator" else None,
         )
-        transport = episode.transport if self.mode is not Mode.LIVE else upstream
+        transport = bound.transport if self.mode is not Mode.LIVE else upstream
         return OpenEpisode(
             adapter=adapter,
             adapter_id=adapter_id,
@@ -378,10 +378,10 @@ class EpisodeFactory:
             recorded_model=recorded.model if recorded else None,
             stream=streams(case.id, self.stream_policy),
             sleeps=self.mode is not Mode.REPLAY,
-            replayed_from=str(episode.cassette_path) if self.mode is Mode.REPLAY else None,
-            problems=lambda: episode.unmatched_problems() if episode.has_misses else [],
-            finish=lambda succeeded: episode.finish(succeeded=succeeded),
-            retry=episode.retry,
+            replayed_from=str(bound.cassette_path) if self.mode is Mode.REPLAY else None,
+            problems=lambda: bound.unmatched_problems() if bound.has_misses else [],
+            finish=lambda succeeded: bound.finish(succeeded=succeeded),
+            retry=bound.retry,
         )
 
 
