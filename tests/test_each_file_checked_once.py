@@ -39,6 +39,21 @@ def test_mypy_checks_each_file_once_under_its_xpeval_name(
     assert {"xpeval.adapters.registry", "xpeval.evals.cli", "xpeval.plugin"} <= modules
 
 
+def test_a_traceback_names_the_link_path_the_documents_cite_without_xpeval() -> None:
+    """docs/ARCHITECTURE.md ("One import name"): a traceback shows `xpeval/evals/...`, the file a
+    document cites as `evals/...`."""
+    import xpeval.adapters.registry
+    import xpeval.evals.cli
+
+    for module, cited in [
+        (xpeval.evals.cli, "evals/cli.py"),
+        (xpeval.adapters.registry, "adapters/registry.py"),
+    ]:
+        shown = Path(module.__file__ or "")
+        assert shown.relative_to(ROOT).as_posix() == f"xpeval/{cited}"
+        assert (ROOT / cited).samefile(shown)
+
+
 @pytest.mark.slow
 def test_pytest_collects_the_shipped_suite_once_through_its_link() -> None:
     module = "conformance/test_capabilities.py"
