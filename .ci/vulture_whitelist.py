@@ -84,3 +84,18 @@ _.handle_data
 _.http_transport
 # rich Column attributes set for rich to read when it renders (evals/commands/_tables.py).
 _.min_width
+# The plugin API's names exported under another name than their module's, for type checkers
+# (xpeval/plugin.py's TYPE_CHECKING block; at run time `__getattr__` serves them).
+SchemaRules
+OpenAISchemaRules
+AnthropicSchemaRules
+# The bundled wires and adapters, named by "module:NAME" strings (adapters/wires/catalog.py,
+# adapters/registry.py), as a plugin's entry point names its own.
+MISTRAL_WIRE
+COHERE_WIRE
+COHERE
+BEDROCK_WIRE
+BEDROCK
+# mistralai's SDK calls its synchronous client's build_request (xpeval/bundled/mistral_chat.py
+# refuses it there).
+_.build_request

@@ -23,7 +23,6 @@ _EXPORTS = {
     "SuiteOutcome": "xpeval.evals.running.suite",
     "run_suite": "xpeval.evals.running.suite",
     "LoadedRun": "xpeval.evals.results.load",
-    "load_frame": "xpeval.evals.results.load",
     "load_run": "xpeval.evals.results.load",
     "GateReport": "xpeval.evals.verdict.gate",
     "RunScope": "xpeval.evals.verdict.gate",
@@ -46,7 +45,6 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.evals.cases import load_cases as load_cases
     from xpeval.evals.cassettes import Mode as Mode
     from xpeval.evals.results.load import LoadedRun as LoadedRun
-    from xpeval.evals.results.load import load_frame as load_frame
     from xpeval.evals.results.load import load_run as load_run
     from xpeval.evals.running.suite import SuiteConfig as SuiteConfig
     from xpeval.evals.running.suite import SuiteOutcome as SuiteOutcome

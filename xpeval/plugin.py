@@ -18,9 +18,21 @@ from typing import TYPE_CHECKING
 
 from xpeval._lazy import lazy_exports
 
-PLUGIN_API_VERSION = (1, 1)
+PLUGIN_API_VERSION = (1, 2)
 """(major, minor): a major step removes or changes a name; a minor one only adds. A plugin may
-check `PLUGIN_API_VERSION[0] == 1` and refuse to load otherwise."""
+check `compatible("1.2")` and refuse to load otherwise. tests/plugin_api.snapshot.txt records the
+names and signatures of each version (tests/test_plugin_api_snapshot.py)."""
+
+
+def compatible(required: str, provided: tuple[int, int] = PLUGIN_API_VERSION) -> bool:
+    """Whether a plugin written against plugin API `required` ("MAJOR.MINOR", or "MAJOR") can use
+    the `provided` one: the same major (a major step removes or changes names) and at least the
+    minor it requires (a minor step only adds them). A malformed `required` is a ValueError."""
+    major, dot, minor = required.strip().partition(".")
+    if not major.isdecimal() or (dot and not minor.isdecimal()):
+        raise ValueError(f"plugin API version {required!r} is not MAJOR.MINOR (e.g. '1.2')")
+    return int(major) == provided[0] and int(minor or 0) <= provided[1]
+
 
 _EXPORTS = {
     # registering
@@ -109,7 +121,7 @@ _EXPORTS = {
     "not_recursive": "xpeval.evals.acceptance.checker.keywords",
 }
 
-__all__ = sorted([*_EXPORTS, "PLUGIN_API_VERSION"])
+__all__ = sorted([*_EXPORTS, "PLUGIN_API_VERSION", "compatible"])
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
@@ -140,6 +152,8 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.registry import register_adapter as register_adapter
     from xpeval.adapters.registry import unregister_adapter as unregister_adapter
     from xpeval.adapters.schema import PreparedTools as PreparedTools
+    from xpeval.adapters.schema._lenient import AnthropicRules, OpenAIRules
+    from xpeval.adapters.schema._rules import Rules
     from xpeval.adapters.schema.dialects import DialectSpec as DialectSpec
     from xpeval.adapters.schema.names import NameRule as NameRule
     from xpeval.adapters.wires._base import BodyDescribedRequests as BodyDescribedRequests
@@ -192,3 +206,8 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     )
     from xpeval.evals.acceptance.checker.keywords import root_keywords_absent as root_keywords_absent
     from xpeval.evals.acceptance.checker.keywords import root_type_object as root_type_object
+
+    # exported under another name than their module's: an assignment is what mypy exports
+    SchemaRules = Rules
+    OpenAISchemaRules = OpenAIRules
+    AnthropicSchemaRules = AnthropicRules

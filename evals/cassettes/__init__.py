@@ -25,23 +25,7 @@ _EXPORTS = {
     "record_command": "xpeval.evals.cassettes.binding",
 }
 
-__all__ = [
-    "PLACEHOLDER",
-    "BoundCassette",
-    "CassetteError",
-    "CassetteMeta",
-    "CassetteMiss",
-    "CassetteStore",
-    "CassetteTransport",
-    "Interaction",
-    "Mode",
-    "Scrubber",
-    "Source",
-    "bind_cassette",
-    "load_cassette",
-    "load_interactions",
-    "record_command",
-]
+__all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 

@@ -197,10 +197,6 @@ class IndexedCassette(Cassette):  # type: ignore[misc]  # vcrpy ships no type in
         yield from self._loaded_index.get(key, ())
         yield from self._new_index.get(key, ())
 
-    def _responses(self, request: VcrRequest) -> Iterator[tuple[int, dict[str, Any]]]:
-        for position in self._positions(self.key_of(request)):
-            yield position, self.data[position][1]
-
     def _unplayed(self, request: VcrRequest) -> int | None:
         for position in self._positions(self.key_of(request)):
             if self.play_counts[position] == 0:

@@ -34,6 +34,16 @@ class Mode(StrEnum):
 Source = Literal["live", "local-model", "emulated"]
 """Where recorded responses came from: a real provider, the local model server, or the emulator."""
 
+TargetKind = Literal["provider", "local-model", "emulator"]
+"""Where an episode's requests go (`xpeval run --target`)."""
+
+TARGET_OF_SOURCE: dict[Source, TargetKind] = {
+    "live": "provider",
+    "local-model": "local-model",
+    "emulated": "emulator",
+}
+"""The target that records a cassette of each source (and that replays it as it was recorded)."""
+
 
 class CassetteMeta(BaseModel):
     """The provenance of one recorded episode."""

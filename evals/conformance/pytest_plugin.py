@@ -211,7 +211,7 @@ def xpeval_cassette(
         from xpeval.adapters.registry import ensure_loaded
 
         ensure_loaded()  # the adapter's wire may be a plugin's: its requests are matched by it
-        episode = bind_cassette(
+        bound = bind_cassette(
             xpeval_cassette_store,
             adapter_id,
             case_id,
@@ -221,12 +221,12 @@ def xpeval_cassette(
             secrets=secrets,
             upstream=upstream,
         )
-        opened.append(episode)
-        return episode
+        opened.append(bound)
+        return bound
 
     yield open_one
     passed = request.node.stash.get(_PASSED, False)
-    problems = [problem for episode in opened for problem in episode.finish(succeeded=passed)]
+    problems = [problem for bound in opened for problem in bound.finish(succeeded=passed)]
     if problems:
         pytest.fail("\n".join(problems), pytrace=False)
 

@@ -268,9 +268,4 @@ def episode_ids(frame: pd.DataFrame) -> pd.Series:
     return cases.where(trial == 0, cases + TRIAL_MARK + trial.astype(str))
 
 
-def load_frame(path: Path) -> pd.DataFrame:
-    """Just the tidy frame of a results file (for notebooks)."""
-    return load_run(path).frame
-
-
-__all__ = ["FRAME_COLUMNS", "FRAME_TYPES", "LoadedRun", "frame_of", "load_frame", "load_run"]
+__all__ = ["FRAME_COLUMNS", "FRAME_TYPES", "LoadedRun", "frame_of", "load_run"]

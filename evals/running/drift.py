@@ -31,7 +31,7 @@ from xpeval.adapters.wires import get_wire
 from xpeval.errors import CassetteError, UnknownAdapterError
 from xpeval.evals.cassettes.binding import BoundCassette, bind_cassette, record_command, recording_fault
 from xpeval.evals.cassettes.cassette import load_recording
-from xpeval.evals.cassettes.meta import CassetteMeta, Mode
+from xpeval.evals.cassettes.meta import TARGET_OF_SOURCE, CassetteMeta, Mode
 from xpeval.evals.cassettes.store import CassetteStore
 from xpeval.evals.results.run_plan import split_episode_id
 
@@ -69,10 +69,10 @@ async def replay_with_runner(
 ) -> list[str]:
     """Play the episode exactly as the runner does, against the cassette."""
     from xpeval.evals.running.play import play_case
-    from xpeval.evals.running.targets import KIND_OF, build_adapter
+    from xpeval.evals.running.targets import build_adapter
 
     settings = AdapterSettings(model=meta.model, transport=episode.transport)
-    adapter = build_adapter(adapter_id, KIND_OF[meta.source], settings, meta.text_calls)
+    adapter = build_adapter(adapter_id, TARGET_OF_SOURCE[meta.source], settings, meta.text_calls)
     try:
         outcome = await play_case(adapter, case, meta.model, stream=recorded_stream(episode, adapter_id))
     finally:

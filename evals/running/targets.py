@@ -25,21 +25,16 @@ from xpeval.adapters.registry import create_adapter, effective_contract, provide
 from xpeval.errors import UserError
 from xpeval.evals.cases import Case
 from xpeval.evals.cassettes import CassetteStore, Mode, Source, bind_cassette
-from xpeval.evals.cassettes.meta import case_digest
+from xpeval.evals.cassettes.meta import TARGET_OF_SOURCE, case_digest
+from xpeval.evals.cassettes.meta import TargetKind as TargetKind
 from xpeval.evals.results.rows import REPLAYED_SOURCE, RowSource
 from xpeval.evals.running.episode_transport import EpisodeRouter, upstream_pool
 from xpeval.evals.running.plan import PlannedEpisode
 from xpeval.evals.running.runner import OpenEpisode
 from xpeval.evals.scrub import install_log_filter, scrub_line
 
-TargetKind = Literal["provider", "local-model", "emulator"]
 TargetChoice = Literal["auto", "provider", "local-model", "emulator"]
-SOURCE_OF: dict[TargetKind, Source] = {
-    "provider": "live",
-    "local-model": "local-model",
-    "emulator": "emulated",
-}
-KIND_OF: dict[Source, TargetKind] = {source: kind for kind, source in SOURCE_OF.items()}
+SOURCE_OF: dict[TargetKind, Source] = {kind: source for source, kind in TARGET_OF_SOURCE.items()}
 StreamPolicy = Literal["never", "always", "alternate"]
 
 
@@ -305,14 +300,14 @@ class EpisodeFactory:
     def target_of(self, adapter_id: str, recorded: Source | None, model: str | None = None) -> TargetKind:
         if self.mode is Mode.REPLAY:
             if recorded:
-                return KIND_OF[recorded]
+                return TARGET_OF_SOURCE[recorded]
             # No cassette yet: its record hint names the target the adapter's other recordings
             # were made with, else the one the model is served by.
             if adapter_id not in self._other_sources:
                 self._other_sources[adapter_id] = self.store.sources_of(adapter_id, model)
             others = self._other_sources[adapter_id]
             if len(others) == 1:
-                return KIND_OF[next(iter(others))]
+                return TARGET_OF_SOURCE[next(iter(others))]
             from xpeval.evals.local_model.models import find_model
 
             served = find_model(model) is not None and local_capable(adapter_id)
@@ -357,7 +352,7 @@ class EpisodeFactory:
             upstream = self.emulator.upstream_for(case, adapter_id)
         # Replay reads a reply as it was read when recorded (`CassetteMeta.text_calls`).
         adapter, router = self.adapter(adapter_id, kind, model, recorded.text_calls if recorded else None)
-        episode = bind_cassette(
+        bound = bind_cassette(
             self.store,
             adapter_id,
             planned.episode_id,
@@ -371,7 +366,7 @@ class EpisodeFactory:
             text_calls=adapter.reply_hook is not None,
             case_digest=case_digest(case) if kind == "emulator" else None,
         )
-        transport = episode.transport if self.mode is not Mode.LIVE else upstream
+        transport = bound.transport if self.mode is not Mode.LIVE else upstream
         return OpenEpisode(
             adapter=adapter,
             adapter_id=adapter_id,
@@ -383,10 +378,10 @@ class EpisodeFactory:
             recorded_model=recorded.model if recorded else None,
             stream=streams(case.id, self.stream_policy),
             sleeps=self.mode is not Mode.REPLAY,
-            replayed_from=str(episode.cassette_path) if self.mode is Mode.REPLAY else None,
-            problems=lambda: episode.unmatched_problems() if episode.has_misses else [],
-            finish=lambda succeeded: episode.finish(succeeded=succeeded),
-            retry=episode.retry,
+            replayed_from=str(bound.cassette_path) if self.mode is Mode.REPLAY else None,
+            problems=lambda: bound.unmatched_problems() if bound.has_misses else [],
+            finish=lambda succeeded: bound.finish(succeeded=succeeded),
+            retry=bound.retry,
         )
 
 

@@ -27,20 +27,7 @@ _EXPORTS = {
     "sent_schema": "xpeval.evals.acceptance.checker.layout",
 }
 
-__all__ = [
-    "MODES",
-    "PROVIDER_MODES",
-    "ProviderMode",
-    "Rule",
-    "Violation",
-    "build_definition",
-    "check",
-    "check_request",
-    "definitions_in_request",
-    "layout_for",
-    "mode_for",
-    "sent_schema",
-]
+__all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
