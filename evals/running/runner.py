@@ -21,6 +21,7 @@ from aiolimiter import AsyncLimiter
 
 from xpeval.adapters.contract import ProviderError, TurnRequest, TurnResult, Usage
 from xpeval.errors import AdapterFactoryError
+from xpeval.evals.cases import Case
 from xpeval.evals.cassettes.binding import recording_fault
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import (
@@ -292,11 +293,7 @@ class Runner:
         runner_error: str | None = None
         try:
             await self._limit(planned.adapter_id)
-            with bound(episode.transport):
-                outcome = await asyncio.wait_for(
-                    play_case(episode.adapter, planned.case, episode.model, stream=episode.stream),
-                    timeout=self.settings.episode_timeout,
-                )
+            outcome = await play_open(episode, planned.case, timeout=self.settings.episode_timeout)
             error = outcome.error
         except TimeoutError:
             error = ProviderError(
@@ -305,7 +302,7 @@ class Runner:
         except Exception as exc:  # our bug must cost one row, never the run
             runner_error = f"{type(exc).__name__}: {exc}"
         latency = time.monotonic() - clock
-        problems = _replay_problems(episode, error)
+        problems = replay_problems(episode, error)
         retry = (
             error is not None
             and error.retryable
@@ -317,11 +314,27 @@ class Runner:
             # A recording keeps every deterministic outcome, the provider's refusals and the
             # adapter's own included (replay must reproduce them); never a transient fault.
             succeeded = runner_error is None and not problems and (error is None or not error.retryable)
-            problems = _unique([*problems, *episode.finish(succeeded)])
+            problems = unique([*problems, *episode.finish(succeeded)])
         return Attempt(number, not retry, outcome, error, problems, latency, started, runner_error)
 
 
-def _replay_problems(episode: OpenEpisode, error: ProviderError | None) -> list[str]:
+async def play_open(
+    episode: OpenEpisode, case: Case, *, timeout: float, stream: bool | None = None
+) -> EpisodeOutcome:
+    """Play an opened episode once, within `timeout` seconds: its transport (its cassette, in a
+    replay) bound around this task, so the run's shared adapter sends this episode's requests
+    there. `stream`: as the episode says unless given (`xpeval cassettes check` streams as the
+    recording did). The one way `xpeval run` and `xpeval cassettes check` play an episode."""
+    with bound(episode.transport):
+        return await asyncio.wait_for(
+            play_case(
+                episode.adapter, case, episode.model, stream=episode.stream if stream is None else stream
+            ),
+            timeout=timeout,
+        )
+
+
+def replay_problems(episode: OpenEpisode, error: ProviderError | None) -> list[str]:
     """Replay problems so far: unmatched requests, and a recorded response that no longer decodes
     (in a replay that is the cassette's fault, never the model's)."""
     problems = episode.problems()
@@ -329,7 +342,8 @@ def _replay_problems(episode: OpenEpisode, error: ProviderError | None) -> list[
     return [*problems, fault] if fault else problems
 
 
-def _unique(items: list[str]) -> list[str]:
+def unique(items: list[str]) -> list[str]:
+    """`items` without repeats, in their first order."""
     return list(dict.fromkeys(items))
 
 

@@ -45,15 +45,13 @@ from xpeval.evals.running.targets import (
     describe_target,
 )
 from xpeval.evals.verdict.baseline import Baseline, read_baseline, split_key
+from xpeval.evals.verdict.file_gate import CONFORMANCE_ONLY, default_baseline, scope_of
 from xpeval.evals.verdict.gate import GateReport, RunScope, baseline_for_run, evaluate, headline
 from xpeval.evals.verdict.scorecard import scorecard, write_scorecard
 
 BUILTIN_CASE_SET = "builtin"
 DEFAULT_RESULTS = Path("reports/results.jsonl")
 DEFAULT_REPORTS = Path("reports")
-DEFAULT_BASELINE = Path("reports/baseline.json")
-CASE_DIR_BASELINE = "baseline.json"
-"""A case folder's own baseline lives in the folder (the loader reads only case files)."""
 
 Log = Callable[[str], None]
 
@@ -145,14 +143,6 @@ def project_label(path: Path, root: Path) -> str:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
-
-
-def default_baseline(case_set: str, root: Path) -> Path:
-    """reports/baseline.json for the built-in cases; a case folder keeps its own baseline.json."""
-    if case_set == BUILTIN_CASE_SET:
-        return root / DEFAULT_BASELINE
-    folder = Path(case_set)
-    return (folder if folder.is_absolute() else root / folder) / CASE_DIR_BASELINE
 
 
 @dataclass
@@ -384,21 +374,6 @@ def run_suite(
     paths = write_scorecard(frame, config.reports, headline(report))
     log(f"{len(frame)} episodes; scorecard: {paths['md']}")
     return SuiteOutcome(results, frame, card, report, paths, suite, resumed, loaded, compared)
-
-
-def scope_of(header: RunHeader | None) -> RunScope:
-    """What a run covered, read from its results file's header (the gate needs no flags)."""
-    config = header.config if header is not None else {}
-    pairs = header.plan.pairs() if header is not None and header.plan is not None else set()
-    return RunScope(
-        adapters=frozenset(config.get("adapters") or ()),
-        case_set=str(config.get("case_set") or BUILTIN_CASE_SET),
-        all_cases=not config.get("some_cases"),
-        pairs=frozenset(pairs) or None,
-    )
-
-
-CONFORMANCE_ONLY = "conformance only: no baseline compared"
 
 
 def _baseline_of(config: SuiteConfig) -> tuple[Baseline | None, str | None]:
