@@ -24,10 +24,12 @@ from xpeval.adapters.contract import (
     Message,
     ToolCall,
     ToolResultMessage,
+    TurnResult,
     WireName,
 )
 from xpeval.adapters.wires._names import ANTHROPIC_MESSAGES, GOOGLE_GENAI, OPENAI_CHAT, OPENAI_RESPONSES
 from xpeval.adapters.wires.handoff_ids import CallIdMap, map_call_ids
+from xpeval.adapters.wires.loop_rules import ReasoningStateRules
 
 Action = Literal["kept", "converted", "dropped", "impossible"]
 ACTIONS: tuple[Action, ...] = ("kept", "converted", "dropped", "impossible")
@@ -263,6 +265,45 @@ def hand_off(messages: Sequence[Message], source: Party, target: Party) -> Hando
     return Handoff(messages=out, call_ids=call_ids, decisions=tuple(decisions))
 
 
+def demanded_state(
+    messages: Sequence[Message],
+    source: Party,
+    target: Party,
+    conversation: str,
+    rules: ReasoningStateRules | None,
+) -> list[TurnResult]:
+    """The history's assistant turns as the strict emulator holds them for `target` (`rules`: its
+    wire's reasoning-state rules): what its provider demands back in each, derived from the
+    recording and the target's declarations, never from the conversion it judges. The turns of
+    the target's own wire and provider: the state they came with. Another's: Gemini's skip
+    signature on each turn's first call, a `reasoning_content` on each tool-call turn, and, for
+    Claude with thinking on, thinking it issued itself (which no foreign turn carries: the
+    emulator answers Anthropic's refusal)."""
+    served: list[TurnResult] = []
+    turns = [m for m in messages if isinstance(m, AssistantMessage)]
+    for index, turn in enumerate(turns):
+        if source.same_issuer(target):
+            served.append(
+                TurnResult(
+                    text=turn.content, tool_calls=list(turn.tool_calls), provider_data=turn.provider_data
+                )
+            )
+            continue
+        calls = [call.model_copy(update={"provider_data": {}}) for call in turn.tool_calls]
+        data: JsonObject = {}
+        if calls and "thought_signatures" in target.reasoning_state:
+            calls[0] = calls[0].model_copy(
+                update={"provider_data": {"thought_signature": GEMINI_FOREIGN_SIGNATURE}}
+            )
+        if calls and "reasoning_content" in target.reasoning_state:
+            data[OPENAI_CHAT] = {"reasoning_content": "present"}
+        result = TurnResult(text=turn.content, tool_calls=calls, provider_data=data)
+        if rules is not None and target.reasoning_state & _THINKING_STATES:
+            result = rules.with_state(result, f"{conversation}#{index}")
+        served.append(result)
+    return served
+
+
 def declared_behaviour(party: Party) -> dict[str, str]:
     """What an adapter does with history from another provider, by its declarations: each state
     it requires and how a foreign history gets it (`xpeval adapters --capabilities`)."""
@@ -289,6 +330,7 @@ __all__ = [
     "HandoffRule",
     "Party",
     "declared_behaviour",
+    "demanded_state",
     "hand_off",
     "reasoning_text",
 ]

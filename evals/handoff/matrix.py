@@ -21,11 +21,9 @@ from typing import Any, Literal
 import httpx2
 
 from xpeval.adapters.adapter import Adapter, AdapterSettings
-from xpeval.adapters.contract import AssistantMessage, JsonObject, Message, TurnRequest, TurnResult
+from xpeval.adapters.contract import TurnRequest, TurnResult
 from xpeval.adapters.registry import create_adapter, direct_adapter_for_wire, effective_contract, provider_of
-from xpeval.adapters.wires import get_wire
-from xpeval.adapters.wires._names import OPENAI_CHAT
-from xpeval.adapters.wires.handoff import GEMINI_FOREIGN_SIGNATURE, HandoffDecision, Party, hand_off
+from xpeval.adapters.wires.handoff import HandoffDecision, Party, demanded_state, hand_off
 from xpeval.adapters.wires.loop_rules import rules_of
 from xpeval.evals.acceptance.checker import check_request, definitions_in_request, mode_for
 from xpeval.evals.cases import load_cases
@@ -39,7 +37,6 @@ from xpeval.evals.handoff.conversations import (
 )
 
 Verdict = Literal["pass", "impossible", "fail"]
-_THINKING = frozenset({"thinking_blocks", "reasoning_blocks"})
 CONTINUED = TurnResult(text="Continued after the handoff.")
 """What the strict emulator answers a handed-off request that it accepts."""
 
@@ -98,41 +95,6 @@ class _Target:
     party: Party
 
 
-def demanded(
-    messages: Sequence[Message], source: Party, target: Party, conversation: str
-) -> list[TurnResult]:
-    """The history's assistant turns as the strict emulator holds them for `target`: what its
-    provider demands back in each, derived from the recording and the target's declarations,
-    never from the conversion it judges. Its own wire's and provider's turns: the state they came
-    with. Another's: Gemini's skip signature on each turn's first call, a `reasoning_content` on
-    each tool-call turn, and, for Claude with thinking on, thinking it issued itself (which no
-    foreign turn can carry: the emulator answers Anthropic's refusal)."""
-    rules = rules_of(get_wire(target.wire))
-    served: list[TurnResult] = []
-    turns = [m for m in messages if isinstance(m, AssistantMessage)]
-    for index, turn in enumerate(turns):
-        if source.same_issuer(target):
-            served.append(
-                TurnResult(
-                    text=turn.content, tool_calls=list(turn.tool_calls), provider_data=turn.provider_data
-                )
-            )
-            continue
-        calls = [call.model_copy(update={"provider_data": {}}) for call in turn.tool_calls]
-        data: JsonObject = {}
-        if calls and "thought_signatures" in target.reasoning_state:
-            calls[0] = calls[0].model_copy(
-                update={"provider_data": {"thought_signature": GEMINI_FOREIGN_SIGNATURE}}
-            )
-        if calls and "reasoning_content" in target.reasoning_state:
-            data[OPENAI_CHAT] = {"reasoning_content": "present"}
-        result = TurnResult(text=turn.content, tool_calls=calls, provider_data=data)
-        if rules is not None and target.reasoning_state & _THINKING:
-            result = rules.with_state(result, f"{conversation}#{index}")
-        served.append(result)
-    return served
-
-
 async def _check(conversation: RecordedConversation, source: Party, target: _Target) -> PairOutcome:
     handoff = hand_off(conversation.messages, source, target.party)
 
@@ -163,7 +125,8 @@ async def _check(conversation: RecordedConversation, source: Party, target: _Tar
     if violations:
         return outcome("fail", "schema-checker", "; ".join(sorted({v.rule for v in violations})))
     script = ScriptedTransport(adapter.wire, [Reply(result=CONTINUED)], strict=True)
-    script.served.extend(demanded(conversation.messages, source, target.party, conversation.id))
+    rules = rules_of(adapter.wire)
+    script.served.extend(demanded_state(conversation.messages, source, target.party, conversation.id, rules))
     target.relay.script = script
     result = await adapter.turn(request)
     error = result.error
