@@ -22,7 +22,7 @@ import httpx2
 
 from xpeval.adapters.adapter import Adapter, AdapterSettings
 from xpeval.adapters.contract import TurnRequest, TurnResult
-from xpeval.adapters.registry import create_adapter, direct_adapter_for_wire, effective_contract, provider_of
+from xpeval.adapters.registry import create_adapter, direct_adapter_for_wire
 from xpeval.adapters.wires.handoff import HandoffDecision, Party, demanded_state, hand_off
 from xpeval.adapters.wires.loop_rules import rules_of
 from xpeval.evals.acceptance.checker import check_request, definitions_in_request, mode_for
@@ -35,21 +35,11 @@ from xpeval.evals.handoff.conversations import (
     cassette_conversations,
     corpus_conversations,
 )
+from xpeval.evals.handoff.switch import party_of
 
 Verdict = Literal["pass", "impossible", "fail"]
 CONTINUED = TurnResult(text="Continued after the handoff.")
 """What the strict emulator answers a handed-off request that it accepts."""
-
-
-def party_of(adapter_id: str) -> Party:
-    """An adapter as one side of a handoff: its wire, its provider, its declared reasoning state."""
-    contract = effective_contract(adapter_id)
-    return Party(
-        adapter=adapter_id,
-        wire=contract.wire,
-        provider=provider_of(adapter_id).name,
-        reasoning_state=frozenset(contract.capabilities.reasoning_state),
-    )
 
 
 @dataclass(frozen=True)
@@ -261,6 +251,5 @@ __all__ = [
     "corpus_adapters",
     "handoff_matrix",
     "markdown_table",
-    "party_of",
     "recorded_conversations",
 ]

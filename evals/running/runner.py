@@ -294,7 +294,13 @@ class Runner:
             await self._limit(planned.adapter_id)
             with bound(episode.transport):
                 outcome = await asyncio.wait_for(
-                    play_case(episode.adapter, planned.case, episode.model, stream=episode.stream),
+                    play_case(
+                        episode.adapter,
+                        planned.case,
+                        episode.model,
+                        stream=episode.stream,
+                        adapter_id=episode.adapter_id,
+                    ),
                     timeout=self.settings.episode_timeout,
                 )
             error = outcome.error
