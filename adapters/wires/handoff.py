@@ -305,17 +305,20 @@ def demanded_state(
 
 
 def declared_behaviour(party: Party) -> dict[str, str]:
-    """What an adapter does with history from another provider, by its declarations: each state
-    it requires and how a foreign history gets it (`xpeval adapters --capabilities`)."""
-    behaviour: dict[str, str] = {"foreign signed state": "dropped (bound-to-issuer)"}
+    """What an adapter does with another provider's history, by its declarations: each piece and
+    its action with the rule (`xpeval adapters --capabilities`)."""
+    behaviour: dict[str, str] = {
+        "call ids": "converted (call-ids)",
+        "signed state": "dropped (bound-to-issuer)",
+    }
     if "reasoning_content" in party.reasoning_state:
-        behaviour["reasoning_content"] = (
-            "converted: foreign reasoning text or a placeholder (reasoning-content-presence)"
-        )
+        behaviour["reasoning_content"] = "converted (reasoning-content-presence)"
+    else:
+        behaviour["reasoning text"] = "dropped (no-slot)"
     if "thought_signatures" in party.reasoning_state:
-        behaviour["thought signature"] = "converted: skip signature on foreign calls (gemini-foreign-calls)"
+        behaviour["thought signature"] = "converted (gemini-foreign-calls)"
     if party.reasoning_state & _THINKING_STATES:
-        behaviour["pending foreign tool loop"] = "impossible with thinking on (thinking-first)"
+        behaviour["pending tool loop"] = "impossible (thinking-first)"
     return behaviour
 
 

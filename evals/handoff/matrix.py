@@ -201,6 +201,11 @@ def handoff_matrix(conversations: Iterable[RecordedConversation], adapters: Sequ
     )
 
 
+def check_handoff(conversation: RecordedConversation, target: str) -> PairOutcome:
+    """One conversation handed to one adapter (`target`), judged as the matrix judges a cell."""
+    return asyncio.run(_run([conversation], [target]))[0]
+
+
 CORPUS_FOLDERS = {"google-generate-content": "google-genai"}
 """Folders of the shared corpus named otherwise than the wire they hold (its PROVENANCE.md)."""
 
@@ -248,6 +253,7 @@ def markdown_table(matrix: HandoffMatrix) -> str:
 __all__ = [
     "HandoffMatrix",
     "PairOutcome",
+    "check_handoff",
     "corpus_adapters",
     "handoff_matrix",
     "markdown_table",
