@@ -150,12 +150,13 @@ def simulated_human(case: Case) -> Callable[[ApprovalRequest], ApprovalDecision]
     return decide
 
 
-AdapterSwitch = Callable[[str], TurnTaker]
-"""The adapter a case turn names (`FollowUp.adapter`), reached the way the episode's own is."""
+AdapterSwitch = Callable[[str, int], TurnTaker]
+"""The adapter a case turn names (`FollowUp.adapter`) for that turn (its index) on, reached the
+way the episode's own is."""
 
 
 def _handed_over(
-    conversation: list[Message], source: str | None, target: str, switch: AdapterSwitch | None
+    conversation: list[Message], source: str | None, target: str, turn: int, switch: AdapterSwitch | None
 ) -> tuple[list[Message], TurnTaker] | ProviderError:
     """The conversation converted for `target` and `target`'s adapter, or the `handoff` error."""
     from xpeval.evals.handoff.switch import hand_over
@@ -171,9 +172,9 @@ def _handed_over(
         return ProviderError(
             kind="handoff",
             message=f"handoff {source} -> {target}: this run reaches one adapter per episode "
-            "(play_case takes a switch to reach others)",
+            "(a live run against the emulator reaches others)",
         )
-    return converted, switch(target)
+    return converted, switch(target, turn)
 
 
 async def play_case(
@@ -221,7 +222,7 @@ async def play_case(
     for turn in case.turns:
         conversation = [*conversation, *turn.messages]
         if turn.adapter is not None and turn.adapter != current:
-            moved = _handed_over(conversation, current, turn.adapter, switch)
+            moved = _handed_over(conversation, current, turn.adapter, turn.index, switch)
             if isinstance(moved, ProviderError):
                 outcome.error = moved
                 break

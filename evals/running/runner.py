@@ -36,7 +36,7 @@ from xpeval.evals.results.rows import (
 from xpeval.evals.running.cost import episode_cost
 from xpeval.evals.running.episode_transport import bound
 from xpeval.evals.running.plan import PlannedEpisode
-from xpeval.evals.running.play import EpisodeOutcome, play_case
+from xpeval.evals.running.play import AdapterSwitch, EpisodeOutcome, play_case
 from xpeval.evals.running.retry import backoff_delay
 from xpeval.evals.runtime.loop import TurnTaker
 from xpeval.evals.scrub import current_scrubber, scrub_value
@@ -71,6 +71,8 @@ class OpenEpisode:
     """Close the episode (save a recording when `succeeded`); returns replay problems."""
     retry: Callable[[], None] = field(default=lambda: None)
     """Called before a retried attempt (a recording keeps only the final attempt)."""
+    switch: AdapterSwitch | None = None
+    """Reaches the adapter a case turn names (a handoff); None: the run reaches only this one."""
 
 
 class EpisodeBackend(Protocol):
@@ -300,6 +302,7 @@ class Runner:
                         episode.model,
                         stream=episode.stream,
                         adapter_id=episode.adapter_id,
+                        switch=episode.switch,
                     ),
                     timeout=self.settings.episode_timeout,
                 )

@@ -29,6 +29,7 @@ from xpeval.evals.errors import UserError
 from xpeval.evals.results.rows import REPLAYED_SOURCE, RowSource
 from xpeval.evals.running.episode_transport import EpisodeRouter, upstream_pool
 from xpeval.evals.running.plan import PlannedEpisode
+from xpeval.evals.running.play import AdapterSwitch
 from xpeval.evals.running.runner import OpenEpisode
 from xpeval.evals.scrub import install_log_filter, scrub_line
 
@@ -372,6 +373,7 @@ class EpisodeFactory:
             case_digest=case_digest(case) if kind == "emulator" else None,
         )
         transport = episode.transport if self.mode is not Mode.LIVE else upstream
+        switch = self._switch(case) if kind == "emulator" and self.mode is Mode.LIVE else None
         return OpenEpisode(
             adapter=adapter,
             adapter_id=adapter_id,
@@ -387,7 +389,22 @@ class EpisodeFactory:
             problems=lambda: episode.unmatched_problems() if episode.has_misses else [],
             finish=lambda succeeded: episode.finish(succeeded=succeeded),
             retry=episode.retry,
+            switch=switch,
         )
+
+    def _switch(self, case: Case) -> AdapterSwitch | None:
+        """The adapters a live emulated episode hands its conversation to: each answered by the
+        emulator from the turn it takes over (none when the emulator cannot start mid-case)."""
+        emulator = self.emulator
+        upstream_from = getattr(emulator, "upstream_from", None)
+        if upstream_from is None:
+            return None
+
+        def reach(adapter_id: str, turn: int) -> Adapter:
+            settings = AdapterSettings(transport=upstream_from(case, adapter_id, turn), timeout=self.timeout)
+            return build_adapter(adapter_id, "emulator", settings)
+
+        return reach
 
 
 def _row_source(mode: Mode, kind: TargetKind) -> RowSource:

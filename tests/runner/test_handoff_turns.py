@@ -50,7 +50,7 @@ def test_a_turn_naming_another_adapter_continues_there_with_the_history_converte
             _case(adapter="google-genai"),
             "gpt-4.1-mini",
             adapter_id="openai-chat",
-            switch=lambda adapter_id: {"google-genai": gemini}[adapter_id],
+            switch=lambda adapter_id, turn: {("google-genai", 1): gemini}[(adapter_id, turn)],
         )
     )
     assert outcome.error is None, outcome.error
@@ -79,7 +79,7 @@ def test_an_impossible_handoff_ends_the_episode_as_a_handoff_error() -> None:
             "gpt-4.1-mini",
             max_steps=1,
             adapter_id="openai-chat",
-            switch=lambda adapter_id: openai,
+            switch=lambda adapter_id, turn: openai,
         )
     )
     assert outcome.error is not None and outcome.error.kind == "handoff"
@@ -103,7 +103,7 @@ def test_a_follow_up_without_an_adapter_keeps_its_case_digest() -> None:
     assert '"adapter": "google-genai"' in json.dumps(_case(adapter="google-genai").model_dump(mode="json"))
 
 
-def test_a_run_reports_a_handoff_it_cannot_make_as_its_own_error_kind(tmp_path: Path) -> None:
+def _run_rows(tmp_path: Path, adapter: str, strict: bool = False) -> list[dict[str, object]]:
     from xpeval.evals.cassettes.meta import Mode
     from xpeval.evals.emulator.case_script import CaseEmulator
     from xpeval.evals.emulator.server import EmulatorServer
@@ -111,15 +111,15 @@ def test_a_run_reports_a_handoff_it_cannot_make_as_its_own_error_kind(tmp_path: 
 
     cases = tmp_path / "cases"
     cases.mkdir()
-    raw = _case(adapter="no-such-adapter").model_dump(mode="json")
+    raw = _case(adapter=adapter).model_dump(mode="json")
     (cases / "handoff.yaml").write_text(json.dumps({"cases": [raw]}))
     results = tmp_path / "results.jsonl"
-    with EmulatorServer() as server:
+    with EmulatorServer(strict=strict) as server:
         config = SuiteConfig(
             mode=Mode.LIVE,
             target="emulator",
             allow_emulator=True,
-            adapters=("openai-chat",),
+            adapters=("openai-compatible",),
             case_dir=cases,
             results=results,
             reports=tmp_path / "reports",
@@ -128,5 +128,19 @@ def test_a_run_reports_a_handoff_it_cannot_make_as_its_own_error_kind(tmp_path: 
         )
         run_suite(config, emulator=CaseEmulator(server))
     rows = [json.loads(line) for line in results.read_text().splitlines()]
-    finals = [r for r in rows if r.get("case_id") and r.get("final")]
-    assert [(r["case_id"], r["error_kind"]) for r in finals] == [("weather_multi_turn_01", "handoff")]
+    return [r for r in rows if r.get("case_id") and r.get("final")]
+
+
+def test_a_run_reports_a_handoff_it_cannot_make_as_its_own_error_kind(tmp_path: Path) -> None:
+    rows = _run_rows(tmp_path, "no-such-adapter")
+    assert [(r["case_id"], r["error_kind"]) for r in rows] == [("weather_multi_turn_01", "handoff")]
+
+
+def test_a_run_against_the_strict_emulator_continues_a_case_through_the_adapter_its_turn_names(
+    tmp_path: Path,
+) -> None:
+    # openai-compatible's reasoning_content goes to Gemini, which gets its skip signature instead.
+    rows = _run_rows(tmp_path, "google-genai", strict=True)
+    assert [(r["case_id"], r["error_kind"], r["correct"]) for r in rows] == [
+        ("weather_multi_turn_01", None, True)
+    ]
