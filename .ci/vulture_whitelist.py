@@ -17,13 +17,14 @@ _.actual_calls
 _.via
 # jsonschema calls a validator's `evolve` on every descent (evals/acceptance/checker/meta.py sets its own).
 _.evolve
-# pydantic validators run by decorator.
+# pydantic validators and serializers run by decorator.
 _._default_severity
 _._calls_agree_with_no_call
 _._consistent
 _._matches_schema
 _._nested_shape
 _._known_classes
+_._without_unset_adapter
 # vcrpy's Cassette and persister interfaces, overridden and called by vcrpy.
 _._metadata
 _._old_interactions

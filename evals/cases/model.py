@@ -26,7 +26,15 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from xpeval.adapters.contract import JsonObject, Message, ToolChoice, ToolSpec, TurnRequest
 from xpeval.evals.cases.acceptable import OPTIONAL, arguments_fit_pattern
@@ -146,6 +154,19 @@ class FollowUp(_Frozen):
     expected: Expected
     added_tools: list[ToolSpec] = Field(default_factory=list)
     """Tools offered from this turn on (BFCL's held-out functions), besides the earlier ones."""
+    adapter: str | None = None
+    """The adapter that plays this turn and the ones after it (a runtime choosing the provider per
+    turn): the history so far is converted for it (docs/provider-loop-rules.md, "Handoff"). None:
+    the adapter that played the turn before."""
+
+    @model_serializer(mode="wrap")
+    def _without_unset_adapter(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A follow-up that names no adapter dumps as it did before the field existed: case
+        # digests (run headers, cassettes) of every existing case stay what they were.
+        data = handler(self)
+        if isinstance(data, dict) and self.adapter is None:
+            data.pop("adapter", None)
+        return data
 
 
 class ScriptedOutput(_Frozen):
@@ -183,6 +204,8 @@ class Turn(_Frozen):
     messages: list[Message]
     expected: Expected | None
     """None in an unlabelled case: judged against a reference row only."""
+    adapter: str | None = None
+    """The adapter a follow-up names for itself and the turns after it (`FollowUp.adapter`)."""
 
 
 class Case(_Frozen):
@@ -210,7 +233,7 @@ class Case(_Frozen):
     def turns(self) -> list[Turn]:
         first = Turn(index=0, messages=list(self.messages), expected=self.expected)
         rest = [
-            Turn(index=i + 1, messages=list(f.messages), expected=f.expected)
+            Turn(index=i + 1, messages=list(f.messages), expected=f.expected, adapter=f.adapter)
             for i, f in enumerate(self.follow_ups)
         ]
         return [first, *rest]

@@ -19,16 +19,17 @@ DONE_TEXT = "Done."
 NO_TOOL_TEXT = "None of the available tools applies to this request."
 
 
-def replies_for(case: Case) -> list[TurnResult]:
+def replies_for(case: Case, from_turn: int = 0) -> list[TurnResult]:
     """The emulator's replies for `case`, in the order the adapter will ask for them.
 
     Each user turn that expects calls gets the calls, then (once the results are back) a short
     text answer; a turn that expects no call gets a text answer. In a case with an environment
     the calls are the turn's ground truth, all in one step (their results come from the
-    environment; an empty ground truth is a text answer).
+    environment; an empty ground truth is a text answer). `from_turn`: the replies from that
+    user turn on (an adapter the case hands the conversation to at that turn).
     """
     replies: list[TurnResult] = []
-    for turn in case.turns:
+    for turn in case.turns[from_turn:]:
         prompt_tokens = 10 * (turn.index + 1)
         usage = Usage(input_tokens=prompt_tokens, output_tokens=5, total_tokens=prompt_tokens + 5)
         if turn.expected is None or turn.expected.no_call or turn.expected.ground_truth == []:
@@ -58,13 +59,18 @@ class CaseEmulator:
         self._pool: httpx2.AsyncBaseTransport | None = None
 
     def upstream_for(self, case: Case, adapter_id: str) -> httpx2.AsyncBaseTransport:
-        replies = replies_for(case)
+        return self.upstream_from(case, adapter_id, 0)
+
+    def upstream_from(self, case: Case, adapter_id: str, turn: int) -> httpx2.AsyncBaseTransport:
+        """`upstream_for` an adapter that plays `case` from user turn `turn` on (a handoff)."""
+        replies = replies_for(case, turn)
         if self.server.strict:
             # A strict emulator is a provider with reasoning on: its replies carry the wire's state.
             from xpeval.adapters.registry import effective_contract
             from xpeval.adapters.wires import get_wire
 
-            replies = with_state(get_wire(effective_contract(adapter_id).wire), replies, case.id)
+            conversation = case.id if turn == 0 else f"{case.id}@{turn}"
+            replies = with_state(get_wire(effective_contract(adapter_id).wire), replies, conversation)
         script = self.server.script([Reply(result=reply) for reply in replies])
         if self._pool is None:
             from xpeval.evals.running.episode_transport import upstream_pool

@@ -150,10 +150,47 @@ def simulated_human(case: Case) -> Callable[[ApprovalRequest], ApprovalDecision]
     return decide
 
 
+AdapterSwitch = Callable[[str, int], TurnTaker]
+"""The adapter a case turn names (`FollowUp.adapter`) for that turn (its index) on, reached the
+way the episode's own is."""
+
+
+def _handed_over(
+    conversation: list[Message], source: str | None, target: str, turn: int, switch: AdapterSwitch | None
+) -> tuple[list[Message], TurnTaker] | ProviderError:
+    """The conversation converted for `target` and `target`'s adapter, or the `handoff` error."""
+    from xpeval.evals.handoff.switch import hand_over
+
+    if source is None:
+        return ProviderError(
+            kind="handoff", message=f"handoff to {target}: the episode's own adapter is not known"
+        )
+    converted = hand_over(conversation, source, target)
+    if isinstance(converted, ProviderError):
+        return converted
+    if switch is None:
+        return ProviderError(
+            kind="handoff",
+            message=f"handoff {source} -> {target}: this run reaches one adapter per episode "
+            "(a live run against the emulator reaches others)",
+        )
+    return converted, switch(target, turn)
+
+
 async def play_case(
-    adapter: TurnTaker, case: Case, model: str, *, stream: bool = False, max_steps: int = DEFAULT_MAX_STEPS
+    adapter: TurnTaker,
+    case: Case,
+    model: str,
+    *,
+    stream: bool = False,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    adapter_id: str | None = None,
+    switch: AdapterSwitch | None = None,
 ) -> EpisodeOutcome:
-    """Run `case` through `adapter`; never raises for anything the provider or model does."""
+    """Run `case` through `adapter` (registered as `adapter_id`); never raises for anything the
+    provider or model does. A follow-up naming another adapter hands the conversation to it
+    (`switch` reaches it; docs/provider-loop-rules.md, "Handoff"): a handoff a rule makes
+    impossible ends the episode with a `handoff` error."""
     outcome = EpisodeOutcome()
     if not is_multi_step(case.category):
         request = case.turn_request(model).model_copy(update={"stream": stream})
@@ -181,8 +218,24 @@ async def play_case(
         approval_policy=simulated_human(case),
     )
     conversation: list[Message] = []
+    current = adapter_id
     for turn in case.turns:
         conversation = [*conversation, *turn.messages]
+        if turn.adapter is not None and turn.adapter != current:
+            moved = _handed_over(conversation, current, turn.adapter, turn.index, switch)
+            if isinstance(moved, ProviderError):
+                outcome.error = moved
+                break
+            conversation, taker = moved
+            current = turn.adapter
+            loop = AgentLoop(
+                taker,
+                registry,
+                router,
+                max_steps=max_steps,
+                stream=stream,
+                approval_policy=simulated_human(case),
+            )
         state = await loop.run(conversation)
         outcome.add_turn(state)
         if state.error is not None:

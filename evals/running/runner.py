@@ -37,7 +37,7 @@ from xpeval.evals.results.rows import (
 from xpeval.evals.running.cost import episode_cost
 from xpeval.evals.running.episode_transport import bound
 from xpeval.evals.running.plan import PlannedEpisode
-from xpeval.evals.running.play import EpisodeOutcome, play_case
+from xpeval.evals.running.play import AdapterSwitch, EpisodeOutcome, play_case
 from xpeval.evals.running.retry import backoff_delay
 from xpeval.evals.runtime.loop import TurnTaker
 from xpeval.evals.scrub import current_scrubber, scrub_value
@@ -72,6 +72,8 @@ class OpenEpisode:
     """Close the episode (save a recording when `succeeded`); returns replay problems."""
     retry: Callable[[], None] = field(default=lambda: None)
     """Called before a retried attempt (a recording keeps only the final attempt)."""
+    switch: AdapterSwitch | None = None
+    """Reaches the adapter a case turn names (a handoff); None: the run reaches only this one."""
 
 
 class EpisodeBackend(Protocol):
@@ -328,7 +330,12 @@ async def play_open(
     with bound(episode.transport):
         return await asyncio.wait_for(
             play_case(
-                episode.adapter, case, episode.model, stream=episode.stream if stream is None else stream
+                episode.adapter,
+                case,
+                episode.model,
+                stream=episode.stream if stream is None else stream,
+                adapter_id=episode.adapter_id,
+                switch=episode.switch,
             ),
             timeout=timeout,
         )

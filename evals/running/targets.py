@@ -30,6 +30,7 @@ from xpeval.evals.cassettes.meta import TargetKind as TargetKind
 from xpeval.evals.results.rows import REPLAYED_SOURCE, RowSource
 from xpeval.evals.running.episode_transport import EpisodeRouter, upstream_pool
 from xpeval.evals.running.plan import PlannedEpisode
+from xpeval.evals.running.play import AdapterSwitch
 from xpeval.evals.running.runner import OpenEpisode
 from xpeval.evals.scrub import install_log_filter, scrub_line
 
@@ -367,6 +368,7 @@ class EpisodeFactory:
             case_digest=case_digest(case) if kind == "emulator" else None,
         )
         transport = bound.transport if self.mode is not Mode.LIVE else upstream
+        switch = self._switch(case) if kind == "emulator" and self.mode is Mode.LIVE else None
         return OpenEpisode(
             adapter=adapter,
             adapter_id=adapter_id,
@@ -382,7 +384,22 @@ class EpisodeFactory:
             problems=lambda: bound.unmatched_problems() if bound.has_misses else [],
             finish=lambda succeeded: bound.finish(succeeded=succeeded),
             retry=bound.retry,
+            switch=switch,
         )
+
+    def _switch(self, case: Case) -> AdapterSwitch | None:
+        """The adapters a live emulated episode hands its conversation to: each answered by the
+        emulator from the turn it takes over (none when the emulator cannot start mid-case)."""
+        emulator = self.emulator
+        upstream_from = getattr(emulator, "upstream_from", None)
+        if upstream_from is None:
+            return None
+
+        def reach(adapter_id: str, turn: int) -> Adapter:
+            settings = AdapterSettings(transport=upstream_from(case, adapter_id, turn), timeout=self.timeout)
+            return build_adapter(adapter_id, "emulator", settings)
+
+        return reach
 
 
 def _row_source(mode: Mode, kind: TargetKind) -> RowSource:

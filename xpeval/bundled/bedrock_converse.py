@@ -423,11 +423,13 @@ class BedrockConverse:
         if system:
             kwargs["system"] = system
         if tools.sent:
+            # `description` is optional but, when sent, at least one character (botocore's
+            # model): a tool without one goes without the key.
             specs = [
                 {
                     "toolSpec": {
                         "name": t.name,
-                        "description": t.description,
+                        **({"description": t.description} if t.description else {}),
                         "inputSchema": {"json": t.parameters},
                     }
                 }
