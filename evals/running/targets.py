@@ -342,7 +342,16 @@ class EpisodeFactory:
         for adapter, _ in built:
             await adapter.aclose()
 
-    def open(self, planned: PlannedEpisode) -> OpenEpisode:
+    def open(
+        self,
+        planned: PlannedEpisode,
+        *,
+        via: httpx2.AsyncBaseTransport | None = None,
+        batch: str | None = None,
+    ) -> OpenEpisode:
+        """The episode ready to play. `via`, `batch` (a `--batch` run): its upstream requests go
+        through `via` (captured for a batch, then answered by it), never streamed, and its
+        recording says it came through the Batch API (xpeval's id of the batch: `batch`)."""
         adapter_id, case = planned.adapter_id, planned.case
         contract = effective_contract(adapter_id)
         recorded = None
@@ -350,8 +359,8 @@ class EpisodeFactory:
             recorded = self.store.meta(self.store.path(adapter_id, planned.episode_id, planned.model))
         kind = self.target_of(adapter_id, recorded.source if recorded else None, planned.model)
         model = planned.model or default_model(adapter_id, kind)
-        upstream = None
-        if kind == "emulator" and self.mode is not Mode.REPLAY:
+        upstream = via
+        if upstream is None and kind == "emulator" and self.mode is not Mode.REPLAY:
             if self.emulator is None:
                 raise RuntimeError("the emulator target needs a running emulator")
             upstream = self.emulator.upstream_for(case, adapter_id)
@@ -370,8 +379,10 @@ class EpisodeFactory:
             refresh=self.refresh and self.mode is Mode.RECORD,
             text_calls=adapter.reply_hook is not None,
             case_digest=case_digest(case) if kind == "emulator" else None,
+            delivery="batch" if via is not None else "online",
         )
         transport = episode.transport if self.mode is not Mode.LIVE else upstream
+        batch_recorded = recorded is not None and recorded.delivery == "batch"
         return OpenEpisode(
             adapter=adapter,
             adapter_id=adapter_id,
@@ -381,12 +392,19 @@ class EpisodeFactory:
             transport=transport,
             recorded_at=recorded.recorded_at.isoformat(timespec="seconds") if recorded else None,
             recorded_model=recorded.model if recorded else None,
-            stream=streams(case.id, self.stream_policy),
+            # Batch APIs do not stream: a batched episode, and the replay of its recording, ask for
+            # the whole reply (docs/batch.md, "Streamed episodes").
+            stream=streams(case.id, self.stream_policy) and via is None and not batch_recorded,
             sleeps=self.mode is not Mode.REPLAY,
             replayed_from=str(episode.cassette_path) if self.mode is Mode.REPLAY else None,
             problems=lambda: episode.unmatched_problems() if episode.has_misses else [],
             finish=lambda succeeded: episode.finish(succeeded=succeeded),
             retry=episode.retry,
+            batch=batch
+            if via is not None
+            else "recorded"
+            if recorded and recorded.delivery == "batch"
+            else None,
         )
 
 
