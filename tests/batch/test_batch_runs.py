@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from tests._corpus import REPO_ROOT
-from xpeval.adapters.wires.batch import BatchRequest
+from xpeval.adapters.wires.batch import BatchRequest, batch_api
 from xpeval.evals.cases import load_cases
 from xpeval.evals.cases.loader import BUILTIN_DIR
 from xpeval.evals.cassettes import Mode
@@ -26,9 +26,11 @@ from xpeval.evals.cassettes.store import CassetteStore
 from xpeval.evals.emulator.batches import BatchKnobs, Fault
 from xpeval.evals.emulator.case_script import CaseEmulator
 from xpeval.evals.emulator.server import EmulatorServer
+from xpeval.evals.results.batch_records import BatchSubmitted
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.load import load_run
 from xpeval.evals.running.suite import SuiteConfig, run_suite
+from xpeval.evals.verdict.custody import check_custody
 from xpeval.evals.verdict.scorecard import scorecard
 
 ADAPTERS = ("openai-chat", "openai-responses", "anthropic-messages")
@@ -103,6 +105,7 @@ def test_a_batch_recording_has_the_rows_and_rates_of_an_online_one(
         assert [a.custom_id for a in batch.answers] != [r.custom_id for r in batch.requests]
     records = ResultsFile.read(outcome.results.path).batches
     assert sorted(r.type for r in records) == ["batch"] * 3 + ["batch_settled"] * 3 + ["batch_submitted"] * 3
+    check_custody(load_run(outcome.results.path), tmp_path)  # the gate's chain of custody reads them
 
 
 def test_a_batch_recording_replays_like_an_online_one(emulator: EmulatorServer, tmp_path: Path) -> None:
@@ -215,3 +218,38 @@ def test_a_run_killed_mid_poll_resumes_its_batches_without_submitting_twice(
     assert list(batched.index) == list(asked.index)  # none lost
     assert batched[[*VERDICT, "error_kind"]].equals(asked[[*VERDICT, "error_kind"]])
     assert _rates(tmp_path / "results.jsonl").equals(_rates(online))
+
+
+class _Killed(BaseException):
+    """Stands for the process dying: nothing after it runs."""
+
+
+@pytest.mark.parametrize(
+    ("adapter", "api_name"), [("openai-chat", "openai"), ("anthropic-messages", "anthropic")]
+)
+def test_a_run_killed_between_creating_a_batch_and_writing_its_id_finds_it_again(
+    adapter: str, api_name: str, emulator: EmulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = batch_api(api_name)
+    submit = type(api).submit
+
+    async def create_then_die(self: Any, client: Any, requests: Any, tag: str) -> str:
+        await submit(self, client, requests, tag)
+        raise _Killed
+
+    config = _config(tmp_path, "killed", batch=True, adapters=(adapter,), cases=("calc_*",))
+    with monkeypatch.context() as patch:
+        patch.setattr(type(api), "submit", create_then_die)
+        with pytest.raises(_Killed):
+            run_suite(config, emulator=CaseEmulator(emulator))
+    records = ResultsFile.read(config.results).batches
+    assert [r.type for r in records] == ["batch"]  # the intent only: its id was never written
+    assert emulator.batches.creates == 1
+
+    outcome = run_suite(config, emulator=CaseEmulator(emulator))
+
+    assert emulator.batches.creates == 1  # found again, not created twice
+    submitted = [r for r in ResultsFile.read(config.results).batches if isinstance(r, BatchSubmitted)]
+    assert [r.adopted for r in submitted] == [True]
+    frame = load_run(outcome.results.path).frame
+    assert len(frame) == len(set(frame["case_id"])) and frame["error_kind"].isna().all()

@@ -109,8 +109,9 @@ class AnthropicBatch:
             ]
             return _json(_render(service.create(API_NAME, requests)))
         if method == "GET" and item is None:
-            listed = [_render(b) for b in sorted(service.batches(), key=lambda b: -b.created_at)]
-            return _json({"data": [b for b in listed if b], "has_more": False})
+            own = [b for b in service.batches() if b.api == API_NAME]
+            listed = [_render(b) for b in sorted(own, key=lambda b: -b.created_at)]
+            return _json({"data": listed, "has_more": False})
         found = service.batch(item) if method == "GET" and item else None
         if found is None or found.api != API_NAME:
             error = {"type": "error", "error": {"type": "not_found_error", "message": f"{item} not found"}}

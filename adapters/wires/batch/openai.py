@@ -135,12 +135,15 @@ class OpenAIBatch:
         if kind == "batches" and method == "POST" and item is None:
             return _create(body, service)
         if kind == "batches" and method == "GET" and item is None:
-            listed = [_render(b) for b in sorted(service.batches(), key=lambda b: -b.created_at)]
+            own = [b for b in service.batches() if b.api == API_NAME]
+            listed = [_render(b) for b in sorted(own, key=lambda b: -b.created_at)]
             page = {"object": "list", "data": listed, "has_more": False}
             return HttpAnswer(200, json.dumps(page).encode())
         if kind == "batches" and method == "GET" and item and not content:
             found = service.batch(item)
-            return HttpAnswer(200, json.dumps(_render(found)).encode()) if found else _missing(item)
+            if found is None or found.api != API_NAME:
+                return _missing(item)
+            return HttpAnswer(200, json.dumps(_render(found)).encode())
         return None
 
 
