@@ -187,7 +187,7 @@ class BatchSession:
             api = self._api(planned.adapter_id)
             adapter, _ = self._adapter(planned)
             key = (planned.episode_id, planned.adapter_id, str(planned.model))
-            path = api.line_path(str(adapter.client.base_url), request.path)
+            path = api.line_path(str(getattr(adapter.client, "base_url", "")), request.path)
             captured.append(
                 _Pending(
                     planned,

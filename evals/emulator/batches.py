@@ -24,7 +24,7 @@ from typing import Literal
 
 from xpeval.adapters.wires.batch import BatchAnswer, BatchRequest, EmulatedBatch, HttpAnswer, batch_api
 
-API_NAMES = ("openai", "anthropic")
+API_NAMES = ("openai", "anthropic", "gemini")
 """The Batch APIs the emulator serves."""
 
 Fault = Literal["expired", "errored", "missing"]

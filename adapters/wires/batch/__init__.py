@@ -19,6 +19,7 @@ BATCH_APIS: dict[str, str] = {
     "openai-chat": "openai",
     "openai-responses": "openai",
     "anthropic-messages": "anthropic",
+    "google-genai": "gemini",
 }
 """The Batch API that takes each wire's requests (a wire without one is not batched)."""
 
@@ -33,6 +34,10 @@ def batch_api(name: str) -> BatchApi:
         from xpeval.adapters.wires.batch.anthropic import API as anthropic_api
 
         return anthropic_api
+    if name == "gemini":
+        from xpeval.adapters.wires.batch.gemini import API as gemini_api
+
+        return gemini_api
     raise ValueError(f"no Batch API called {name!r} (known: {', '.join(sorted(set(BATCH_APIS.values())))})")
 
 

@@ -54,6 +54,7 @@ def _line(request: BatchRequest) -> bytes:
 
 
 API_NAME = "openai"
+GOOGLE_KEY_HEADER = "x-goog-api-key"
 
 
 class OpenAIBatch:
@@ -124,8 +125,8 @@ class OpenAIBatch:
     ) -> HttpAnswer | None:
         """The emulator's answer to a request of this API, or None when it is not one."""
         route = re.fullmatch(r"(?:/[^?]*)?/v1/(files|batches)(?:/([^/?]+))?(/content)?(?:\?.*)?", path)
-        if route is None:
-            return None
+        if route is None or GOOGLE_KEY_HEADER in headers:
+            return None  # Gemini's batches share the path; its SDK sends its key in its own header
         kind, item, content = route.groups()
         if kind == "files" and method == "POST" and item is None:
             return _upload(headers, body, service)
