@@ -24,6 +24,7 @@ _._consistent
 _._matches_schema
 _._nested_shape
 _._known_classes
+_._aligned
 # vcrpy's Cassette and persister interfaces, overridden and called by vcrpy.
 _._metadata
 _._old_interactions

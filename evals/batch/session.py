@@ -150,18 +150,13 @@ class BatchSession:
     ) -> list[PlannedEpisode]:
         """Play the batchable episodes of `todo` (those of `episodes`, the run's plan, without a
         final row yet) through batches; the others are returned, to be played online."""
-        online = [p for p in todo if not self._batchable(p)]
+        batchable = {id(p) for p in todo if self._batchable(p)}
+        online = [p for p in todo if id(p) not in batchable]
         self._say_online(online)
-        batchable = [p for p in todo if self._batchable(p)]
         self.planned = {(p.episode_id, p.adapter_id): p for p in episodes}
-        intents = [r for r in self.results.batches if isinstance(r, BatchIntent)]
-        settled = {r.batch for r in self.results.batches if isinstance(r, BatchSettled)}
-        submitted = {r.batch: r.provider_id for r in self.results.batches if isinstance(r, BatchSubmitted)}
-        open_intents = [i for i in intents if i.batch not in settled]
+        open_intents, submitted = self._recorded()
         held = {(e, i.adapter) for i in open_intents for e in i.episodes}
-        if open_intents:
-            self.log(f"--batch: resuming {len(open_intents)} batches of {self.results.path}")
-        fresh = [p for p in batchable if (p.episode_id, p.adapter_id) not in held]
+        fresh = [p for p in todo if id(p) in batchable and (p.episode_id, p.adapter_id) not in held]
         captured, played_online = await self._capture(fresh)
         online.extend(played_online)
         for intent in [i for i in open_intents if i.batch not in submitted]:
@@ -171,6 +166,16 @@ class BatchSession:
             open_intents.append(intent)
         await asyncio.gather(*(self._settle(i, submitted[i.batch]) for i in open_intents))
         return online
+
+    def _recorded(self) -> tuple[list[BatchIntent], dict[str, str]]:
+        """The batches the results file holds that are not settled yet, and every recorded
+        batch's provider id (a resumed run's)."""
+        records = self.results.batches
+        settled = {r.batch for r in records if isinstance(r, BatchSettled)}
+        open_intents = [r for r in records if isinstance(r, BatchIntent) and r.batch not in settled]
+        if open_intents:
+            self.log(f"--batch: resuming {len(open_intents)} batches of {self.results.path}")
+        return open_intents, {r.batch: r.provider_id for r in records if isinstance(r, BatchSubmitted)}
 
     async def _capture(
         self, episodes: Sequence[PlannedEpisode]

@@ -120,6 +120,18 @@ class SuiteConfig:
             raise UserError(f"--repeat must be between 1 and 100, got {self.repeat}")
         if self.retries < 0 or self.retries > 20:
             raise UserError(f"--retries must be between 0 and 20, got {self.retries}")
+        self._validate_batch()
+        if not 0 <= self.tolerance < 1:
+            raise UserError(f"--tolerance must be between 0 and 1, got {self.tolerance:g}")
+        unknown = [c for c in self.categories if c not in CATEGORIES]
+        if unknown:
+            raise UserError(f"unknown --categories {', '.join(unknown)} (known: {', '.join(CATEGORIES)})")
+        if self.reports.exists() and not self.reports.is_dir():
+            raise UserError(f"--reports {self.reports} is a file, not a folder")
+        if self.results.exists() and self.results.is_dir():
+            raise UserError(f"--results {self.results} is a folder, not a results file")
+
+    def _validate_batch(self) -> None:
         if self.batch and self.mode is Mode.REPLAY:
             raise UserError(
                 "--batch asks providers through their Batch APIs; a replay asks no one (--mode record)"
@@ -130,15 +142,6 @@ class SuiteConfig:
             )
         if not self.batch_poll > 0:
             raise UserError(f"--batch-poll must be a positive number of seconds, got {self.batch_poll:g}")
-        if not 0 <= self.tolerance < 1:
-            raise UserError(f"--tolerance must be between 0 and 1, got {self.tolerance:g}")
-        unknown = [c for c in self.categories if c not in CATEGORIES]
-        if unknown:
-            raise UserError(f"unknown --categories {', '.join(unknown)} (known: {', '.join(CATEGORIES)})")
-        if self.reports.exists() and not self.reports.is_dir():
-            raise UserError(f"--reports {self.reports} is a file, not a folder")
-        if self.results.exists() and self.results.is_dir():
-            raise UserError(f"--results {self.results} is a folder, not a results file")
 
     @property
     def case_set(self) -> str:

@@ -24,7 +24,7 @@ from xpeval.adapters.adapter import Adapter, AdapterSettings
 from xpeval.adapters.registry import create_adapter, effective_contract, provider_of
 from xpeval.evals.cases import Case
 from xpeval.evals.cassettes import CassetteStore, Mode, Source, bind_cassette
-from xpeval.evals.cassettes.meta import case_digest
+from xpeval.evals.cassettes.meta import CassetteMeta, case_digest
 from xpeval.evals.errors import UserError
 from xpeval.evals.results.rows import REPLAYED_SOURCE, RowSource
 from xpeval.evals.running.episode_transport import EpisodeRouter, upstream_pool
@@ -359,11 +359,7 @@ class EpisodeFactory:
             recorded = self.store.meta(self.store.path(adapter_id, planned.episode_id, planned.model))
         kind = self.target_of(adapter_id, recorded.source if recorded else None, planned.model)
         model = planned.model or default_model(adapter_id, kind)
-        upstream = via
-        if upstream is None and kind == "emulator" and self.mode is not Mode.REPLAY:
-            if self.emulator is None:
-                raise RuntimeError("the emulator target needs a running emulator")
-            upstream = self.emulator.upstream_for(case, adapter_id)
+        upstream = via if via is not None else self._emulated(planned, kind)
         # Replay reads a reply as it was read when recorded (`CassetteMeta.text_calls`).
         adapter, router = self.adapter(adapter_id, kind, model, recorded.text_calls if recorded else None)
         episode = bind_cassette(
@@ -382,7 +378,7 @@ class EpisodeFactory:
             delivery="batch" if via is not None else "online",
         )
         transport = episode.transport if self.mode is not Mode.LIVE else upstream
-        batch_recorded = recorded is not None and recorded.delivery == "batch"
+        delivered = _delivered(via, batch, recorded)
         return OpenEpisode(
             adapter=adapter,
             adapter_id=adapter_id,
@@ -394,18 +390,32 @@ class EpisodeFactory:
             recorded_model=recorded.model if recorded else None,
             # Batch APIs do not stream: a batched episode, and the replay of its recording, ask for
             # the whole reply (docs/batch.md, "Streamed episodes").
-            stream=streams(case.id, self.stream_policy) and via is None and not batch_recorded,
+            stream=streams(case.id, self.stream_policy) and delivered is None,
             sleeps=self.mode is not Mode.REPLAY,
             replayed_from=str(episode.cassette_path) if self.mode is Mode.REPLAY else None,
             problems=lambda: episode.unmatched_problems() if episode.has_misses else [],
             finish=lambda succeeded: episode.finish(succeeded=succeeded),
             retry=episode.retry,
-            batch=batch
-            if via is not None
-            else "recorded"
-            if recorded and recorded.delivery == "batch"
-            else None,
+            batch=delivered,
         )
+
+    def _emulated(self, planned: PlannedEpisode, kind: TargetKind) -> httpx2.AsyncBaseTransport | None:
+        """The emulator's script for the episode (the emulator target, recording or live)."""
+        if kind != "emulator" or self.mode is Mode.REPLAY:
+            return None
+        if self.emulator is None:
+            raise RuntimeError("the emulator target needs a running emulator")
+        return self.emulator.upstream_for(planned.case, planned.adapter_id)
+
+
+def _delivered(
+    via: httpx2.AsyncBaseTransport | None, batch: str | None, recorded: CassetteMeta | None
+) -> str | None:
+    """The batch an episode is answered by (`via` given), "recorded" for the replay of a batch
+    recording, None for an episode asked online."""
+    if via is not None:
+        return batch
+    return "recorded" if recorded is not None and recorded.delivery == "batch" else None
 
 
 def _row_source(mode: Mode, kind: TargetKind) -> RowSource:

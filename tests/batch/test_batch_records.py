@@ -7,9 +7,12 @@ import pytest
 from xpeval.adapters.contract import Usage
 from xpeval.adapters.wires.batch import BatchLimits
 from xpeval.evals.batch.groups import split
+from xpeval.evals.cassettes import Mode
+from xpeval.evals.errors import UserError
 from xpeval.evals.results.batch_records import BatchIntent, BatchSettled
 from xpeval.evals.results.rows import RunHeader
 from xpeval.evals.running.cost import episode_cost
+from xpeval.evals.running.suite import SuiteConfig
 from xpeval.evals.verdict.custody import judge
 
 HEADER = RunHeader(run="run-1", fingerprint="f", started_at="2026-12-06T00:00:00+00:00", config={})
@@ -74,3 +77,17 @@ def test_a_batched_row_costs_genai_prices_batch_price(adapter: str, model: str) 
     )
     assert online is not None and batched is not None
     assert batched == pytest.approx(online / 2)
+
+
+@pytest.mark.parametrize(
+    ("changes", "said"),
+    [
+        ({"mode": Mode.REPLAY}, "a replay asks no one"),
+        ({"mode": Mode.RECORD, "stream": "always"}, "Batch APIs do not stream"),
+        ({"mode": Mode.RECORD, "batch_poll": 0.0}, "--batch-poll must be a positive"),
+    ],
+)
+def test_a_batch_run_that_cannot_be_one_says_why_in_one_line(changes: dict[str, object], said: str) -> None:
+    config = SuiteConfig(batch=True, **changes)  # type: ignore[arg-type]
+    with pytest.raises(UserError, match=said):
+        config.validate()

@@ -128,24 +128,37 @@ class OpenAIBatch:
         if route is None or GOOGLE_KEY_HEADER in headers:
             return None  # Gemini's batches share the path; its SDK sends its key in its own header
         kind, item, content = route.groups()
-        if kind == "files" and method == "POST" and item is None:
-            return _upload(headers, body, service)
-        if kind == "files" and method == "GET" and item and content:
-            data = service.file(item)
-            return HttpAnswer(200, data, "application/jsonl") if data is not None else _missing(item)
-        if kind == "batches" and method == "POST" and item is None:
+        if kind == "files":
+            return _serve_file(method, item, content, headers, body, service)
+        if method == "POST" and item is None:
             return _create(body, service)
-        if kind == "batches" and method == "GET" and item is None:
+        if method == "GET" and item is None:
             own = [b for b in service.batches() if b.api == API_NAME]
             listed = [_render(b) for b in sorted(own, key=lambda b: -b.created_at)]
             page = {"object": "list", "data": listed, "has_more": False}
             return HttpAnswer(200, json.dumps(page).encode())
-        if kind == "batches" and method == "GET" and item and not content:
+        if method == "GET" and not content:
             found = service.batch(item)
             if found is None or found.api != API_NAME:
                 return _missing(item)
             return HttpAnswer(200, json.dumps(_render(found)).encode())
         return None
+
+
+def _serve_file(
+    method: str,
+    item: str | None,
+    content: str | None,
+    headers: dict[str, str],
+    body: bytes,
+    service: EmulatedService,
+) -> HttpAnswer | None:
+    if method == "POST" and item is None:
+        return _upload(headers, body, service)
+    if method == "GET" and item and content:
+        data = service.file(item)
+        return HttpAnswer(200, data, "application/jsonl") if data is not None else _missing(item)
+    return None
 
 
 def _answer(line: dict[str, Any]) -> BatchAnswer:
