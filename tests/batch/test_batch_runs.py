@@ -29,6 +29,7 @@ from xpeval.evals.emulator.server import EmulatorServer
 from xpeval.evals.results.batch_records import BatchSubmitted
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.load import load_run
+from xpeval.evals.results.merge import merge_shards
 from xpeval.evals.running.suite import SuiteConfig, run_suite
 from xpeval.evals.verdict.custody import check_custody
 from xpeval.evals.verdict.scorecard import scorecard
@@ -256,3 +257,25 @@ def test_a_run_killed_between_creating_a_batch_and_writing_its_id_finds_it_again
     assert [r.adopted for r in submitted] == [True]
     frame = load_run(outcome.results.path).frame
     assert len(frame) == len(set(frame["case_id"])) and frame["error_kind"].isna().all()
+
+
+def test_merged_batch_shards_keep_every_batch_accounted_for(emulator: EmulatorServer, tmp_path: Path) -> None:
+    shards = []
+    for index in (1, 2):
+        config = _config(
+            tmp_path,
+            f"shard{index}",
+            batch=True,
+            adapters=("openai-chat",),
+            cases=("calc_*",),
+            shard=f"{index}/2",
+            cassettes=tmp_path / "cassettes",  # one run's shards share its settings
+        )
+        shards.append(run_suite(config, emulator=CaseEmulator(emulator)).results.path)
+
+    merged = merge_shards(shards, tmp_path / "merged.jsonl", vouch=check_custody, root=tmp_path)
+
+    records = ResultsFile.read(merged.path).batches
+    assert sorted(r.type for r in records) == sorted(["batch", "batch_submitted", "batch_settled"] * 2)
+    assert {r.run for r in records} == {merged.header.run}
+    check_custody(load_run(merged.path), tmp_path)  # the merged file is evidence the gate trusts
