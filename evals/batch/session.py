@@ -269,9 +269,15 @@ class BatchSession:
             provider_id = await self._call(intent, lambda client: api.submit(client, requests, intent.batch))
         except UserError:
             raise
-        except Exception as exc:  # refused as a whole (too large, no access): every episode says so
+        except Exception as exc:
+            if not _refused(exc):  # no answer: it may exist, so it is looked for when the run resumes
+                raise UserError(
+                    f"--batch: creating batch {intent.batch} ({intent.adapter} {intent.model}) got no answer "
+                    f"({type(exc).__name__}: {exc}); start the same run again: it finds the batch if it "
+                    "was created, and creates it if not"
+                ) from exc
             self.log(f"--batch: {intent.adapter} {intent.model}: the batch was refused: {exc}")
-            return f"refused: {type(exc).__name__}: {exc}"
+            return f"refused: {type(exc).__name__}: {exc}"  # every episode of it says so
         self.results.append_batch(
             BatchSubmitted(run=intent.run, batch=intent.batch, provider_id=provider_id, at=now_iso())
         )
@@ -452,6 +458,13 @@ class BatchSession:
         transport = self.emulator.batch_transport() if kind == "emulator" and self.emulator else None
         with bound(transport):
             return await call(adapter.client)
+
+
+def _refused(exc: Exception) -> bool:
+    """Whether the provider answered a create with a client error (4xx: too large, no access,
+    invalid): the batch does not exist. Anything else (no answer, 5xx) leaves that open."""
+    status = getattr(exc, "status_code", None) or getattr(exc, "code", None)
+    return isinstance(status, int) and 400 <= status < 500
 
 
 def _unanswered(answer: BatchAnswer | None, state: str, detail: str, provider_id: str) -> tuple[str, str]:

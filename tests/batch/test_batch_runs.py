@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pandas as pd
 import pytest
 
@@ -26,6 +27,7 @@ from xpeval.evals.cassettes.store import CassetteStore
 from xpeval.evals.emulator.batches import BatchKnobs, Fault
 from xpeval.evals.emulator.case_script import CaseEmulator
 from xpeval.evals.emulator.server import EmulatorServer
+from xpeval.evals.errors import UserError
 from xpeval.evals.results.batch_records import BatchSubmitted
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.load import load_run
@@ -279,3 +281,24 @@ def test_merged_batch_shards_keep_every_batch_accounted_for(emulator: EmulatorSe
     assert sorted(r.type for r in records) == sorted(["batch", "batch_submitted", "batch_settled"] * 2)
     assert {r.run for r in records} == {merged.header.run}
     check_custody(load_run(merged.path), tmp_path)  # the merged file is evidence the gate trusts
+
+
+def test_a_create_that_got_no_answer_stops_the_run_and_its_restart_creates_the_batch_once(
+    emulator: EmulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = batch_api("openai")
+
+    async def no_answer(self: Any, client: Any, requests: Any, tag: str) -> str:
+        raise httpx2.ConnectError("connection reset")
+
+    config = _config(tmp_path, "lost", batch=True, adapters=("openai-chat",), cases=("calc_*",))
+    with monkeypatch.context() as patch:
+        patch.setattr(type(api), "submit", no_answer)
+        with pytest.raises(UserError, match="start the same run again"):
+            run_suite(config, emulator=CaseEmulator(emulator))
+    assert [r.type for r in ResultsFile.read(config.results).batches] == ["batch"]
+
+    outcome = run_suite(config, emulator=CaseEmulator(emulator))
+
+    assert emulator.batches.creates == 1
+    assert load_run(outcome.results.path).frame["error_kind"].isna().all()
