@@ -36,6 +36,8 @@ from xpeval.evals.running.suite import SuiteConfig, run_suite
 from xpeval.evals.verdict.custody import check_custody
 from xpeval.evals.verdict.scorecard import scorecard
 
+pytestmark = pytest.mark.slow  # each plays a run (or two) of the emulator's cases
+
 ADAPTERS = ("openai-chat", "openai-responses", "anthropic-messages", "google-genai")
 CASES = ("calc_*", "weather_*")
 """Single-turn cases of every category the emulator answers (simple, multiple, parallel,
@@ -188,7 +190,6 @@ def _batch_command(tmp: Path, url: str) -> list[str]:
     ]  # fmt: skip
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("emulator", [BatchKnobs(polls_before_end=10**9)], indirect=True)
 def test_a_run_killed_mid_poll_resumes_its_batches_without_submitting_twice(
     online: Path, emulator: EmulatorServer, tmp_path: Path
