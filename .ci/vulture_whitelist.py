@@ -25,6 +25,7 @@ _._matches_schema
 _._nested_shape
 _._known_classes
 _._without_unset_adapter
+_._aligned
 # vcrpy's Cassette and persister interfaces, overridden and called by vcrpy.
 _._metadata
 _._old_interactions

@@ -36,7 +36,7 @@ from xpeval.adapters.contract import ProviderError
 from xpeval.errors import CassetteError
 from xpeval.evals.cassettes.cassette import IndexedCassette, load_recording
 from xpeval.evals.cassettes.matching import RequestKey, closest, describe, request_diff, requests_fingerprint
-from xpeval.evals.cassettes.meta import META_KEY, TARGET_OF_SOURCE, CassetteMeta, Mode, Source
+from xpeval.evals.cassettes.meta import META_KEY, TARGET_OF_SOURCE, CassetteMeta, Delivery, Mode, Source
 from xpeval.evals.cassettes.store import CassetteStore
 from xpeval.evals.scrub import Scrubber, install_log_filter, known_secrets
 from xpeval.evals.version import xpeval_version
@@ -164,6 +164,7 @@ class BoundCassette:
         flags: Sequence[str] = (),
         text_calls: bool = False,
         case_digest: str | None = None,
+        delivery: Delivery = "online",
     ) -> None:
         self.adapter_id = adapter_id
         self.episode_id = episode_id
@@ -177,6 +178,8 @@ class BoundCassette:
         """Whether the adapter reads calls written as text (saved in the metadata)."""
         self.case_digest = case_digest
         """An emulated episode: the digest of the case its answers are rendered from (saved)."""
+        self.delivery: Delivery = delivery
+        """How its responses were asked for (saved): online, or through a Batch API."""
         self.transport = None
         self.cassette: IndexedCassette | None = None
         self.open_problem: str | None = None
@@ -296,6 +299,7 @@ class BoundCassette:
             fingerprint=requests_fingerprint(keys),
             text_calls=self.text_calls,
             case_digest=self.case_digest if self.source == "emulated" else None,
+            delivery=self.delivery,
         )
         try:
             cassette.save_interactions(used, {META_KEY: meta.model_dump(mode="json")})
@@ -351,6 +355,7 @@ def bind_cassette(
     flags: Sequence[str] = (),
     text_calls: bool = False,
     case_digest: str | None = None,
+    delivery: Delivery = "online",
 ) -> BoundCassette:
     """Bind the cassette of (adapter, case) to a transport for one episode.
 
@@ -377,6 +382,7 @@ def bind_cassette(
         flags=flags,
         text_calls=text_calls,
         case_digest=case_digest,
+        delivery=delivery,
     )
     if path is None:
         return bound

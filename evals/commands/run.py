@@ -86,6 +86,24 @@ def register(subparsers: Any) -> None:
         default="alternate",
         help="which episodes ask for streamed responses (alternate: half the cases, by id)",
     )
+    parser.add_argument(
+        "--batch",
+        action="store_true",
+        help="record/live: ask single-turn episodes through the providers' Batch APIs (half price, answers "
+        "within hours, never streamed; a stopped run resumes its batches: docs/batch.md)",
+    )
+    parser.add_argument(
+        "--batch-poll",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="--batch: seconds before a batch's first poll (doubling up to 10 minutes)",
+    )
+    parser.add_argument(
+        "--emulator-url",
+        metavar="URL",
+        help="the emulator target is an emulator already running at this loopback URL (tests, demos)",
+    )
     parser.add_argument("--concurrency", type=int, default=4, help="episodes in flight per adapter (1-1000)")
     parser.add_argument("--rate", type=float, help="requests per second per adapter (default: unlimited)")
     parser.add_argument("--retries", type=int, default=2, help="retries of a retryable provider failure")
@@ -139,6 +157,9 @@ def config_from(args: argparse.Namespace) -> Any:
         refresh=args.refresh,
         repeat=args.repeat,
         stream=args.stream,
+        batch=args.batch,
+        batch_poll=args.batch_poll,
+        emulator_url=args.emulator_url,
         concurrency=args.concurrency,
         rate=args.rate,
         retries=args.retries,

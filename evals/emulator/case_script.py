@@ -6,14 +6,19 @@ transport, decoding, the agent loop, scoring), never what any provider would ans
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import httpx2
 
 from xpeval.adapters.contract import ToolCall, TurnResult, Usage
 from xpeval.evals.cases import Case
 from xpeval.evals.cases.model import is_multi_step
 from xpeval.evals.emulator.script import Reply
-from xpeval.evals.emulator.server import EmulatorServer
+from xpeval.evals.emulator.server import DEFAULT_SCRIPT, EmulatorServer
 from xpeval.evals.emulator.strict import with_state
+
+if TYPE_CHECKING:
+    from xpeval.evals.emulator.remote import RemoteEmulator
 
 DONE_TEXT = "Done."
 NO_TOOL_TEXT = "None of the available tools applies to this request."
@@ -51,10 +56,11 @@ def replies_for(case: Case, from_turn: int = 0) -> list[TurnResult]:
 
 
 class CaseEmulator:
-    """The emulator as the runner's target: each episode gets its own script on one server,
-    and every episode of a run reaches it through one connection pool."""
+    """The emulator as the runner's target: each episode gets its own script on one server
+    (this process's, or one at a loopback URL: `RemoteEmulator`), and every episode of a run
+    reaches it through one connection pool."""
 
-    def __init__(self, server: EmulatorServer) -> None:
+    def __init__(self, server: EmulatorServer | RemoteEmulator) -> None:
         self.server = server
         self._pool: httpx2.AsyncBaseTransport | None = None
 
@@ -63,6 +69,12 @@ class CaseEmulator:
 
     def upstream_from(self, case: Case, adapter_id: str, turn: int) -> httpx2.AsyncBaseTransport:
         """`upstream_for` an adapter that plays `case` from user turn `turn` on (a handoff)."""
+        script = self.register(case, adapter_id, turn=turn)
+        return self.server.transport(script, pool=self.pool())
+
+    def register(self, case: Case, adapter_id: str, name: str | None = None, *, turn: int = 0) -> str:
+        """The case's replies from user turn `turn` on as a script (named `name`: a batch
+        request's custom id)."""
         replies = replies_for(case, turn)
         if self.server.strict:
             # A strict emulator is a provider with reasoning on: its replies carry the wire's state.
@@ -71,12 +83,18 @@ class CaseEmulator:
 
             conversation = case.id if turn == 0 else f"{case.id}@{turn}"
             replies = with_state(get_wire(effective_contract(adapter_id).wire), replies, conversation)
-        script = self.server.script([Reply(result=reply) for reply in replies])
+        return self.server.script([Reply(result=reply) for reply in replies], name=name)
+
+    def batch_transport(self) -> httpx2.AsyncBaseTransport:
+        """Where a run's Batch API calls go (files, batches, results): the same server."""
+        return self.server.transport(DEFAULT_SCRIPT, pool=self.pool())
+
+    def pool(self) -> httpx2.AsyncBaseTransport:
         if self._pool is None:
             from xpeval.evals.running.episode_transport import upstream_pool
 
             self._pool = upstream_pool()
-        return self.server.transport(script, pool=self._pool)
+        return self._pool
 
     async def aclose(self) -> None:
         pool, self._pool = self._pool, None

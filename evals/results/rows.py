@@ -137,6 +137,9 @@ class ResultRow(BaseModel):
     """The model's refusal, when it refused (scored as no call)."""
     truncated: list[Truncation] = Field(default_factory=list)
     """Values cut to `MAX_VALUE_BYTES`: each keeps its first bytes, its length and its sha256."""
+    batch: str | None = None
+    """The batch that answered this episode (`xpeval run --batch`: its id in the file's batch
+    records), or "recorded" when replayed from a batch recording; None: asked online."""
     dropped_calls: int = Field(default=0, ge=0)
     """Calls the answer had past the first ones the row keeps (`MAX_ROW_CALLS`, `MAX_ROW_BYTES`):
     counted, not kept. A row that dropped calls is never scored correct (what they were is gone)."""

@@ -74,6 +74,9 @@ class OpenEpisode:
     """Called before a retried attempt (a recording keeps only the final attempt)."""
     switch: AdapterSwitch | None = None
     """Reaches the adapter a case turn names (a handoff); None: the run reaches only this one."""
+    batch: str | None = None
+    """The batch (xpeval's id) that answered this episode (`xpeval run --batch`), or, replayed,
+    "recorded" for a batch recording: priced at the batch price."""
 
 
 class EpisodeBackend(Protocol):
@@ -132,6 +135,7 @@ def _usage(episode: OpenEpisode, outcome: EpisodeOutcome | None) -> dict[str, ob
         source=episode.source,
         usage=usage,
         at=episode.recorded_at,
+        processing="batch" if episode.batch else None,
     )
     return {
         "input_tokens": usage.input_tokens,
@@ -185,6 +189,7 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
         started_at=attempt.started,
         text=outcome.final_text if outcome else None,
         refusal=outcome.refusal if outcome else None,
+        batch=episode.batch,
         **_usage(episode, outcome),  # type: ignore[arg-type]
     )
     # Secrets first (a provider may echo a key in any text), then the size bound, then the

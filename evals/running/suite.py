@@ -85,6 +85,12 @@ class SuiteConfig:
     repeat: int = 1
     """Play each case this many times (trials; each its own cassette when recorded)."""
     stream: StreamPolicy = "alternate"
+    batch: bool = False
+    """Record/live: single-turn episodes go through the providers' Batch APIs (docs/batch.md)."""
+    batch_poll: float = 30.0
+    """Seconds before a batch's first poll (doubling up to `xpeval.evals.batch.session.POLL_CAP`)."""
+    emulator_url: str | None = None
+    """The emulator target is an emulator already running at this loopback URL."""
     concurrency: int = 4
     rate: float | None = None
     retries: int = 2
@@ -112,6 +118,7 @@ class SuiteConfig:
             raise UserError(f"--repeat must be between 1 and 100, got {self.repeat}")
         if self.retries < 0 or self.retries > 20:
             raise UserError(f"--retries must be between 0 and 20, got {self.retries}")
+        self._validate_batch()
         if not 0 <= self.tolerance < 1:
             raise UserError(f"--tolerance must be between 0 and 1, got {self.tolerance:g}")
         unknown = [c for c in self.categories if c not in CATEGORIES]
@@ -121,6 +128,18 @@ class SuiteConfig:
             raise UserError(f"--reports {self.reports} is a file, not a folder")
         if self.results.exists() and self.results.is_dir():
             raise UserError(f"--results {self.results} is a folder, not a results file")
+
+    def _validate_batch(self) -> None:
+        if self.batch and self.mode is Mode.REPLAY:
+            raise UserError(
+                "--batch asks providers through their Batch APIs; a replay asks no one (--mode record)"
+            )
+        if self.batch and self.stream == "always":
+            raise UserError(
+                "--batch with --stream always: Batch APIs do not stream (docs/batch.md); drop one"
+            )
+        if not self.batch_poll > 0:
+            raise UserError(f"--batch-poll must be a positive number of seconds, got {self.batch_poll:g}")
 
     @property
     def case_set(self) -> str:
@@ -306,6 +325,8 @@ def _header(config: SuiteConfig, suite: SuitePlan) -> RunHeader:
     }
     if config.strict_emulator:  # named only when on: every other run's fingerprint is as it was
         settings["strict_emulator"] = True
+    if config.batch:  # likewise
+        settings["batch"] = True
     run_fingerprint = settings_fingerprint(settings)
     started = now_iso()
     return RunHeader(
@@ -429,8 +450,13 @@ def _play(
         from xpeval.evals.emulator.case_script import CaseEmulator
         from xpeval.evals.emulator.server import EmulatorServer
 
-        server = EmulatorServer(strict=config.strict_emulator).start()
-        emulator = owned = CaseEmulator(server)
+        if config.emulator_url:
+            from xpeval.evals.emulator.remote import RemoteEmulator
+
+            emulator = owned = CaseEmulator(RemoteEmulator(config.emulator_url))
+        else:
+            server = EmulatorServer(strict=config.strict_emulator).start()
+            emulator = owned = CaseEmulator(server)
     factory = EpisodeFactory(
         mode=config.mode,
         store=store,
@@ -449,10 +475,21 @@ def _play(
     if resumed:
         log(f"resuming {results.path}: {resumed} of {len(suite.episodes)} episodes already done")
 
+    session = None
+    if config.batch:
+        from xpeval.evals.batch.session import POLL_CAP, BatchSession, BatchSettings
+
+        poll = BatchSettings(poll_first=config.batch_poll, poll_cap=max(POLL_CAP, config.batch_poll))
+        session = BatchSession(factory, results, settings, poll, emulator, log)
+
     async def play(bar: Progress | None) -> None:
         runner.progress = bar
         try:
-            await runner.run(todo)
+            online = todo
+            if session is not None:
+                session.progress = bar
+                online = await session.run(suite.episodes, todo)
+            await runner.run(online)
         finally:
             await factory.aclose()
             if owned is not None:

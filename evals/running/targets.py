@@ -25,7 +25,7 @@ from xpeval.adapters.registry import create_adapter, effective_contract, provide
 from xpeval.errors import UserError
 from xpeval.evals.cases import Case
 from xpeval.evals.cassettes import CassetteStore, Mode, Source, bind_cassette
-from xpeval.evals.cassettes.meta import TARGET_OF_SOURCE, case_digest
+from xpeval.evals.cassettes.meta import TARGET_OF_SOURCE, CassetteMeta, case_digest
 from xpeval.evals.cassettes.meta import TargetKind as TargetKind
 from xpeval.evals.results.rows import REPLAYED_SOURCE, RowSource
 from xpeval.evals.running.episode_transport import EpisodeRouter, upstream_pool
@@ -338,7 +338,16 @@ class EpisodeFactory:
         for adapter, _ in built:
             await adapter.aclose()
 
-    def open(self, planned: PlannedEpisode) -> OpenEpisode:
+    def open(
+        self,
+        planned: PlannedEpisode,
+        *,
+        via: httpx2.AsyncBaseTransport | None = None,
+        batch: str | None = None,
+    ) -> OpenEpisode:
+        """The episode ready to play. `via`, `batch` (a `--batch` run): its upstream requests go
+        through `via` (captured for a batch, then answered by it), never streamed, and its
+        recording says it came through the Batch API (xpeval's id of the batch: `batch`)."""
         adapter_id, case = planned.adapter_id, planned.case
         contract = effective_contract(adapter_id)
         recorded = None
@@ -346,11 +355,7 @@ class EpisodeFactory:
             recorded = self.store.meta(self.store.path(adapter_id, planned.episode_id, planned.model))
         kind = self.target_of(adapter_id, recorded.source if recorded else None, planned.model)
         model = planned.model or default_model(adapter_id, kind)
-        upstream = None
-        if kind == "emulator" and self.mode is not Mode.REPLAY:
-            if self.emulator is None:
-                raise RuntimeError("the emulator target needs a running emulator")
-            upstream = self.emulator.upstream_for(case, adapter_id)
+        upstream = via if via is not None else self._emulated(planned, kind)
         # Replay reads a reply as it was read when recorded (`CassetteMeta.text_calls`).
         adapter, router = self.adapter(adapter_id, kind, model, recorded.text_calls if recorded else None)
         bound = bind_cassette(
@@ -366,9 +371,11 @@ class EpisodeFactory:
             refresh=self.refresh and self.mode is Mode.RECORD,
             text_calls=adapter.reply_hook is not None,
             case_digest=case_digest(case) if kind == "emulator" else None,
+            delivery="batch" if via is not None else "online",
         )
         transport = bound.transport if self.mode is not Mode.LIVE else upstream
         switch = self._switch(case) if kind == "emulator" and self.mode is Mode.LIVE else None
+        delivered = _delivered(via, batch, recorded)
         return OpenEpisode(
             adapter=adapter,
             adapter_id=adapter_id,
@@ -378,13 +385,16 @@ class EpisodeFactory:
             transport=transport,
             recorded_at=recorded.recorded_at.isoformat(timespec="seconds") if recorded else None,
             recorded_model=recorded.model if recorded else None,
-            stream=streams(case.id, self.stream_policy),
+            # Batch APIs do not stream: a batched episode, and the replay of its recording, ask for
+            # the whole reply (docs/batch.md, "Streamed episodes").
+            stream=streams(case.id, self.stream_policy) and delivered is None,
             sleeps=self.mode is not Mode.REPLAY,
             replayed_from=str(bound.cassette_path) if self.mode is Mode.REPLAY else None,
             problems=lambda: bound.unmatched_problems() if bound.has_misses else [],
             finish=lambda succeeded: bound.finish(succeeded=succeeded),
             retry=bound.retry,
             switch=switch,
+            batch=delivered,
         )
 
     def _switch(self, case: Case) -> AdapterSwitch | None:
@@ -400,6 +410,24 @@ class EpisodeFactory:
             return build_adapter(adapter_id, "emulator", settings)
 
         return reach
+
+    def _emulated(self, planned: PlannedEpisode, kind: TargetKind) -> httpx2.AsyncBaseTransport | None:
+        """The emulator's script for the episode (the emulator target, recording or live)."""
+        if kind != "emulator" or self.mode is Mode.REPLAY:
+            return None
+        if self.emulator is None:
+            raise RuntimeError("the emulator target needs a running emulator")
+        return self.emulator.upstream_for(planned.case, planned.adapter_id)
+
+
+def _delivered(
+    via: httpx2.AsyncBaseTransport | None, batch: str | None, recorded: CassetteMeta | None
+) -> str | None:
+    """The batch an episode is answered by (`via` given), "recorded" for the replay of a batch
+    recording, None for an episode asked online."""
+    if via is not None:
+        return batch
+    return "recorded" if recorded is not None and recorded.delivery == "batch" else None
 
 
 def _row_source(mode: Mode, kind: TargetKind) -> RowSource:

@@ -176,7 +176,7 @@ def _json(value: object) -> str:
     return "null" if value is None else str(value).lower() if isinstance(value, bool) else repr(value)
 
 
-def judge(header: RunHeader, records: Iterable[ResultRow | RunTrailer], cases: Mapping[str, Case]) -> Custody:
+def judge(header: RunHeader, records: Iterable[Any], cases: Mapping[str, Case]) -> Custody:
     """Every check of the module docstring but the cassettes', over a file's records in order
     (the header's run, its plan, its case set's cases by id)."""
     custody = Custody()
@@ -193,6 +193,9 @@ def judge(header: RunHeader, records: Iterable[ResultRow | RunTrailer], cases: M
                 refuse(
                     f"its completion record is of run {record.run!r}, not of this file's run {header.run!r}"
                 )
+            continue
+        if not isinstance(record, ResultRow):  # a `--batch` run's batch record
+            _judge_batch_record(record, header, bool(trailers), refuse)
             continue
         row = record
         results += 1
@@ -216,6 +219,18 @@ def judge(header: RunHeader, records: Iterable[ResultRow | RunTrailer], cases: M
         if trailer.rows != results:
             refuse(f"its completion record counts {trailer.rows} result rows, the file holds {results}")
     return custody
+
+
+def _judge_batch_record(
+    record: Any, header: RunHeader, after_trailer: bool, refuse: Callable[[str], None]
+) -> None:
+    """A batch record is of the file's run and comes before its completion record (what a batch
+    holds is checked by the rows: each planned episode has exactly one final row)."""
+    name = f"batch record {getattr(record, 'batch', '?')!r}"
+    if getattr(record, "run", None) != header.run:
+        refuse(f"{name} is of run {getattr(record, 'run', None)!r}, not of this file's run {header.run!r}")
+    if after_trailer:
+        refuse(f"{name} comes after the completion record: not one run's file")
 
 
 class _PlannedEpisodes:

@@ -1,0 +1,305 @@
+"""`xpeval run --batch` against the emulator's Batch APIs: the same rows as online, every
+request accounted for, and a run killed mid-poll resumed without submitting anything twice."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pandas as pd
+import pytest
+from xpeval.errors import UserError
+
+from tests._corpus import REPO_ROOT
+from xpeval.adapters.wires.batch import BatchRequest, batch_api
+from xpeval.evals.cases import load_cases
+from xpeval.evals.cases.loader import BUILTIN_DIR
+from xpeval.evals.cassettes import Mode
+from xpeval.evals.cassettes.store import CassetteStore
+from xpeval.evals.emulator.batches import BatchKnobs, Fault
+from xpeval.evals.emulator.case_script import CaseEmulator
+from xpeval.evals.emulator.server import EmulatorServer
+from xpeval.evals.results.batch_records import BatchSubmitted
+from xpeval.evals.results.file import ResultsFile
+from xpeval.evals.results.load import load_run
+from xpeval.evals.results.merge import merge_shards
+from xpeval.evals.running.suite import SuiteConfig, run_suite
+from xpeval.evals.verdict.custody import check_custody
+from xpeval.evals.verdict.scorecard import scorecard
+
+pytestmark = pytest.mark.slow  # each plays a run (or two) of the emulator's cases
+
+ADAPTERS = ("openai-chat", "openai-responses", "anthropic-messages", "google-genai")
+CASES = ("calc_*", "weather_*")
+"""Single-turn cases of every category the emulator answers (simple, multiple, parallel,
+irrelevance) and, among the weather ones, multi-turn cases that play online."""
+VERDICT = [
+    "correct",
+    "tool_selection_correct",
+    "arguments_correct",
+    "irrelevance",
+    "malformed",
+    "schema_valid",
+]
+
+
+def _config(tmp: Path, name: str, **changes: Any) -> SuiteConfig:
+    settings: dict[str, Any] = {
+        "mode": Mode.RECORD,
+        "adapters": ADAPTERS,
+        "cases": CASES,
+        "target": "emulator",
+        "cassettes": tmp / name / "cassettes",
+        "results": tmp / name / "results.jsonl",
+        "reports": tmp / name / "reports",
+        "no_baseline": True,
+        "root": tmp,
+        "batch_poll": 0.02,
+        **changes,
+    }
+    return SuiteConfig(**settings)
+
+
+def _rows(results: Path) -> pd.DataFrame:
+    frame = load_run(results).frame
+    return frame.set_index(["case_id", "adapter", "model"]).sort_index()
+
+
+def _rates(results: Path) -> pd.DataFrame:
+    card = scorecard(load_run(results).frame)
+    return card.drop(columns=[c for c in card.columns if "latency" in c or "cost" in c])
+
+
+@pytest.fixture(scope="module")
+def online(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("online")
+    outcome = run_suite(_config(tmp, "online"))
+    assert outcome.passed
+    return outcome.results.path
+
+
+@pytest.fixture
+def emulator(request: pytest.FixtureRequest) -> Iterator[EmulatorServer]:
+    knobs = getattr(request, "param", None) or BatchKnobs()
+    with EmulatorServer(batch_knobs=knobs) as server:
+        yield server
+
+
+def test_a_batch_recording_has_the_rows_and_rates_of_an_online_one(
+    online: Path, emulator: EmulatorServer, tmp_path: Path
+) -> None:
+    outcome = run_suite(_config(tmp_path, "batch", batch=True), emulator=CaseEmulator(emulator))
+
+    batched, asked = _rows(outcome.results.path), _rows(online)
+    assert list(batched.index) == list(asked.index)
+    assert batched[[*VERDICT, "error_kind"]].equals(asked[[*VERDICT, "error_kind"]])
+    assert _rates(outcome.results.path).equals(_rates(online))
+    # One batch per adapter, each request once, answered in another order than it was sent.
+    assert emulator.batches.creates == len(ADAPTERS)
+    assert set(emulator.batches.submitted.values()) == {1}
+    for batch in emulator.batches.batches():
+        assert [a.custom_id for a in batch.answers] != [r.custom_id for r in batch.requests]
+    records = ResultsFile.read(outcome.results.path).batches
+    assert sorted(r.type for r in records) == sorted(
+        ["batch", "batch_settled", "batch_submitted"] * len(ADAPTERS)
+    )
+    check_custody(load_run(outcome.results.path), tmp_path)  # the gate's chain of custody reads them
+
+
+def test_a_batch_recording_replays_like_an_online_one(emulator: EmulatorServer, tmp_path: Path) -> None:
+    recorded = run_suite(_config(tmp_path, "batch", batch=True), emulator=CaseEmulator(emulator))
+    store = CassetteStore(tmp_path / "batch" / "cassettes")
+    metas = [store.meta(p) for p in (tmp_path / "batch" / "cassettes").rglob("calc_simple_01.yaml")]
+    assert {m.delivery for m in metas if m is not None} == {"batch"}
+
+    replayed = run_suite(
+        _config(tmp_path, "batch", mode=Mode.REPLAY, results=tmp_path / "replay.jsonl", batch_poll=30.0)
+    )
+    assert replayed.passed
+    assert _rows(replayed.results.path)[VERDICT].equals(_rows(recorded.results.path)[VERDICT])
+
+
+@functools.cache
+def _prompt_of(case_id: str) -> str:
+    case = next(item.case for item in load_cases(BUILTIN_DIR) if item.case.id == case_id)
+    text = case.turns[0].messages[-1].content
+    assert isinstance(text, str)
+    return text
+
+
+FAULTS: dict[str, Fault] = {
+    "calc_simple_01": "expired",
+    "calc_simple_02": "errored",
+    "calc_multiple_01": "missing",
+}
+
+
+def _fault(request: BatchRequest) -> Fault | None:
+    body = json.loads(request.body)
+    text = json.dumps(body, ensure_ascii=False)
+    for case_id, fault in FAULTS.items():
+        if json.dumps(_prompt_of(case_id), ensure_ascii=False)[1:-1] in text:
+            return fault
+    return None
+
+
+@pytest.mark.parametrize("emulator", [BatchKnobs(fault=_fault)], indirect=True)
+def test_expired_errored_and_missing_answers_are_each_an_error_row_of_their_kind(
+    emulator: EmulatorServer, tmp_path: Path
+) -> None:
+    outcome = run_suite(_config(tmp_path, "faults", batch=True), emulator=CaseEmulator(emulator))
+
+    rows = _rows(outcome.results.path).reset_index()
+    kinds = {(r.case_id, r.adapter): r.error_kind for r in rows.itertuples()}
+    for adapter in ADAPTERS:
+        assert kinds[("calc_simple_01", adapter)] == "batch_expired"
+        assert kinds[("calc_simple_02", adapter)] == "batch_errored"
+        assert kinds[("calc_multiple_01", adapter)] == "batch_missing"
+    assert rows["error_kind"].notna().sum() == 3 * len(ADAPTERS)
+    failed = rows[rows["error_kind"].notna()]
+    assert not failed["correct"].any()  # an episode without an answer fails, never "no call"
+    settled = [r for r in ResultsFile.read(outcome.results.path).batches if r.type == "batch_settled"]
+    assert all(
+        r.counts.get("expired") == r.counts.get("errored") == r.counts.get("missing") == 1 for r in settled
+    )
+
+
+def _records(results: Path) -> list[dict[str, Any]]:
+    if not results.exists():
+        return []
+    return [
+        json.loads(line) for line in results.read_bytes().splitlines(keepends=True) if line.endswith(b"\n")
+    ]
+
+
+def _batch_command(tmp: Path, url: str) -> list[str]:
+    return [
+        sys.executable, "-m", "xpeval", "run", "--mode", "record", "--target", "emulator",
+        "--emulator-url", url, "--batch", "--batch-poll", "0.05", "--adapters", ",".join(ADAPTERS),
+        "--cases", ",".join(CASES), "--cassettes", str(tmp / "cassettes"), "--results",
+        str(tmp / "results.jsonl"), "--reports", str(tmp / "reports"), "--no-baseline", "--no-progress",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("emulator", [BatchKnobs(polls_before_end=10**9)], indirect=True)
+def test_a_run_killed_mid_poll_resumes_its_batches_without_submitting_twice(
+    online: Path, emulator: EmulatorServer, tmp_path: Path
+) -> None:
+    command = _batch_command(tmp_path, emulator.url)
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO_ROOT)}  # this checkout's xpeval
+    first = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 240
+    while sum(r.get("type") == "batch_submitted" for r in _records(tmp_path / "results.jsonl")) < len(
+        ADAPTERS
+    ):
+        assert first.poll() is None, first.communicate()
+        assert time.monotonic() < deadline, "the batches were never submitted"
+        time.sleep(0.1)
+    time.sleep(0.3)  # mid-poll: the batches are pending and polled
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=30)
+    assert emulator.batches.creates == len(ADAPTERS)
+    assert not any(r.get("type") == "batch_settled" for r in _records(tmp_path / "results.jsonl"))
+
+    emulator.batches.knobs.polls_before_end = 1  # the provider finishes them meanwhile
+    second = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+
+    assert second.returncode == 0, second.stderr
+    assert f"resuming {len(ADAPTERS)} batches" in second.stderr
+    assert emulator.batches.creates == len(ADAPTERS)  # nothing created twice
+    assert set(emulator.batches.submitted.values()) == {1}  # no request submitted twice
+    records = _records(tmp_path / "results.jsonl")
+    finals = [(r["case_id"], r["adapter"]) for r in records if r.get("type") == "result" and r["final"]]
+    assert len(finals) == len(set(finals))  # one final row per episode
+    batched, asked = _rows(tmp_path / "results.jsonl"), _rows(online)
+    assert list(batched.index) == list(asked.index)  # none lost
+    assert batched[[*VERDICT, "error_kind"]].equals(asked[[*VERDICT, "error_kind"]])
+    assert _rates(tmp_path / "results.jsonl").equals(_rates(online))
+
+
+class _Killed(BaseException):
+    """Stands for the process dying: nothing after it runs."""
+
+
+@pytest.mark.parametrize(
+    ("adapter", "api_name"),
+    [("openai-chat", "openai"), ("anthropic-messages", "anthropic"), ("google-genai", "gemini")],
+)
+def test_a_run_killed_between_creating_a_batch_and_writing_its_id_finds_it_again(
+    adapter: str, api_name: str, emulator: EmulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = batch_api(api_name)
+    submit = type(api).submit
+
+    async def create_then_die(self: Any, client: Any, requests: Any, tag: str) -> str:
+        await submit(self, client, requests, tag)
+        raise _Killed
+
+    config = _config(tmp_path, "killed", batch=True, adapters=(adapter,), cases=("calc_*",))
+    with monkeypatch.context() as patch:
+        patch.setattr(type(api), "submit", create_then_die)
+        with pytest.raises(_Killed):
+            run_suite(config, emulator=CaseEmulator(emulator))
+    records = ResultsFile.read(config.results).batches
+    assert [r.type for r in records] == ["batch"]  # the intent only: its id was never written
+    assert emulator.batches.creates == 1
+
+    outcome = run_suite(config, emulator=CaseEmulator(emulator))
+
+    assert emulator.batches.creates == 1  # found again, not created twice
+    submitted = [r for r in ResultsFile.read(config.results).batches if isinstance(r, BatchSubmitted)]
+    assert [r.adopted for r in submitted] == [True]
+    frame = load_run(outcome.results.path).frame
+    assert len(frame) == len(set(frame["case_id"])) and frame["error_kind"].isna().all()
+
+
+def test_merged_batch_shards_keep_every_batch_accounted_for(emulator: EmulatorServer, tmp_path: Path) -> None:
+    shards = []
+    for index in (1, 2):
+        config = _config(
+            tmp_path,
+            f"shard{index}",
+            batch=True,
+            adapters=("openai-chat",),
+            cases=("calc_*",),
+            shard=f"{index}/2",
+            cassettes=tmp_path / "cassettes",  # one run's shards share its settings
+        )
+        shards.append(run_suite(config, emulator=CaseEmulator(emulator)).results.path)
+
+    merged = merge_shards(shards, tmp_path / "merged.jsonl", vouch=check_custody, root=tmp_path)
+
+    records = ResultsFile.read(merged.path).batches
+    assert sorted(r.type for r in records) == sorted(["batch", "batch_submitted", "batch_settled"] * 2)
+    assert {r.run for r in records} == {merged.header.run}
+    check_custody(load_run(merged.path), tmp_path)  # the merged file is evidence the gate trusts
+
+
+def test_a_create_that_got_no_answer_stops_the_run_and_its_restart_creates_the_batch_once(
+    emulator: EmulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = batch_api("openai")
+
+    async def no_answer(self: Any, client: Any, requests: Any, tag: str) -> str:
+        raise httpx2.ConnectError("connection reset")
+
+    config = _config(tmp_path, "lost", batch=True, adapters=("openai-chat",), cases=("calc_*",))
+    with monkeypatch.context() as patch:
+        patch.setattr(type(api), "submit", no_answer)
+        with pytest.raises(UserError, match="start the same run again"):
+            run_suite(config, emulator=CaseEmulator(emulator))
+    assert [r.type for r in ResultsFile.read(config.results).batches] == ["batch"]
+
+    outcome = run_suite(config, emulator=CaseEmulator(emulator))
+
+    assert emulator.batches.creates == 1
+    assert load_run(outcome.results.path).frame["error_kind"].isna().all()
