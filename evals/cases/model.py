@@ -32,6 +32,7 @@ from xpeval.adapters.contract import JsonObject, Message, ToolChoice, ToolSpec, 
 from xpeval.evals.cases.acceptable import OPTIONAL, arguments_fit_pattern
 from xpeval.evals.cases.environment import Environment, EnvironmentCall
 from xpeval.evals.cases.schema_root import root_properties, root_required
+from xpeval.evals.cases.task import Task
 
 Category = Literal[
     "simple",
@@ -42,10 +43,11 @@ Category = Literal[
     "multi_turn",
     "approval",
     "unlabelled",
+    "task",
 ]
 CATEGORIES: tuple[Category, ...] = get_args(Category)
 
-MULTI_STEP_CATEGORIES: frozenset[Category] = frozenset({"multi_turn", "approval"})
+MULTI_STEP_CATEGORIES: frozenset[Category] = frozenset({"multi_turn", "approval", "task"})
 """Cases played through the agent loop, scored per user turn (the others are one model turn)."""
 
 Decision = Literal["approve", "deny"]
@@ -205,6 +207,8 @@ class Case(_Frozen):
     environment: Environment | None = None
     """The classes whose methods are the tools (docs/cases.md, "Tool environments"): calls run
     against them and the case is judged by the state they leave."""
+    task: Task | None = None
+    """A `task` case's simulated user and required communication (docs/cases.md, "Task cases")."""
 
     @property
     def turns(self) -> list[Turn]:
@@ -264,6 +268,7 @@ class Case(_Frozen):
         self._check_category_shape()
         self._check_scripted_path()
         self._check_environment()
+        self._check_task()
         return self
 
     def _expected_calls(self) -> Iterator[tuple[str, ExpectedCall]]:
@@ -346,8 +351,8 @@ class Case(_Frozen):
                     "expected.ground_truth: only a case with an environment executes a ground truth"
                 )
             return
-        if self.category != "multi_turn":
-            raise ValueError("environment: only multi_turn cases run in an environment")
+        if self.category not in ("multi_turn", "task"):
+            raise ValueError("environment: only multi_turn and task cases run in an environment")
         if not all(with_ground_truth):
             raise ValueError(
                 "environment: every turn's expected must be a ground_truth (the state judges it)"
@@ -368,6 +373,29 @@ class Case(_Frozen):
             later = " (it is added in a later turn)" if self.tool(call.name) is not None else ""
             raise ValueError(f"{where}.name: {call.name!r} is not offered in turn {turn}{later}")
         _check_argument_names(where, call.name, call.arguments, tool)
+
+    def _check_task(self) -> None:
+        """A task is one conversation the user model drives: an environment, the expected
+        actions as the first turn's ground truth, the agent's instructions as system messages,
+        and room for every scripted utterance and the emulator's closing STOP."""
+        if (self.category == "task") != (self.task is not None):
+            raise ValueError("task: a task case (category task) has a task block, and only a task case does")
+        if self.task is None:
+            return
+        if self.environment is None:
+            raise ValueError("task: a task runs in an environment (environment: missing)")
+        if self.follow_ups:
+            raise ValueError("follow_ups: a task's user turns come from its user model (task.user)")
+        if any(message.role != "system" for message in self.messages):
+            raise ValueError(
+                "messages: a task's messages are the agent's instructions (system); the user model "
+                "writes every user message"
+            )
+        if len(self.task.user.script) + 1 > self.task.max_turns:
+            raise ValueError(
+                f"task.max_turns: {self.task.max_turns} leaves no room for the script's "
+                f"{len(self.task.user.script)} lines and the closing STOP"
+            )
 
     def _check_scripted_path(self) -> None:
         if self.category not in MULTI_STEP_CATEGORIES or self.environment is not None:
@@ -391,6 +419,7 @@ __all__ = [
     "ExpectedCall",
     "FollowUp",
     "ScriptedOutput",
+    "Task",
     "Turn",
 ]
 

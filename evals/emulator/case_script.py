@@ -25,8 +25,13 @@ def replies_for(case: Case) -> list[TurnResult]:
     Each user turn that expects calls gets the calls, then (once the results are back) a short
     text answer; a turn that expects no call gets a text answer. In a case with an environment
     the calls are the turn's ground truth, all in one step (their results come from the
-    environment; an empty ground truth is a text answer).
+    environment; an empty ground truth is a text answer). A task case's replies play both its
+    user and its agent (`xpeval.evals.emulator.task_script`).
     """
+    if case.task is not None:
+        from xpeval.evals.emulator.task_script import task_replies
+
+        return task_replies(case)
     replies: list[TurnResult] = []
     for turn in case.turns:
         prompt_tokens = 10 * (turn.index + 1)
