@@ -267,8 +267,8 @@ class Case(_Frozen):
             self._check_call_against_schema(where, call)
         self._check_category_shape()
         self._check_scripted_path()
-        self._check_environment()
         self._check_task()
+        self._check_environment()
         return self
 
     def _expected_calls(self) -> Iterator[tuple[str, ExpectedCall]]:

@@ -1,0 +1,15 @@
+"""The shipped retail task set (tasks/retail), as the task tests share it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests._corpus import REPO_ROOT
+from xpeval.evals.cases.loader import load_cases
+from xpeval.evals.cases.model import Case
+
+RETAIL_TASKS = REPO_ROOT / "tasks" / "retail"
+
+
+def retail_tasks(folder: Path = RETAIL_TASKS) -> dict[str, Case]:
+    return {item.case.id: item.case for item in load_cases(folder)}
