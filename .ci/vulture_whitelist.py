@@ -24,6 +24,8 @@ _._consistent
 _._matches_schema
 _._nested_shape
 _._known_classes
+_._plain_utterances
+_._non_blank
 # vcrpy's Cassette and persister interfaces, overridden and called by vcrpy.
 _._metadata
 _._old_interactions
@@ -84,3 +86,16 @@ _.handle_data
 _.http_transport
 # rich Column attributes set for rich to read when it renders (evals/commands/_tables.py).
 _.min_width
+# The retail store's tools, called by name as a model calls them (evals/runtime/environment.py).
+_.find_user_id_by_email
+_.find_user_id_by_name_zip
+_.get_user_details
+_.get_order_details
+_.get_product_details
+_.list_all_product_types
+_.calculate
+_.transfer_to_human_agents
+_.cancel_pending_order
+_.modify_pending_order_address
+_.return_delivered_order_items
+_.exchange_delivered_order_items

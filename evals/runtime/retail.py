@@ -30,7 +30,11 @@ _ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
     ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Pow: operator.pow,
 }
+"""What τ²'s allowed characters can spell (`**` and `//` are `*` and `/` twice). Every value is
+a float, so a power too large for one overflows at once instead of running for ever."""
 _MAX_EXPRESSION = 200
 
 
@@ -117,15 +121,17 @@ class RetailStore:
         return {p["name"]: p["product_id"] for p in sorted(self.products.values(), key=lambda p: p["name"])}
 
     def calculate(self, expression: str) -> str:
-        """An arithmetic expression (numbers, + - * /, parentheses) rounded to 2 places.
+        """An arithmetic expression (numbers, + - * / ** //, parentheses) rounded to 2 places.
 
         τ² evaluates the text with Python's `eval` after checking its characters; this walks
         its syntax tree instead (the same answers for the same allowed expressions)."""
         if len(expression) > _MAX_EXPRESSION or not all(c in "0123456789+-*/(). " for c in expression):
             raise ValueError("Invalid characters in expression")
-        try:
-            value = _arithmetic(ast.parse(expression, mode="eval").body)
-        except (SyntaxError, ZeroDivisionError, TypeError) as exc:
+        try:  # a syntax error reads as `eval`'s (the source named "<string>")
+            value = _arithmetic(ast.parse(expression, filename="<string>", mode="eval").body)
+        except ZeroDivisionError:
+            raise ZeroDivisionError("division by zero") from None  # τ²'s integer division's words
+        except (TypeError, OverflowError) as exc:
             raise ValueError(f"Invalid expression: {exc}") from exc
         return str(round(float(value), 2))
 
@@ -239,7 +245,7 @@ def _arithmetic(node: ast.expr) -> float:
         return -value if isinstance(node.op, ast.USub) else value
     if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
         return float(_ARITHMETIC[type(node.op)](_arithmetic(node.left), _arithmetic(node.right)))
-    raise TypeError("only numbers, + - * / and parentheses")
+    raise TypeError("only numbers, + - * / ** // and parentheses")
 
 
 __all__ = ["CANCEL_REASONS", "RetailStore"]
