@@ -36,6 +36,8 @@ heavy dependencies)."""
 
 RETAIL_CLASSES: dict[str, str] = {"RetailStore": "xpeval.evals.runtime.retail"}
 """xpeval's retail store (τ-bench's retail domain: users, orders, products), part of xpeval."""
+RETAIL_TABLES = ("users", "orders", "products")
+"""What a retail `initial_state` may replace records of (by id)."""
 
 ENVIRONMENT_CLASSES: dict[str, dict[str, str]] = {"bfcl": BFCL_CLASSES, "retail": RETAIL_CLASSES}
 """Per family (`kind`), its classes and their modules: the only code a case file can name."""
@@ -85,6 +87,14 @@ class Environment(BaseModel):
                 raise ValueError(f"{name!r} is not a {self.kind} environment class ({', '.join(family)})")
         if len(set(self.classes)) != len(self.classes):
             raise ValueError("a class is listed twice")
+        if self.kind == "retail":  # xpeval's own store: its tables are known before a run
+            for name, state in self.initial_state.items():
+                if name not in self.classes:
+                    raise ValueError(f"initial_state.{name}: not a class of this environment")
+                unknown = ", ".join(sorted(set(state) - set(RETAIL_TABLES)))
+                if unknown:
+                    known = ", ".join(RETAIL_TABLES)
+                    raise ValueError(f"initial_state.{name}: unknown tables {unknown} (known: {known})")
         return self
 
 
@@ -95,6 +105,7 @@ __all__ = [
     "BFCL_STEPS_PER_TURN",
     "ENVIRONMENT_CLASSES",
     "RETAIL_CLASSES",
+    "RETAIL_TABLES",
     "Environment",
     "EnvironmentCall",
     "EnvironmentKind",

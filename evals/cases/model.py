@@ -15,6 +15,8 @@ Rules enforced on every case (a case file breaking one is refused with the field
   expected call for approval);
 - in multi_turn and approval cases every expected call that will run has a scripted output,
   so the path a correct model takes never hits an unscripted tool;
+- a `task` case (docs/cases.md, "Task cases") runs in an environment with a simulated user: its
+  `task` block, only system messages, no follow-ups (`_check_task`);
 - an `unlabelled` case (real traffic, `xpeval cases requests`) carries no expected calls at all
   and is one turn without scripted outputs or approvals: it is judged against a reference row
   (docs/reference-runs.md), never scored on its own.

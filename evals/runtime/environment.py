@@ -155,6 +155,10 @@ def load_class(name: str, kind: EnvironmentKind = "bfcl") -> type:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
+        if kind != "bfcl":  # xpeval's own module: nothing to install
+            raise EnvironmentUnavailable(
+                f"environment class {name} cannot be imported ({describe_exception(exc)})"
+            ) from exc
         raise EnvironmentUnavailable(
             f"environment class {name} needs bfcl-eval ({describe_exception(exc)}); {BFCL_INSTALL_HINT}"
         ) from exc

@@ -22,6 +22,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from xpeval.evals.cases.environment import RETAIL_TABLES
 from xpeval.evals.runtime.retail_data import SEED
 
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")
@@ -49,10 +50,12 @@ class RetailStore:
     def _load_scenario(self, scenario: dict[str, Any], long_context: bool = False) -> None:
         """The seed database, then the scenario's records over it: a user, order or product the
         scenario gives replaces the seed's record of that id (`initial_state` of a case)."""
-        unknown = sorted(set(scenario) - {"users", "orders", "products"})
+        unknown = sorted(set(scenario) - set(RETAIL_TABLES))
         if unknown:
-            raise ValueError(f"unknown retail tables: {', '.join(unknown)} (known: users, orders, products)")
-        for table in ("users", "orders", "products"):
+            raise ValueError(
+                f"unknown retail tables: {', '.join(unknown)} (known: {', '.join(RETAIL_TABLES)})"
+            )
+        for table in RETAIL_TABLES:
             records = copy.deepcopy(SEED[table])
             records.update(copy.deepcopy(scenario.get(table, {})))
             setattr(self, table, records)

@@ -91,6 +91,11 @@ BROKEN = {
         "",
     ),
     "unknown_class": ("'Shop' is not a retail environment class (RetailStore)", "[RetailStore]", "[Shop]"),
+    "unknown_table": (
+        "initial_state.RetailStore: unknown tables customers (known: users, orders, products)",
+        "classes: [RetailStore]}",
+        "classes: [RetailStore], initial_state: {RetailStore: {customers: {}}}}",
+    ),
     "unknown_field": ("task.usr: unknown field (did you mean 'user'?)", "      user:", "      usr:"),
 }
 
