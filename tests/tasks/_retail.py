@@ -1,4 +1,4 @@
-"""The shipped retail task set (tasks/retail), as the task tests share it."""
+"""The shipped retail task set (tasks/retail/cases) and its recordings, as the task tests share them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from tests._corpus import REPO_ROOT
 from xpeval.evals.cases.loader import load_cases
 from xpeval.evals.cases.model import Case
 
-RETAIL_TASKS = REPO_ROOT / "tasks" / "retail"
+RETAIL = REPO_ROOT / "tasks" / "retail"
+RETAIL_TASKS = RETAIL / "cases"
+RETAIL_CASSETTES = RETAIL / "cassettes"
 
 
 def retail_tasks(folder: Path = RETAIL_TASKS) -> dict[str, Case]:
