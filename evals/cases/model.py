@@ -128,7 +128,8 @@ class Expected(_Frozen):
     calls: list[ExpectedCall] = Field(default_factory=list)
     ground_truth: list[EnvironmentCall] | None = None
     """Environment cases only: calls executed on fresh instances; the turn is judged by the
-    state they leave and their results (may be empty: the state alone judges the turn)."""
+    state they leave and their results (may be empty: the state alone judges the turn). In a
+    task case, the expected actions: the state they leave is the one the reward asks for."""
 
     @model_validator(mode="after")
     def _calls_agree_with_no_call(self) -> Expected:
