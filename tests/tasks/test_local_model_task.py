@@ -1,5 +1,6 @@
-"""A task recorded from the local model (Qwen2.5-coder 0.5B, tasks/retail/cassettes) replays
-offline to the same conversation and reward: the pipeline with a real model on both sides."""
+"""Tasks recorded from the local models (Qwen2.5-coder 0.5B and 1.5B, tasks/retail/cassettes)
+replay offline to the same conversation and reward: the pipeline with a real model on both
+sides, every request of either side served from the cassette."""
 
 from __future__ import annotations
 
@@ -13,20 +14,31 @@ from xpeval.evals.cassettes import Mode
 from xpeval.evals.results.file import ResultsFile, final_results
 from xpeval.evals.running.suite import SuiteConfig, run_suite
 
-MODEL = "qwen2.5-coder-0.5b-instruct"
 CASE = "retail_tracking_number"
-CASSETTE = RETAIL_CASSETTES / "openai-chat" / MODEL / f"{CASE}.yaml"
 
 
 @pytest.mark.timeout(300)
-def test_the_local_models_task_replays_offline_to_its_recorded_reward(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("model", "ended", "calls", "user_requests", "steps"),
+    [
+        # 2026-12-06, 0.5B: the user model answered the greeting as an agent would, both sides
+        # kept offering help, no call, nobody wrote ###STOP###: 10 user messages, each answered
+        ("qwen2.5-coder-0.5b-instruct", "max_turns", 0, 10, 20),
+        # 1.5B: the user model echoed the greeting; the agent called get_user_details with an
+        # invented id and transfer_to_human_agents in turn, past its 21 steps
+        ("qwen2.5-coder-1.5b-instruct", "max_steps", 21, 1, 22),
+    ],
+)
+def test_the_local_models_task_replays_offline_to_its_recorded_reward(
+    tmp_path: Path, model: str, ended: str, calls: int, user_requests: int, steps: int
+) -> None:
     results = tmp_path / "results.jsonl"
     run_suite(
         SuiteConfig(
             mode=Mode.REPLAY,
             case_dir=RETAIL_TASKS,
             cases=(CASE,),
-            models=(MODEL,),
+            models=(model,),
             root=tmp_path,
             adapters=("openai-chat",),
             cassettes=RETAIL_CASSETTES,
@@ -36,12 +48,10 @@ def test_the_local_models_task_replays_offline_to_its_recorded_reward(tmp_path: 
         )
     )
     (row,) = final_results(ResultsFile.read(results).rows)
-    assert (row.source, row.model, row.error_kind) == ("local-model", MODEL, None), row.error_message
-    # what the 0.5B did on 2026-12-06: it answered the greeting as an agent would, both sides
-    # went on offering help, and the user never wrote ###STOP###
-    assert (row.correct, row.ended, row.calls) == (False, "max_turns", [])
+    assert (row.source, row.model, row.error_kind) == ("local-model", model, None), row.error_message
+    assert (row.correct, row.ended, len(row.calls), row.steps) == (False, ended, calls, steps)
     assert row.reason is not None and "never said to the user: 'TRK10027733'" in row.reason
-    interactions = yaml.safe_load(CASSETTE.read_text(encoding="utf-8"))["interactions"]
-    users = [i for i in interactions if '"tools"' not in i["request"]["body"]]
-    assert len(users) == 10 and len(interactions) == 20  # max_turns user replies, each answered by the agent
-    assert row.steps == 20
+    cassette = RETAIL_CASSETTES / "openai-chat" / model / f"{CASE}.yaml"
+    interactions = yaml.safe_load(cassette.read_text(encoding="utf-8"))["interactions"]
+    assert sum('"tools"' not in i["request"]["body"] for i in interactions) == user_requests
+    assert len(interactions) == steps
