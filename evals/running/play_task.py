@@ -33,9 +33,9 @@ Ending = Literal["user_stop", "max_turns", "max_steps", "error"]
 """How a task's conversation ended; only `user_stop` can earn a reward (τ² rewards a
 conversation only when the user or the agent ended it)."""
 
-SILENT_AGENT = "(no answer)"
-"""What the user model is sent when the agent's last step had no text (an empty message is
-refused by some providers)."""
+SILENT = "(no answer)"
+"""What one side is sent when the other wrote no text (an empty message is refused by some
+providers)."""
 
 
 @dataclass
@@ -82,7 +82,7 @@ async def play_task(adapter: TurnTaker, case: Case, model: str, *, stream: bool 
         if reply.error is not None:
             play.ended, play.error = "error", reply.error
             return play
-        utterance = reply.text or ""
+        utterance = reply.text or SILENT
         play.heard.append(utterance)
         if ends_conversation(utterance):
             play.ended = "user_stop"
@@ -97,9 +97,9 @@ async def play_task(adapter: TurnTaker, case: Case, model: str, *, stream: bool 
             play.ended = "max_steps"
             return play
         conversation = list(state.messages)
-        last_said = (state.turns[-1].text if state.turns else None) or SILENT_AGENT
+        last_said = (state.turns[-1].text if state.turns else None) or SILENT
     play.ended = "max_turns"
     return play
 
 
-__all__ = ["SILENT_AGENT", "Ending", "TaskPlay", "play_task"]
+__all__ = ["SILENT", "Ending", "TaskPlay", "play_task"]

@@ -21,6 +21,7 @@ from xpeval.adapters.contract import (
 )
 from xpeval.evals.cases.task import STOP
 from xpeval.evals.running.play import EpisodeOutcome, play_case
+from xpeval.evals.running.play_task import SILENT
 from xpeval.evals.running.simulated_user import GREETING
 from xpeval.evals.verdict.scoring import episode_verdict
 
@@ -147,3 +148,12 @@ def test_an_error_on_the_user_side_ends_the_conversation_as_an_error() -> None:
     outcome = play(adapter)
     assert (outcome.ended, outcome.error) == ("error", error)
     assert [r for r in adapter.requests if r.tools] == []
+
+
+def test_a_side_that_writes_no_text_is_heard_as_no_answer() -> None:
+    adapter = TwoSides(user=[TurnResult(text=None), says(STOP)], agent=[says("")])
+    outcome = play(adapter)
+    agent_request = next(r for r in adapter.requests if r.tools)
+    assert agent_request.messages[-1] == UserMessage(content=SILENT)
+    assert adapter.user_requests()[-1].messages[-1] == UserMessage(content=SILENT)
+    assert outcome.ended == "user_stop" and outcome.said == []
