@@ -25,26 +25,32 @@ from xpeval.adapters.contract import (
     TurnResult,
     UserMessage,
 )
-from xpeval.evals.cases.task import STOP, UserScenario
+from xpeval.evals.cases.task import OUT_OF_SCOPE, STOP, TRANSFER, UserScenario
 from xpeval.evals.runtime.loop import TurnTaker
 from xpeval.evals.runtime.tool_errors import describe_exception
 
 GREETING = "Hi! How can I help you today?"
 """The agent's opening line as the user model sees it (τ²'s orchestrator's first message)."""
 
-GUIDELINES = f"""You are playing a customer who contacts a store's support agent.
-Follow the instructions below. Say only what a customer would say, one short message at a time.
-Give a piece of information only when the agent needs it, and never invent information the
-instructions do not give you; if the agent asks for something you do not know, say so.
-When what you wanted is done, or cannot be done, reply with {STOP} alone.
-
-Instructions:
+GUIDELINES = f"""You are playing a customer who contacts a store's customer service agent: the other side
+of this conversation is the agent. You are the customer, never the agent: do not offer help, ask
+the agent for what you want.
+- Write one short message at a time, as a customer would.
+- Follow the scenario below; say it in your own words rather than repeating it.
+- Give a piece of information only when the agent asks for it. Never make up information the
+  scenario does not give you: what it does not say, you do not know.
+- When what you wanted is done, reply with {STOP} alone. If you are transferred to another
+  agent, reply with {TRANSFER}. If the scenario does not tell you enough to go on, reply with
+  {OUT_OF_SCOPE}.
 """
+"""How to play a user: xpeval's wording of τ²'s user-simulator guidelines (one message at a time,
+information only when asked, nothing made up, the three end tokens)."""
 
 
 def user_system_prompt(scenario: UserScenario) -> str:
-    """What the user model is told: how to play a user, then the task's instructions."""
-    return GUIDELINES + scenario.instructions
+    """What the user model is told: how to play a user, then the task's instructions (in a
+    `<scenario>` block, as τ²'s prompt puts them)."""
+    return f"{GUIDELINES}\n<scenario>\n{scenario.instructions}\n</scenario>"
 
 
 @dataclass

@@ -21,12 +21,11 @@ CASE = "retail_tracking_number"
 @pytest.mark.parametrize(
     ("model", "ended", "calls", "user_requests", "steps"),
     [
-        # 2026-12-06, 0.5B: the user model answered the greeting as an agent would, both sides
-        # kept offering help, no call, nobody wrote ###STOP###: 10 user messages, each answered
-        ("qwen2.5-coder-0.5b-instruct", "max_turns", 0, 10, 20),
-        # 1.5B: the user model echoed the greeting; the agent called get_user_details with an
-        # invented id and transfer_to_human_agents in turn, past its 21 steps
-        ("qwen2.5-coder-1.5b-instruct", "max_steps", 21, 1, 22),
+        # 2026-12-06, 0.5B: the user model opened with "### STOP###" (a space inside: not the
+        # token), and the agent called find_user_id_by_email with a made-up address past its steps
+        ("qwen2.5-coder-0.5b-instruct", "max_steps", 21, 1, 22),
+        # 1.5B: the user model answered the greeting with ###STOP###, so nothing was asked
+        ("qwen2.5-coder-1.5b-instruct", "user_stop", 0, 1, 1),
     ],
 )
 def test_the_local_models_task_replays_offline_to_its_recorded_reward(
