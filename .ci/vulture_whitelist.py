@@ -26,6 +26,8 @@ _._nested_shape
 _._known_classes
 _._without_unset_adapter
 _._aligned
+_._plain_utterances
+_._non_blank
 # vcrpy's Cassette and persister interfaces, overridden and called by vcrpy.
 _._metadata
 _._old_interactions
@@ -101,3 +103,16 @@ BEDROCK
 # mistralai's SDK calls its synchronous client's build_request (xpeval/bundled/mistral_chat.py
 # refuses it there).
 _.build_request
+# The retail store's tools, called by name as a model calls them (evals/runtime/environment.py).
+_.find_user_id_by_email
+_.find_user_id_by_name_zip
+_.get_user_details
+_.get_order_details
+_.get_product_details
+_.list_all_product_types
+_.calculate
+_.transfer_to_human_agents
+_.cancel_pending_order
+_.modify_pending_order_address
+_.return_delivered_order_items
+_.exchange_delivered_order_items

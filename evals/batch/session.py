@@ -28,7 +28,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import httpx2
-from xpeval.errors import UserError
 
 from xpeval.adapters.registry import effective_contract
 from xpeval.adapters.wires.batch import (
@@ -39,6 +38,7 @@ from xpeval.adapters.wires.batch import (
     batch_api,
     batch_api_of,
 )
+from xpeval.errors import UserError
 from xpeval.evals.batch.capture import AnswerTransport, CapturedRequest, CaptureTransport
 from xpeval.evals.batch.groups import split
 from xpeval.evals.cases.model import Case, is_multi_step

@@ -15,6 +15,8 @@ Rules enforced on every case (a case file breaking one is refused with the field
   expected call for approval);
 - in multi_turn and approval cases every expected call that will run has a scripted output,
   so the path a correct model takes never hits an unscripted tool;
+- a `task` case (docs/cases.md, "Task cases") runs in an environment with a simulated user: its
+  `task` block, only system messages, no follow-ups (`_check_task`);
 - an `unlabelled` case (real traffic, `xpeval cases requests`) carries no expected calls at all
   and is one turn without scripted outputs or approvals: it is judged against a reference row
   (docs/reference-runs.md), never scored on its own.
@@ -40,6 +42,7 @@ from xpeval.adapters.contract import JsonObject, Message, ToolChoice, ToolSpec, 
 from xpeval.evals.cases.acceptable import OPTIONAL, arguments_fit_pattern
 from xpeval.evals.cases.environment import Environment, EnvironmentCall
 from xpeval.evals.cases.schema_root import root_properties, root_required
+from xpeval.evals.cases.task import Task
 
 Category = Literal[
     "simple",
@@ -50,10 +53,11 @@ Category = Literal[
     "multi_turn",
     "approval",
     "unlabelled",
+    "task",
 ]
 CATEGORIES: tuple[Category, ...] = get_args(Category)
 
-MULTI_STEP_CATEGORIES: frozenset[Category] = frozenset({"multi_turn", "approval"})
+MULTI_STEP_CATEGORIES: frozenset[Category] = frozenset({"multi_turn", "approval", "task"})
 """Cases played through the agent loop, scored per user turn (the others are one model turn)."""
 
 Decision = Literal["approve", "deny"]
@@ -132,7 +136,8 @@ class Expected(_Frozen):
     calls: list[ExpectedCall] = Field(default_factory=list)
     ground_truth: list[EnvironmentCall] | None = None
     """Environment cases only: calls executed on fresh instances; the turn is judged by the
-    state they leave and their results (may be empty: the state alone judges the turn)."""
+    state they leave and their results (may be empty: the state alone judges the turn). In a
+    task case, the expected actions: the state they leave is the one the reward asks for."""
 
     @model_validator(mode="after")
     def _calls_agree_with_no_call(self) -> Expected:
@@ -228,6 +233,8 @@ class Case(_Frozen):
     environment: Environment | None = None
     """The classes whose methods are the tools (docs/cases.md, "Tool environments"): calls run
     against them and the case is judged by the state they leave."""
+    task: Task | None = None
+    """A `task` case's simulated user and required communication (docs/cases.md, "Task cases")."""
 
     @property
     def turns(self) -> list[Turn]:
@@ -286,6 +293,7 @@ class Case(_Frozen):
             self._check_call_against_schema(where, call)
         self._check_category_shape()
         self._check_scripted_path()
+        self._check_task()
         self._check_environment()
         return self
 
@@ -369,8 +377,8 @@ class Case(_Frozen):
                     "expected.ground_truth: only a case with an environment executes a ground truth"
                 )
             return
-        if self.category != "multi_turn":
-            raise ValueError("environment: only multi_turn cases run in an environment")
+        if self.category not in ("multi_turn", "task"):
+            raise ValueError("environment: only multi_turn and task cases run in an environment")
         if not all(with_ground_truth):
             raise ValueError(
                 "environment: every turn's expected must be a ground_truth (the state judges it)"
@@ -391,6 +399,29 @@ class Case(_Frozen):
             later = " (it is added in a later turn)" if self.tool(call.name) is not None else ""
             raise ValueError(f"{where}.name: {call.name!r} is not offered in turn {turn}{later}")
         _check_argument_names(where, call.name, call.arguments, tool)
+
+    def _check_task(self) -> None:
+        """A task is one conversation the user model drives: an environment, the expected
+        actions as the first turn's ground truth, the agent's instructions as system messages,
+        and room for every scripted utterance and the emulator's closing STOP."""
+        if (self.category == "task") != (self.task is not None):
+            raise ValueError("task: a task case (category task) has a task block, and only a task case does")
+        if self.task is None:
+            return
+        if self.environment is None:
+            raise ValueError("task: a task runs in an environment (environment: missing)")
+        if self.follow_ups:
+            raise ValueError("follow_ups: a task's user turns come from its user model (task.user)")
+        if any(message.role != "system" for message in self.messages):
+            raise ValueError(
+                "messages: a task's messages are the agent's instructions (system); the user model "
+                "writes every user message"
+            )
+        if len(self.task.user.script) + 1 > self.task.max_turns:
+            raise ValueError(
+                f"task.max_turns: {self.task.max_turns} leaves no room for the script's "
+                f"{len(self.task.user.script)} lines and the closing STOP"
+            )
 
     def _check_scripted_path(self) -> None:
         if self.category not in MULTI_STEP_CATEGORIES or self.environment is not None:
@@ -414,6 +445,7 @@ __all__ = [
     "ExpectedCall",
     "FollowUp",
     "ScriptedOutput",
+    "Task",
     "Turn",
 ]
 

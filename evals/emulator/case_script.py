@@ -31,8 +31,13 @@ def replies_for(case: Case, from_turn: int = 0) -> list[TurnResult]:
     text answer; a turn that expects no call gets a text answer. In a case with an environment
     the calls are the turn's ground truth, all in one step (their results come from the
     environment; an empty ground truth is a text answer). `from_turn`: the replies from that
-    user turn on (an adapter the case hands the conversation to at that turn).
+    user turn on (an adapter the case hands the conversation to at that turn). A task case's
+    replies play both its user and its agent (`xpeval.evals.emulator.task_script`).
     """
+    if case.task is not None:
+        from xpeval.evals.emulator.task_script import task_replies
+
+        return task_replies(case)
     replies: list[TurnResult] = []
     for turn in case.turns[from_turn:]:
         prompt_tokens = 10 * (turn.index + 1)

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 import httpx2
-from xpeval.errors import UserError
 
+from xpeval.errors import UserError
 from xpeval.evals.emulator.script import Reply
 from xpeval.evals.emulator.server import SCRIPTS_PATH, EmulatorTransport
 

@@ -3,7 +3,8 @@
 Single-turn categories are one model turn; the calls are scored, not executed. Multi-turn and
 approval cases run the agent loop: calls go through the tool router, which answers with the
 case's scripted outputs and asks the simulated human (the case's `approvals`) about gated tools;
-a case with an environment runs against it instead (`xpeval.evals.running.play_environment`).
+a case with an environment runs against it instead (`xpeval.evals.running.play_environment`), and
+a task case is a conversation with its simulated user (`xpeval.evals.running.play_task`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ class EpisodeOutcome:
     usage: Usage = field(default_factory=Usage)
     final_text: str | None = None
     refusal: str | None = None
+    said: list[str] | None = None
+    """A task case: every text the agent wrote to the user, in order (its reward searches them)."""
+    ended: str | None = None
+    """A task case: how its conversation ended (`xpeval.evals.running.play_task.Ending`)."""
 
     def add_turn(self, state: AgentState) -> None:
         """What the agent loop did in one user turn: its steps, usage, calls, text and error."""
@@ -203,6 +208,8 @@ async def play_case(
         outcome.refusal = result.refusal
         return outcome
 
+    if case.task is not None:
+        return await _play_task(adapter, case, model, stream=stream)
     if case.environment is not None:
         for state in await play_in_environment(adapter, case, model, stream=stream):
             outcome.add_turn(state)
@@ -241,4 +248,22 @@ async def play_case(
         if state.error is not None:
             break
         conversation = list(state.messages)
+    return outcome
+
+
+async def _play_task(adapter: TurnTaker, case: Case, model: str, *, stream: bool) -> EpisodeOutcome:
+    """A task's conversation as an episode's outcome: the agent's calls per user turn, its texts,
+    how it ended; the user model's replies count in its steps and usage."""
+    from xpeval.evals.running.play_task import play_task
+
+    play = await play_task(adapter, case, model, stream=stream)
+    outcome = EpisodeOutcome()
+    for state in play.agent_turns:
+        outcome.add_turn(state)
+    for result in play.user_turns:
+        outcome.steps += 1
+        outcome.add_usage(result)
+    outcome.error = play.error
+    outcome.said = play.said
+    outcome.ended = play.ended
     return outcome

@@ -190,6 +190,8 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
         text=outcome.final_text if outcome else None,
         refusal=outcome.refusal if outcome else None,
         batch=episode.batch,
+        said=outcome.said if outcome else None,
+        ended=outcome.ended if outcome else None,
         **_usage(episode, outcome),  # type: ignore[arg-type]
     )
     # Secrets first (a provider may echo a key in any text), then the size bound, then the
@@ -198,7 +200,9 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
     if scrubber.has_secrets:
         row = ResultRow.model_validate(scrub_value(row.model_dump(), scrubber))
     row = bounded(row)
-    verdict = episode_verdict(case, stored_turns(row.calls), failed, dropped_calls=row.dropped_calls)
+    verdict = episode_verdict(
+        case, stored_turns(row.calls), failed, dropped_calls=row.dropped_calls, said=row.said, ended=row.ended
+    )
     reason = verdict.pop("reason")
     if not failed:
         row = with_text(row, "reason", reason)

@@ -108,7 +108,9 @@ def name_of(key: EpisodeKey) -> str:
 def rescore(row: ResultRow, case: Case) -> dict[str, Any]:
     """The verdict fields of `row` as its stored calls and its case score them."""
     failed = row.error_kind is not None
-    verdict = episode_verdict(case, stored_turns(row.calls), failed, dropped_calls=row.dropped_calls)
+    verdict = episode_verdict(
+        case, stored_turns(row.calls), failed, dropped_calls=row.dropped_calls, said=row.said, ended=row.ended
+    )
     # A row without calls is left as it is by `with_schema_validity`: its `schema_valid` is
     # the runner's default (not judged), never what the row claims.
     unjudged = row.model_copy(update={"schema_valid": None})
@@ -121,8 +123,8 @@ MAX_REMEMBERED_ANSWERS = 50_000
 hold a million scores in memory); answers past it are scored each time."""
 
 AnswerKey = tuple[str, bool, str, tuple[str, ...], int]
-"""A case id, whether the episode failed, its calls as JSON, the fields the row bound cut, the
-calls it dropped."""
+"""A case id, whether the episode failed, its calls as JSON (a task's with its texts and ending),
+the fields the row bound cut, the calls it dropped."""
 
 
 def _answer_key(row: ResultRow, case: Case) -> AnswerKey:
@@ -131,7 +133,8 @@ def _answer_key(row: ResultRow, case: Case) -> AnswerKey:
     the first violation a validator names may depend on it."""
     calls = [(c.turn, c.name, c.arguments, c.parse_error) for c in row.calls]
     cut = tuple(note.field for note in row.truncated)
-    return case.id, row.error_kind is not None, json.dumps(calls, default=str), cut, row.dropped_calls
+    answer = [calls, row.said, row.ended] if case.task is not None else calls  # a task's texts are scored too
+    return case.id, row.error_kind is not None, json.dumps(answer, default=str), cut, row.dropped_calls
 
 
 def _scored(row: ResultRow, case: Case, rescored: dict[AnswerKey, dict[str, Any]] | None) -> dict[str, Any]:

@@ -244,8 +244,14 @@ def _seconds(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.3f}"
 
 
-def to_markdown(card: pd.DataFrame, categories: pd.DataFrame, headline: Sequence[str] = ()) -> str:
-    """The scorecard as markdown; `headline`: lines said first (the run's verdict, what changed)."""
+def to_markdown(
+    card: pd.DataFrame,
+    categories: pd.DataFrame,
+    headline: Sequence[str] = (),
+    tasks: pd.DataFrame | None = None,
+) -> str:
+    """The scorecard as markdown; `headline`: lines said first (the run's verdict, what changed);
+    `tasks`: the task cases' pass^k (`xpeval.evals.verdict.pass_hat_k`), a section of its own."""
     lines = [
         "# Tool-calling scorecard",
         "",
@@ -315,6 +321,10 @@ def to_markdown(card: pd.DataFrame, categories: pd.DataFrame, headline: Sequence
                 f"{_pct(r['accuracy'], r['accuracy_lo'], r['accuracy_hi'])} |"
             )
         lines.append("")
+    if tasks is not None:
+        from xpeval.evals.verdict import pass_hat_k
+
+        lines += pass_hat_k.to_markdown(tasks)
     return "\n".join(lines)
 
 
@@ -330,8 +340,10 @@ def write_scorecard(frame: pd.DataFrame, directory: Path, headline: Sequence[str
         "categories": directory / "scorecard_by_category.csv",
         "results": directory / "results.parquet",
     }
-    flaky = flaky_cases(frame)
-    text = to_markdown(card, categories, headline)
+    from xpeval.evals.verdict.pass_hat_k import task_pass_hat_k
+
+    flaky, tasks = flaky_cases(frame), task_pass_hat_k(frame)
+    text = to_markdown(card, categories, headline, tasks)
     if not flaky.empty:
         listed = [
             f"- {r.adapter} ({r.model}, {r.source}): {r.case_id}: {r.passed}/{r.trials} trials passed"
@@ -343,5 +355,8 @@ def write_scorecard(frame: pd.DataFrame, directory: Path, headline: Sequence[str
     card.to_csv(paths["csv"], index=False)
     card.astype({"source": str}).to_parquet(paths["parquet"], index=False)
     categories.to_csv(paths["categories"], index=False)
+    if not tasks.empty:
+        paths["tasks"] = directory / "scorecard_tasks.csv"
+        tasks.to_csv(paths["tasks"], index=False)
     frame.to_parquet(paths["results"], index=False)
     return paths

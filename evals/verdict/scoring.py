@@ -110,7 +110,13 @@ def score(case: Case, tool_calls: Sequence[CallLike] | Sequence[Sequence[CallLik
 
 
 def episode_verdict(
-    case: Case, calls_per_turn: Sequence[Sequence[CallLike]], failed: bool, *, dropped_calls: int = 0
+    case: Case,
+    calls_per_turn: Sequence[Sequence[CallLike]],
+    failed: bool,
+    *,
+    dropped_calls: int = 0,
+    said: Sequence[str] | None = None,
+    ended: str | None = None,
 ) -> dict[str, Any]:
     """A result row's verdict fields (`correct`, `tool_selection_correct`, `arguments_correct`,
     `irrelevance`, `malformed`, `reason`) from the calls a row keeps, one list per turn, whether
@@ -122,7 +128,9 @@ def episode_verdict(
     A row that dropped calls is never correct: what the dropped calls were is gone.
 
     An unlabelled case is not scored (it is judged against a reference row): only whether a call
-    was malformed. A single-step case is scored on its first turn's calls."""
+    was malformed. A single-step case is scored on its first turn's calls. A task case is scored
+    by its reward (`xpeval.evals.verdict.task_reward`), from its calls, what the agent `said` and
+    how its conversation `ended` (both kept in the row)."""
     if not case.labelled:
         malformed = any(read_call(c).parse_error is not None for turn in calls_per_turn for c in turn)
         return {
@@ -133,6 +141,8 @@ def episode_verdict(
             "malformed": malformed,
             "reason": None,
         }
+    if case.task is not None:
+        return _task_fields(case, calls_per_turn, failed, dropped_calls, said or [], ended)
     if case.environment is not None:
         return _state_fields(case, calls_per_turn, failed)
     turns = [list(turn) for turn in calls_per_turn]
@@ -181,6 +191,37 @@ def _state_fields(case: Case, calls_per_turn: Sequence[Sequence[CallLike]], fail
         "malformed": verdict.malformed,
         "reason": reason,
     }
+
+
+def _task_fields(
+    case: Case,
+    calls_per_turn: Sequence[Sequence[CallLike]],
+    failed: bool,
+    dropped_calls: int,
+    said: Sequence[str],
+    ended: str | None,
+) -> dict[str, Any]:
+    """A task case's row fields: `correct` is its reward (1 or 0); the reason says what missed."""
+    from xpeval.evals.verdict.task_reward import task_reward
+
+    calls = [call for turn in calls_per_turn for call in turn]
+    fields: dict[str, Any] = {
+        "correct": False,
+        "tool_selection_correct": None,
+        "arguments_correct": None,
+        "irrelevance": False,
+        "malformed": any(read_call(c).parse_error is not None for c in calls),
+        "reason": None,
+    }
+    if failed:  # the episode's error is its reason; nothing is executed for it
+        return fields
+    if dropped_calls:
+        fields["reason"] = f"{dropped_calls} calls past the {len(calls)} the row keeps: never correct"
+        return fields
+    reward = task_reward(case, calls, said, ended)
+    fields["correct"] = reward.reward == 1
+    fields["reason"] = None if reward.reward == 1 else f"reward 0: {reward.reason}"
+    return fields
 
 
 def score_turn(

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from xpeval.errors import UserError
 
 from xpeval.adapters.contract import Usage
 from xpeval.adapters.wires.batch import BatchLimits
+from xpeval.errors import UserError
 from xpeval.evals.batch.groups import split
 from xpeval.evals.cassettes import Mode
 from xpeval.evals.results.batch_records import BatchIntent, BatchSettled

@@ -17,10 +17,10 @@ from typing import Any
 import httpx2
 import pandas as pd
 import pytest
-from xpeval.errors import UserError
 
 from tests._corpus import REPO_ROOT
 from xpeval.adapters.wires.batch import BatchRequest, batch_api
+from xpeval.errors import UserError
 from xpeval.evals.cases import load_cases
 from xpeval.evals.cases.loader import BUILTIN_DIR
 from xpeval.evals.cassettes import Mode
