@@ -6,11 +6,14 @@ transport, decoding, the agent loop, scoring), never what any provider would ans
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx2
 
 from xpeval.adapters.contract import ToolCall, TurnResult, Usage
 from xpeval.evals.cases import Case
 from xpeval.evals.cases.model import is_multi_step
+from xpeval.evals.cases.schema_root import root_properties, root_required
 from xpeval.evals.emulator.script import Reply
 from xpeval.evals.emulator.server import EmulatorServer
 from xpeval.evals.emulator.strict import with_state
@@ -25,7 +28,8 @@ def replies_for(case: Case) -> list[TurnResult]:
     Each user turn that expects calls gets the calls, then (once the results are back) a short
     text answer; a turn that expects no call gets a text answer. In a case with an environment
     the calls are the turn's ground truth, all in one step (their results come from the
-    environment; an empty ground truth is a text answer).
+    environment; an empty ground truth is a text answer). A turn that any call answers
+    (relevance) calls the first tool offered, with `example_arguments`.
     """
     replies: list[TurnResult] = []
     for turn in case.turns:
@@ -34,11 +38,13 @@ def replies_for(case: Case) -> list[TurnResult]:
         if turn.expected is None or turn.expected.no_call or turn.expected.ground_truth == []:
             replies.append(TurnResult(text=NO_TOOL_TEXT, usage=usage))  # unlabelled: no right answer
             continue
-        answer = (
-            [(call.name, dict(call.arguments)) for call in turn.expected.ground_truth]
-            if turn.expected.ground_truth is not None
-            else [(call.name, call.canonical_arguments()) for call in turn.expected.calls]
-        )
+        if turn.expected.any_call:
+            tool = case.offered_tools(turn.index)[0]
+            answer = [(tool.name, example_arguments(tool.parameters))]
+        elif turn.expected.ground_truth is not None:
+            answer = [(call.name, dict(call.arguments)) for call in turn.expected.ground_truth]
+        else:
+            answer = [(call.name, call.canonical_arguments()) for call in turn.expected.calls]
         calls = [
             ToolCall(id=f"call_{turn.index}_{index}", name=name, arguments=arguments)
             for index, (name, arguments) in enumerate(answer)
@@ -47,6 +53,38 @@ def replies_for(case: Case) -> list[TurnResult]:
         if is_multi_step(case.category):
             replies.append(TurnResult(text=DONE_TEXT, usage=usage))
     return replies
+
+
+_EXAMPLES: dict[str, Any] = {
+    "string": "example",
+    "integer": 1,
+    "number": 1.5,
+    "boolean": True,
+    "array": [],
+    "null": None,
+}
+
+
+def example_arguments(schema: Any) -> dict[str, Any]:
+    """Arguments for a call of a tool with this parameter schema: each required argument with its
+    default, its first enum value or a value of its type (an object's own required ones filled
+    in the same way). Deterministic, so a relevance case's emulated answer is always the same."""
+    properties = root_properties(schema)
+    return {name: _example(properties.get(name)) for name in root_required(schema)}
+
+
+def _example(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return "example"
+    if "default" in schema:
+        return schema["default"]
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    kind = next((k for k in kind if k != "null"), "string") if isinstance(kind, list) else kind
+    if kind == "object":
+        return example_arguments(schema)
+    return _EXAMPLES.get(str(kind), "example")
 
 
 class CaseEmulator:
