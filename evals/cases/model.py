@@ -11,8 +11,8 @@ Rules enforced on every case (a case file breaking one is refused with the field
 - an expected call lists only arguments in its tool's schema, lists every required argument,
   and never marks a required argument optional (`""`);
 - the shape matches the category (one call for simple/multiple, two or more for parallel,
-  no call for irrelevance, any call for relevance, two or more turns for multi_turn (one in an environment), a gated
-  expected call for approval);
+  no call for irrelevance, any call for relevance, two or more turns for multi_turn (one in an
+  environment), a gated expected call for approval);
 - in multi_turn and approval cases every expected call that will run has a scripted output,
   so the path a correct model takes never hits an unscripted tool;
 - an `unlabelled` case (real traffic, `xpeval cases requests`) carries no expected calls at all
