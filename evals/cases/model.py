@@ -11,8 +11,8 @@ Rules enforced on every case (a case file breaking one is refused with the field
 - an expected call lists only arguments in its tool's schema, lists every required argument,
   and never marks a required argument optional (`""`);
 - the shape matches the category (one call for simple/multiple, two or more for parallel,
-  no call for irrelevance, two or more turns for multi_turn (one in an environment), a gated
-  expected call for approval);
+  no call for irrelevance, any call for relevance, two or more turns for multi_turn (one in an
+  environment), a gated expected call for approval);
 - in multi_turn and approval cases every expected call that will run has a scripted output,
   so the path a correct model takes never hits an unscripted tool;
 - a `task` case (docs/cases.md, "Task cases") runs in an environment with a simulated user: its
@@ -50,6 +50,7 @@ Category = Literal[
     "parallel",
     "parallel_multiple",
     "irrelevance",
+    "relevance",
     "multi_turn",
     "approval",
     "unlabelled",
@@ -133,6 +134,9 @@ class Expected(_Frozen):
     in a case with an environment, the ground truth whose execution leaves the state to reach."""
 
     no_call: bool = False
+    any_call: bool = False
+    """A call of any offered tool, with any arguments, is right (BFCL's `live_relevance`: a
+    request some tool answers, with no one answer to score against)."""
     calls: list[ExpectedCall] = Field(default_factory=list)
     ground_truth: list[EnvironmentCall] | None = None
     """Environment cases only: calls executed on fresh instances; the turn is judged by the
@@ -147,6 +151,10 @@ class Expected(_Frozen):
             return self
         if self.no_call and self.calls:
             raise ValueError("no_call is true but calls are listed")
+        if self.any_call:
+            if self.no_call or self.calls:
+                raise ValueError("any_call is true: list no calls and leave no_call false")
+            return self
         if not self.no_call and not self.calls:
             raise ValueError("no calls listed: set no_call: true when no tool should be called")
         return self
@@ -354,6 +362,12 @@ class Case(_Frozen):
             raise ValueError(f"category {self.category}: expects two or more calls in one turn")
         if self.category == "irrelevance" and (not self.expected.no_call or self.follow_ups):
             raise ValueError("category irrelevance: expects no call (expected.no_call: true) in one turn")
+        if (self.category == "relevance") != self.expected.any_call or (
+            self.expected.any_call and self.follow_ups
+        ):
+            raise ValueError(
+                "category relevance: expects any call (expected.any_call: true) in one turn, and only it does"
+            )
         if self.category == "multi_turn" and not self.follow_ups and self.environment is None:
             raise ValueError(
                 "category multi_turn: needs follow_ups (two or more user turns; one with an environment)"

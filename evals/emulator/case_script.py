@@ -6,13 +6,14 @@ transport, decoding, the agent loop, scoring), never what any provider would ans
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 
 from xpeval.adapters.contract import ToolCall, TurnResult, Usage
 from xpeval.evals.cases import Case
 from xpeval.evals.cases.model import is_multi_step
+from xpeval.evals.cases.schema_root import root_properties, root_required
 from xpeval.evals.emulator.script import Reply
 from xpeval.evals.emulator.server import DEFAULT_SCRIPT, EmulatorServer
 from xpeval.evals.emulator.strict import with_state
@@ -32,7 +33,8 @@ def replies_for(case: Case, from_turn: int = 0) -> list[TurnResult]:
     the calls are the turn's ground truth, all in one step (their results come from the
     environment; an empty ground truth is a text answer). `from_turn`: the replies from that
     user turn on (an adapter the case hands the conversation to at that turn). A task case's
-    replies play both its user and its agent (`xpeval.evals.emulator.task_script`).
+    replies play both its user and its agent (`xpeval.evals.emulator.task_script`). A turn
+    that any call answers (relevance) calls the first tool offered, with `example_arguments`.
     """
     if case.task is not None:
         from xpeval.evals.emulator.task_script import task_replies
@@ -45,11 +47,13 @@ def replies_for(case: Case, from_turn: int = 0) -> list[TurnResult]:
         if turn.expected is None or turn.expected.no_call or turn.expected.ground_truth == []:
             replies.append(TurnResult(text=NO_TOOL_TEXT, usage=usage))  # unlabelled: no right answer
             continue
-        answer = (
-            [(call.name, dict(call.arguments)) for call in turn.expected.ground_truth]
-            if turn.expected.ground_truth is not None
-            else [(call.name, call.canonical_arguments()) for call in turn.expected.calls]
-        )
+        if turn.expected.any_call:
+            tool = case.offered_tools(turn.index)[0]
+            answer = [(tool.name, example_arguments(tool.parameters))]
+        elif turn.expected.ground_truth is not None:
+            answer = [(call.name, dict(call.arguments)) for call in turn.expected.ground_truth]
+        else:
+            answer = [(call.name, call.canonical_arguments()) for call in turn.expected.calls]
         calls = [
             ToolCall(id=f"call_{turn.index}_{index}", name=name, arguments=arguments)
             for index, (name, arguments) in enumerate(answer)
@@ -58,6 +62,38 @@ def replies_for(case: Case, from_turn: int = 0) -> list[TurnResult]:
         if is_multi_step(case.category):
             replies.append(TurnResult(text=DONE_TEXT, usage=usage))
     return replies
+
+
+_EXAMPLES: dict[str, Any] = {
+    "string": "example",
+    "integer": 1,
+    "number": 1.5,
+    "boolean": True,
+    "array": [],
+    "null": None,
+}
+
+
+def example_arguments(schema: Any) -> dict[str, Any]:
+    """Arguments for a call of a tool with this parameter schema: each required argument with its
+    default, its first enum value or a value of its type (an object's own required ones filled
+    in the same way). Deterministic, so a relevance case's emulated answer is always the same."""
+    properties = root_properties(schema)
+    return {name: _example(properties.get(name)) for name in root_required(schema)}
+
+
+def _example(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return "example"
+    if "default" in schema:
+        return schema["default"]
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    kind = next((k for k in kind if k != "null"), "string") if isinstance(kind, list) else kind
+    if kind == "object":
+        return example_arguments(schema)
+    return _EXAMPLES.get(str(kind), "example")
 
 
 class CaseEmulator:

@@ -3,12 +3,15 @@
 `score(case, tool_calls)` is pure. Per turn, a turn is correct when:
 - it expects no call (irrelevance) and the model made none; an empty call list never counts
   as a correct call when calls are expected;
+- it expects any call (relevance) and the model made one or more, every one readable (BFCL
+  passes any call that decodes);
 - otherwise the calls and the expected calls pair up one to one, where a call fits an expected
   call when the function names are equal, every argument the tool's schema requires is present,
   every argument given is both in the schema and in the expected answer, every given value is
   among its acceptable values (`xpeval.evals.cases.acceptable`), and every expected argument left out
   has `""` (optional) among its acceptable values. A call whose arguments could not be parsed
-  fits nothing (and marks the turn malformed).
+  fits nothing (and marks the turn malformed). A case imported from BFCL also holds BFCL's
+  type rules (`20.0` is no `integer`: `xpeval.evals.verdict.bfcl_types`).
 Pairing is a maximum bipartite matching over the "fits" relation, so the verdict never
 depends on the order of the calls (BFCL's first-fit pairing fails `parallel_178` in one order
 and passes it in another). A case is correct when all its turns are.
@@ -26,6 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from xpeval.evals.cases.acceptable import OPTIONAL, value_acceptable
 from xpeval.evals.cases.model import is_multi_step
 from xpeval.evals.cases.schema_root import root_properties, root_required
+from xpeval.evals.verdict.bfcl_types import bfcl_type_error, is_bfcl_case
 from xpeval.evals.verdict.calls import CallLike, ReadCall, read_call
 
 if TYPE_CHECKING:
@@ -245,6 +249,16 @@ def score_turn(
     if expected.no_call:
         reason = f"expected no call, got {len(calls)}: {_names(calls)}" if calls else None
         return verdict(not calls, reason, not calls, None)
+    if expected.any_call:
+        unread = [call.name for call in calls if call.parse_error is not None]
+        if not calls or unread:
+            why = (
+                "expected a call of any tool, got none"
+                if not calls
+                else f"unparseable call(s): {', '.join(unread)}"
+            )
+            return verdict(False, why, False, None)
+        return verdict(True, None, True, None)
     expected_names = [call.name for call in expected.calls]
     if not calls:
         return verdict(
@@ -295,6 +309,10 @@ def _call_mismatch(case: Case, call: ReadCall, wanted: ExpectedCall) -> str | No
                 f"{call.name}: argument {argument!r} = {_short(value)} is not one of "
                 f"{_short(wanted.arguments[argument])}"
             )
+        if is_bfcl_case(case.origin):
+            type_error = bfcl_type_error(value, properties[argument], wanted.arguments[argument])
+            if type_error is not None:
+                return f"{call.name}: argument {argument!r}: {type_error}"
     for argument, alternatives in wanted.arguments.items():
         if argument not in call.arguments and OPTIONAL not in alternatives:
             return f"{call.name}: missing argument {argument!r} (expected one of {_short(alternatives)})"
