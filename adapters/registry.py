@@ -539,7 +539,6 @@ BUNDLED_ADAPTERS = {
 
 
 def _load_bundled() -> None:
-    catalog.load_bundled_wires()
     for adapter_id, target in BUNDLED_ADAPTERS.items():
         module, _, attribute = target.partition(":")
         register_adapter(
@@ -547,6 +546,7 @@ def _load_bundled() -> None:
         )
 
 
+catalog.load_bundled_wires()  # every wire xpeval ships, before the entries that name them
 validate_registry(ADAPTER_REGISTRY)
 _ORIGINS.update(dict.fromkeys(ADAPTER_REGISTRY, BUILTIN_DISTRIBUTION))
 _load_bundled()

@@ -36,7 +36,8 @@ from xpeval.adapters.wires._base import (
 )
 from xpeval.adapters.wires._calls import wire_call_ids
 from xpeval.adapters.wires._layout import ToolLayout, listed_tools
-from xpeval.adapters.wires._names import ANTHROPIC_MESSAGES
+from xpeval.adapters.wires.catalog import AcceptanceMode, WirePlugin
+from xpeval.adapters.wires.loop_rules.anthropic import ANTHROPIC_MESSAGES
 from xpeval.adapters.wires.loop_rules.anthropic import RULES as REASONING_STATE
 from xpeval.adapters.wires.render import anthropic as rendering
 
@@ -414,3 +415,12 @@ class AnthropicMessagesWire(BodyDescribedRequests):
 
 
 WIRE = AnthropicMessagesWire()
+PLUGIN = WirePlugin(
+    codec=WIRE,
+    acceptance=(
+        AcceptanceMode("anthropic", "anthropic"),
+        AcceptanceMode("anthropic-strict", "anthropic-strict", strict=True),
+    ),
+)
+"""The wire as `catalog.BUNDLED_WIRES` registers it; its acceptance modes are judged by the
+checker's rule sets of the same names (`evals/acceptance/checker/rules/`)."""

@@ -36,8 +36,9 @@ from xpeval.adapters.wires._base import (
     validate_params,
 )
 from xpeval.adapters.wires._layout import ToolLayout
-from xpeval.adapters.wires._names import GOOGLE_GENAI
+from xpeval.adapters.wires.catalog import AcceptanceMode, WirePlugin
 from xpeval.adapters.wires.loop_rules import signature_bytes
+from xpeval.adapters.wires.loop_rules.google import GOOGLE_GENAI
 from xpeval.adapters.wires.loop_rules.google import RULES as REASONING_STATE
 from xpeval.adapters.wires.render import google as rendering
 
@@ -462,3 +463,12 @@ def _retry_delay(details: Any) -> float | None:
 
 
 WIRE = GoogleGenAIWire()
+PLUGIN = WirePlugin(
+    codec=WIRE,
+    acceptance=(
+        AcceptanceMode("gemini-parameters", "gemini-openapi"),
+        AcceptanceMode("gemini-json-schema", "gemini-json-schema"),
+    ),
+)
+"""The wire as `catalog.BUNDLED_WIRES` registers it; its acceptance modes are judged by the
+checker's rule sets of the same names (`evals/acceptance/checker/rules/`)."""

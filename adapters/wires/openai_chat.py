@@ -40,8 +40,8 @@ from xpeval.adapters.wires._base import (
 )
 from xpeval.adapters.wires._calls import wire_call_ids
 from xpeval.adapters.wires._layout import ToolLayout, listed_tools
-from xpeval.adapters.wires._names import OPENAI_CHAT
-from xpeval.adapters.wires.loop_rules.openai_chat import REASONING_FIELDS, kept_field
+from xpeval.adapters.wires.catalog import AcceptanceMode, WirePlugin
+from xpeval.adapters.wires.loop_rules.openai_chat import OPENAI_CHAT, REASONING_FIELDS, kept_field
 from xpeval.adapters.wires.loop_rules.openai_chat import RULES as REASONING_STATE
 from xpeval.adapters.wires.render import openai_chat as rendering
 
@@ -423,3 +423,13 @@ def _body_error(body: Any) -> ProviderError:
 
 
 WIRE = OpenAIChatWire()
+PLUGIN = WirePlugin(
+    codec=WIRE,
+    acceptance=(
+        AcceptanceMode("openai-chat", "openai"),
+        AcceptanceMode("openai-chat-strict", "openai-strict", strict=True),
+        AcceptanceMode("moonshot", "moonshot"),
+    ),
+)
+"""The wire as `catalog.BUNDLED_WIRES` registers it; its acceptance modes are judged by the
+checker's rule sets of the same names (`evals/acceptance/checker/rules/`)."""

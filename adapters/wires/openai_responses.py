@@ -38,7 +38,8 @@ from xpeval.adapters.wires._base import (
 )
 from xpeval.adapters.wires._calls import wire_call_ids
 from xpeval.adapters.wires._layout import ToolLayout, listed_tools
-from xpeval.adapters.wires._names import OPENAI_RESPONSES
+from xpeval.adapters.wires.catalog import AcceptanceMode, WirePlugin
+from xpeval.adapters.wires.loop_rules.openai_responses import OPENAI_RESPONSES
 from xpeval.adapters.wires.loop_rules.openai_responses import RULES as REASONING_STATE
 from xpeval.adapters.wires.render import openai_responses as rendering
 
@@ -436,3 +437,12 @@ class OpenAIResponsesWire(BodyDescribedRequests):
 
 
 WIRE = OpenAIResponsesWire()
+PLUGIN = WirePlugin(
+    codec=WIRE,
+    acceptance=(
+        AcceptanceMode("openai-responses", "openai", strict=False),
+        AcceptanceMode("openai-responses-strict", "openai-strict", strict=True),
+    ),
+)
+"""The wire as `catalog.BUNDLED_WIRES` registers it; its acceptance modes are judged by the
+checker's rule sets of the same names (`evals/acceptance/checker/rules/`)."""
