@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from xpeval._lazy import lazy_exports
 
-PLUGIN_API_VERSION = (1, 1)
+PLUGIN_API_VERSION = (1, 2)
 """(major, minor): a major step removes or changes a name; a minor one only adds. A plugin may
 check `PLUGIN_API_VERSION[0] == 1` and refuse to load otherwise."""
 
@@ -60,6 +60,8 @@ _EXPORTS = {
     "UserMessage": "xpeval.adapters.contract",
     # writing a codec
     "Wire": "xpeval.adapters.wires._base",
+    "Codec": "xpeval.adapters.wires._base",
+    "PendingCall": "xpeval.adapters.wires._base",
     "RenderedResponse": "xpeval.adapters.wires._base",
     "StreamAccumulator": "xpeval.adapters.wires._base",
     "BodyDescribedRequests": "xpeval.adapters.wires._base",
@@ -144,6 +146,8 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.schema.dialects import DialectSpec as DialectSpec
     from xpeval.adapters.schema.names import NameRule as NameRule
     from xpeval.adapters.wires._base import BodyDescribedRequests as BodyDescribedRequests
+    from xpeval.adapters.wires._base import Codec as Codec
+    from xpeval.adapters.wires._base import PendingCall as PendingCall
     from xpeval.adapters.wires._base import RenderedResponse as RenderedResponse
     from xpeval.adapters.wires._base import StreamAccumulator as StreamAccumulator
     from xpeval.adapters.wires._base import Wire as Wire

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Awaitable
 from functools import cache
 from typing import Any
 
@@ -27,10 +28,10 @@ from xpeval.adapters.contract import (
 )
 from xpeval.adapters.schema import PreparedTools
 from xpeval.adapters.wires._base import (
+    Codec,
     RenderedResponse,
     body_model,
     none_if_empty,
-    read_stream,
     retry_after_seconds,
     transport_error,
     validate_params,
@@ -280,10 +281,11 @@ def _contents_adapter() -> TypeAdapter[Any]:
     return TypeAdapter(list[types.Content])
 
 
-class GoogleGenAIWire:
+class GoogleGenAIWire(Codec):
     name: WireName = WIRE_NAME
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r":(stream)?[gG]enerateContent(\?|$)"),)
     reasoning_state = REASONING_STATE
+    stream_end = "a candidate's finishReason"
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         system, contents = _encode_contents(request, tools)
@@ -355,26 +357,16 @@ class GoogleGenAIWire:
         validate_params(_contents_adapter(), kwargs["contents"])
         types.GenerateContentConfig.model_validate(kwargs["config"])
 
-    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
-        call = {k: v for k, v in kwargs.items() if k != "stream"}
-        if kwargs.get("stream"):
-            return await read_stream(
-                client.models.generate_content_stream(**call),
-                GeminiAccumulator(),
-                self.error_from_exception,
-                "a candidate's finishReason",
-            )
-        accumulator = GeminiAccumulator()
-        try:
-            accumulator.add(await client.models.generate_content(**call))
-        except Exception as exc:
-            return TurnResult(error=self.error_from_exception(exc), finish_reason="error")
-        return accumulator.result()
+    async def call(self, client: Any, kwargs: JsonObject) -> Any:
+        return await client.models.generate_content(**_sdk_arguments(kwargs))
 
-    def decode(self, response: Any) -> TurnResult:
-        accumulator = GeminiAccumulator()
-        accumulator.add(response)
-        return accumulator.result()
+    def open_stream(self, client: Any, kwargs: JsonObject) -> Awaitable[Any]:
+        opened: Awaitable[Any] = client.models.generate_content_stream(**_sdk_arguments(kwargs))
+        return opened
+
+    def accumulator(self) -> GeminiAccumulator:
+        """A plain response folds as a stream of one chunk (`Codec.decode`)."""
+        return GeminiAccumulator()
 
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         from google.genai import errors
@@ -434,6 +426,11 @@ class GoogleGenAIWire:
 
     def render(self, result: TurnResult, *, model: str, stream: bool) -> RenderedResponse:
         return rendering.render(result, model=model, stream=stream)
+
+
+def _sdk_arguments(kwargs: JsonObject) -> JsonObject:
+    """The encoded arguments as the SDK's calls take them: whether to stream is the call's name."""
+    return {k: v for k, v in kwargs.items() if k != "stream"}
 
 
 def _sse_from_json_array(body: bytes) -> bytes | None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -29,12 +30,13 @@ from xpeval.adapters.exchange import current as current_exchange
 from xpeval.adapters.schema import PreparedTools
 from xpeval.adapters.wires._base import (
     BodyDescribedRequests,
+    Codec,
+    PendingCall,
     RenderedResponse,
     error_fields,
     none_if_empty,
     not_the_wire,
     parse_arguments,
-    read_stream,
     stainless_error,
     validate_params,
 )
@@ -109,11 +111,8 @@ def _call(call_id: str | None, name: str, raw: str | None) -> ToolCall:
 
 
 @dataclass
-class _PendingCall:
+class _PendingCall(PendingCall):
     index: Any = None
-    id: str | None = None
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
 
     def looks_complete(self) -> bool:
         """Whether the argument text so far is a whole JSON value (checked only when a second
@@ -219,8 +218,8 @@ class ChatStreamAccumulator:
             slot.arguments.append(function.arguments)
 
     def result(self, error: ProviderError | None = None) -> TurnResult:
-        calls = [_call(c.id, c.name, "".join(c.arguments)) for c in self.calls if c.name]
-        nameless = [c for c in self.calls if not c.name and (c.id or "".join(c.arguments).strip())]
+        calls = [_call(c.id, c.name, c.text) for c in self.calls if c.name]
+        nameless = [c for c in self.calls if not c.name and (c.id or c.text.strip())]
         if error is None and nameless:
             error = _nameless_call(nameless[0])
         return TurnResult(
@@ -293,10 +292,11 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
     return TypeAdapter(typed)
 
 
-class OpenAIChatWire(BodyDescribedRequests):
+class OpenAIChatWire(BodyDescribedRequests, Codec):
     name: WireName = OPENAI_CHAT
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/chat/completions/?(\?|$)"),)
     reasoning_state = REASONING_STATE
+    stream_end = "a choice's finish_reason or [DONE]"
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         ids = wire_call_ids(request.messages)
@@ -332,19 +332,15 @@ class OpenAIChatWire(BodyDescribedRequests):
     def validate_encoded(self, kwargs: JsonObject) -> None:
         validate_params(_params_adapter(bool(kwargs.get("stream"))), kwargs)
 
-    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
-        if not kwargs.get("stream"):
-            try:
-                response = await client.chat.completions.create(**kwargs)
-            except Exception as exc:
-                return TurnResult(error=self.error_from_exception(exc), finish_reason="error")
-            return self.decode(response)
-        return await read_stream(
-            client.chat.completions.create(**kwargs),
-            ChatStreamAccumulator(),
-            self.error_from_exception,
-            "a choice's finish_reason or [DONE]",
-        )
+    async def call(self, client: Any, kwargs: JsonObject) -> Any:
+        return await client.chat.completions.create(**kwargs)
+
+    def open_stream(self, client: Any, kwargs: JsonObject) -> Awaitable[Any]:
+        opened: Awaitable[Any] = client.chat.completions.create(**kwargs)
+        return opened
+
+    def accumulator(self) -> ChatStreamAccumulator:
+        return ChatStreamAccumulator()
 
     def decode(self, response: Any) -> TurnResult:
         without_choice = _without_choice(response)

@@ -106,3 +106,17 @@ def test_no_shipped_module_imports_a_wire_module_the_registration_list_names() -
                     continue
                 found.extend(f"{path.relative_to(REPO)}: {name}" for name in names if name in listed)
     assert found == []
+
+
+def test_every_wire_xpeval_ships_fills_in_the_one_codec_skeleton() -> None:
+    """`Codec.send` (plain or streamed, a failure a value) is every shipped wire's `send`: none
+    writes its own skeleton beside it."""
+    from xpeval.adapters.wires import get_wire, wire_names
+    from xpeval.adapters.wires._base import Codec
+
+    own = [name for name in wire_names() if catalog.is_builtin_wire(name)]
+    assert len(own) == len(catalog.BUNDLED_WIRES)
+    for name in own:
+        codec = get_wire(name)
+        assert isinstance(codec, Codec), name
+        assert type(codec).send is Codec.send, f"{name} writes its own send"
