@@ -200,17 +200,17 @@ def _acceptance_problem(wire: str, plugin: WirePlugin, own: bool) -> str | None:
     if not isinstance(plugin.acceptance, tuple):
         return f"wire {wire}: acceptance must be a tuple of AcceptanceMode"
     dialect_names = {spec.name for spec in plugin.dialects}
-    seen = {mode.name for other in _WIRES.values() for mode in other.acceptance}
+    taken = {mode.name: f"wire {name}'s" for name, other in _WIRES.items() for mode in other.acceptance}
     for mode in plugin.acceptance:
-        problem = _mode_problem(wire, plugin.codec, mode, dialect_names, seen, own)
+        problem = _mode_problem(wire, plugin.codec, mode, dialect_names, taken, own)
         if problem is not None:
             return f"wire {wire}: {problem}"
-        seen.add(mode.name)
+        taken[mode.name] = "listed twice"
     return None
 
 
 def _mode_problem(
-    wire: str, codec: Wire, mode: object, dialect_names: set[str], seen: set[str], own: bool
+    wire: str, codec: Wire, mode: object, dialect_names: set[str], taken: dict[str, str], own: bool
 ) -> str | None:
     if not isinstance(mode, AcceptanceMode):
         return f"an acceptance mode must be an AcceptanceMode, not a {type(mode).__name__}"
@@ -219,8 +219,8 @@ def _mode_problem(
         pass  # xpeval's own modes keep the names its reports and docs use
     elif base != wire or (variant and not _VARIANT.fullmatch(variant)) or mode.name.endswith(":"):
         return f"acceptance mode {mode.name!r} must be named {wire!r} or {wire + ':<variant>'!r}"
-    if mode.name in seen:
-        return f"acceptance mode {mode.name} is listed twice"
+    if mode.name in taken:
+        return f"acceptance mode {mode.name} is {taken[mode.name]}"
     if mode.dialect not in dialect_names and not dialects.is_dialect(mode.dialect):
         return f"acceptance mode {mode.name} names an unknown dialect: {mode.dialect}"
     if mode.strict is not None and not isinstance(mode.strict, bool):
