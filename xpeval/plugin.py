@@ -62,6 +62,7 @@ _EXPORTS = {
     "Wire": "xpeval.adapters.wires._base",
     "Codec": "xpeval.adapters.wires._base",
     "PendingCall": "xpeval.adapters.wires._base",
+    "ReplyAccumulator": "xpeval.adapters.wires._base",
     "RenderedResponse": "xpeval.adapters.wires._base",
     "StreamAccumulator": "xpeval.adapters.wires._base",
     "BodyDescribedRequests": "xpeval.adapters.wires._base",
@@ -149,6 +150,7 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.wires._base import Codec as Codec
     from xpeval.adapters.wires._base import PendingCall as PendingCall
     from xpeval.adapters.wires._base import RenderedResponse as RenderedResponse
+    from xpeval.adapters.wires._base import ReplyAccumulator as ReplyAccumulator
     from xpeval.adapters.wires._base import StreamAccumulator as StreamAccumulator
     from xpeval.adapters.wires._base import Wire as Wire
     from xpeval.adapters.wires._base import error_fields as error_fields

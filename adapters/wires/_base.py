@@ -27,7 +27,16 @@ from typing import Any, Protocol
 
 import httpx2
 
-from xpeval.adapters.contract import JsonObject, ProviderError, ToolCall, TurnRequest, TurnResult, WireName
+from xpeval.adapters.contract import (
+    FinishReason,
+    JsonObject,
+    ProviderError,
+    ToolCall,
+    TurnRequest,
+    TurnResult,
+    Usage,
+    WireName,
+)
 from xpeval.adapters.schema import PreparedTools
 from xpeval.adapters.wires._layout import ToolLayout
 
@@ -332,6 +341,49 @@ class PendingCall:
         return ToolCall(
             id=self.id, name=self.name, arguments=arguments, raw_arguments=raw, parse_error=problem
         )
+
+
+class ReplyAccumulator:
+    """What a reply of a chat-shaped wire is folded into (visible text and reasoning in pieces,
+    its raw finish reason, usage, id and model), the events seen, and the `TurnResult` it spells
+    (`reply`). A wire's accumulator subclasses it, reads its own events in `add` and says in
+    `result` how its calls and finish reason read; a stream is whole once a finish reason came,
+    unless the wire says otherwise (`terminal`)."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.finish: str | None = None
+        self.usage: Usage | None = None
+        self.response_id: str | None = None
+        self.model: str | None = None
+
+    @property
+    def terminal(self) -> bool:
+        return self.finish is not None
+
+    def reply(
+        self,
+        calls: list[ToolCall],
+        finish_reason: FinishReason | None,
+        error: ProviderError | None,
+        **more: Any,
+    ) -> TurnResult:
+        """The result the pieces spell, with `calls` and `finish_reason` as the wire reads them
+        and any field of its own (`more`: a refusal, what it keeps, the status)."""
+        fields: dict[str, Any] = {
+            "text": none_if_empty("".join(self.text)),
+            "reasoning": none_if_empty("".join(self.reasoning)),
+            "tool_calls": calls,
+            "finish_reason": finish_reason,
+            "raw_finish_reason": self.finish,
+            "usage": self.usage,
+            "response_id": self.response_id,
+            "model": self.model,
+            "error": error,
+        }
+        return TurnResult(**{**fields, **more})
 
 
 class Codec(ABC):

@@ -30,8 +30,8 @@ from xpeval.adapters.schema import PreparedTools
 from xpeval.adapters.wires._base import (
     Codec,
     RenderedResponse,
+    ReplyAccumulator,
     body_model,
-    none_if_empty,
     retry_after_seconds,
     transport_error,
     validate_params,
@@ -100,7 +100,7 @@ def _usage(meta: Any) -> Usage | None:
     )
 
 
-class GeminiAccumulator:
+class GeminiAccumulator(ReplyAccumulator):
     """Folds one response or a stream of chunks into a result.
 
     Gemini streams whole function calls (never argument fragments) and text in pieces; a
@@ -108,15 +108,9 @@ class GeminiAccumulator:
     """
 
     def __init__(self) -> None:
-        self.events = 0
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
+        super().__init__()
         self.calls: list[ToolCall] = []
         self.text_signature: str | None = None
-        self.finish: str | None = None
-        self.usage: Usage | None = None
-        self.response_id: str | None = None
-        self.model: str | None = None
         self.prompt_block: str | None = None
         self.chunks_with_content = 0
 
@@ -180,22 +174,17 @@ class GeminiAccumulator:
         data: JsonObject = {}
         if self.text_signature:
             data[WIRE_NAME] = {"text_thought_signature": self.text_signature}
-        return TurnResult(
-            text=none_if_empty("".join(self.text)),
-            reasoning=none_if_empty("".join(self.reasoning)),
-            tool_calls=list(self.calls),
-            finish_reason="error"
+        return self.reply(
+            list(self.calls),
+            "error"
             if error
             else (
                 "content_filter"
                 if self.finish is None and self.prompt_block
                 else normalize_finish(finish, bool(self.calls))
             ),
+            error,
             raw_finish_reason=finish,
-            usage=self.usage,
-            response_id=self.response_id,
-            model=self.model,
-            error=error,
             provider_data=data,
             status=200,
         )

@@ -33,6 +33,7 @@ from xpeval.adapters.wires._base import (
     Codec,
     PendingCall,
     RenderedResponse,
+    ReplyAccumulator,
     error_fields,
     none_if_empty,
     not_the_wire,
@@ -137,7 +138,7 @@ class _PendingCall(PendingCall):
         return False
 
 
-class ChatStreamAccumulator:
+class ChatStreamAccumulator(ReplyAccumulator):
     """Reassembles chat.completion.chunk events into whole calls, in the provider's order.
 
     A call is the pieces streamed at one index until another call's head arrives at it
@@ -147,18 +148,12 @@ class ChatStreamAccumulator:
     """
 
     def __init__(self) -> None:
-        self.events = 0
-        self.text: list[str] = []
+        super().__init__()
         self.refusal: list[str] = []
-        self.reasoning: list[str] = []
         self.reasoning_field: str | None = None
         self.calls: list[_PendingCall] = []
         self.open: dict[Any, _PendingCall] = {}
         """The call each index is currently streaming (`None`: pieces sent without an index)."""
-        self.finish: str | None = None
-        self.usage: Usage | None = None
-        self.response_id: str | None = None
-        self.model: str | None = None
 
     @property
     def terminal(self) -> bool:
@@ -222,17 +217,11 @@ class ChatStreamAccumulator:
         nameless = [c for c in self.calls if not c.name and (c.id or c.text.strip())]
         if error is None and nameless:
             error = _nameless_call(nameless[0])
-        return TurnResult(
-            text=none_if_empty("".join(self.text)),
+        return self.reply(
+            calls,
+            "error" if error else normalize_finish(self.finish, bool(calls)),
+            error,
             refusal=none_if_empty("".join(self.refusal)),
-            reasoning=none_if_empty("".join(self.reasoning)),
-            tool_calls=calls,
-            finish_reason="error" if error else normalize_finish(self.finish, bool(calls)),
-            raw_finish_reason=self.finish,
-            usage=self.usage,
-            response_id=self.response_id,
-            model=self.model,
-            error=error,
             provider_data=_kept_reasoning(self.reasoning_field, "".join(self.reasoning)),
             status=200,
         )

@@ -49,6 +49,7 @@ from xpeval.plugin import (
     Provider,
     ProviderError,
     RenderedResponse,
+    ReplyAccumulator,
     Rule,
     SystemMessage,
     ToolLayout,
@@ -61,7 +62,6 @@ from xpeval.plugin import (
     http_transport,
     json_response,
     meta_schema,
-    none_if_empty,
     not_the_wire,
     retry_after_header,
     retry_after_seconds,
@@ -159,19 +159,14 @@ def _finish(raw: str | None, has_calls: bool) -> FinishReason | None:
     return _FINISH.get(raw, "other")
 
 
-class _Accumulator:
+class _Accumulator(ReplyAccumulator):
     """Folds the v2 stream's events into one result; whole once `message-end` arrived."""
 
     def __init__(self) -> None:
-        self.events = 0
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
+        super().__init__()
         self.plan: list[str] = []
         self.calls: dict[int, PendingCall] = {}
-        self.finish: str | None = None
         self.ended = False
-        self.usage: Usage | None = None
-        self.response_id: str | None = None
         self.failure: ProviderError | None = None
 
     @property
@@ -222,17 +217,7 @@ class _Accumulator:
             "error" if error is not None and error.kind == "stream" else _finish(self.finish, bool(calls))
         )
         plan = "".join(self.plan)
-        return TurnResult(
-            text=none_if_empty("".join(self.text)),
-            reasoning=none_if_empty("".join(self.reasoning)),
-            tool_calls=calls,
-            finish_reason=finish,
-            raw_finish_reason=self.finish,
-            usage=self.usage,
-            response_id=self.response_id,
-            error=error,
-            provider_data={WIRE: {"tool_plan": plan}} if plan else {},
-        )
+        return self.reply(calls, finish, error, provider_data={WIRE: {"tool_plan": plan}} if plan else {})
 
 
 class UnreadableEvent(Exception):

@@ -40,6 +40,7 @@ from xpeval.plugin import (
     Provider,
     ProviderError,
     RenderedResponse,
+    ReplyAccumulator,
     Rule,
     SystemMessage,
     ToolCall,
@@ -55,7 +56,6 @@ from xpeval.plugin import (
     json_response,
     name_length,
     name_pattern,
-    none_if_empty,
     not_the_wire,
     parse_arguments,
     retry_after_header,
@@ -180,22 +180,12 @@ class _Pending(PendingCall):
     whole: JsonObject | None = None
 
 
-class _Accumulator:
+class _Accumulator(ReplyAccumulator):
     """Folds `chat.completion.chunk`s into one result; whole once a choice has its finish reason."""
 
     def __init__(self) -> None:
-        self.events = 0
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
+        super().__init__()
         self.calls: dict[Any, _Pending] = {}
-        self.finish: str | None = None
-        self.usage: Usage | None = None
-        self.response_id: str | None = None
-        self.model: str | None = None
-
-    @property
-    def terminal(self) -> bool:
-        return self.finish is not None
 
     def add(self, event: Any) -> None:
         chunk = _plain(getattr(event, "data", event))
@@ -251,17 +241,7 @@ class _Accumulator:
         finish = (
             "error" if error is not None and error.kind == "stream" else _finish(self.finish, bool(calls))
         )
-        return TurnResult(
-            text=none_if_empty("".join(self.text)),
-            reasoning=none_if_empty("".join(self.reasoning)),
-            tool_calls=calls,
-            finish_reason=finish,
-            raw_finish_reason=self.finish,
-            usage=self.usage,
-            response_id=self.response_id,
-            model=self.model,
-            error=error,
-        )
+        return self.reply(calls, finish, error)
 
 
 class MistralChat(BodyDescribedRequests, Codec):
