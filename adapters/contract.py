@@ -13,10 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 JsonObject = dict[str, Any]
 
 WireName = str
-"""A wire's name: one of `WIRE_NAMES` or a plugin's (`xpeval.adapters.wires.wire_names()` lists
-every registered one; `xpeval.plugin.register_wire` adds one)."""
-WIRE_NAMES: tuple[WireName, ...] = ("openai-chat", "openai-responses", "anthropic-messages", "google-genai")
-"""The wires xpeval ships."""
+"""A wire's name: one registered as a `WirePlugin` (`xpeval.adapters.wires.wire_names()` lists
+every one, xpeval's own first; `xpeval.plugin.register_wire` adds one)."""
 
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "refusal", "error", "other"]
 """Normalized finish reason; the provider's own value is kept in `TurnResult.raw_finish_reason`."""
@@ -219,7 +217,6 @@ class TurnResult(_Model):
 
 
 __all__ = [
-    "WIRE_NAMES",
     "AssistantMessage",
     "FinishReason",
     "ForceTool",

@@ -178,7 +178,7 @@ BROKEN = {
     ),
     "wires": (
         'catalog.BUNDLED_WIRES = (*catalog.BUNDLED_WIRES, "xpeval.bundled.mistral_chat:NO_SUCH_ENTRY")',
-        'catalog.plugin_wire("mistral-chat")',
+        'catalog.registered_wire("mistral-chat")',
         "RuntimeError xpeval's own wires failed to register: AttributeError",
     ),
 }

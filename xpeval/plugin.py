@@ -72,6 +72,9 @@ _EXPORTS = {
     "UserMessage": "xpeval.adapters.contract",
     # writing a codec
     "Wire": "xpeval.adapters.wires._base",
+    "Codec": "xpeval.adapters.wires._base",
+    "PendingCall": "xpeval.adapters.wires._base",
+    "ReplyAccumulator": "xpeval.adapters.wires._base",
     "RenderedResponse": "xpeval.adapters.wires._base",
     "StreamAccumulator": "xpeval.adapters.wires._base",
     "BodyDescribedRequests": "xpeval.adapters.wires._base",
@@ -157,7 +160,10 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.schema.dialects import DialectSpec as DialectSpec
     from xpeval.adapters.schema.names import NameRule as NameRule
     from xpeval.adapters.wires._base import BodyDescribedRequests as BodyDescribedRequests
+    from xpeval.adapters.wires._base import Codec as Codec
+    from xpeval.adapters.wires._base import PendingCall as PendingCall
     from xpeval.adapters.wires._base import RenderedResponse as RenderedResponse
+    from xpeval.adapters.wires._base import ReplyAccumulator as ReplyAccumulator
     from xpeval.adapters.wires._base import StreamAccumulator as StreamAccumulator
     from xpeval.adapters.wires._base import Wire as Wire
     from xpeval.adapters.wires._base import error_fields as error_fields

@@ -1,12 +1,13 @@
-"""Which wires exist: the four built-in ones, and those plugins register.
+"""Which wires exist: every one is a `WirePlugin`, xpeval's own (`BUNDLED_WIRES`) and those
+plugins register, through the one `register_wire`.
 
-A plugin wire is a `WirePlugin`: its codec (an object implementing `Wire`: encode, decode plain
+A wire is a `WirePlugin`: its codec (an object implementing `Wire`: encode, decode plain
 and streamed, errors, tool layout, paths, recorded-stream framing and the emulator's rendering),
 the schema dialects it adds and the acceptance rules the checker judges its requests by. It is
 registered from the `xpeval.wires` entry-point group (imported in the guarded step of
 `xpeval.adapters.plugins`, like an adapter) or in-process by `register_wire`; either way it is
 validated whole before any of it becomes visible, and a wire that fails is refused with one line
-naming what to fix. A name that is taken stays taken, the built-in ones above all.
+naming what to fix. A name that is taken stays taken, xpeval's own above all.
 docs/plugin-api.md is the reference.
 """
 
@@ -19,12 +20,10 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from xpeval.adapters import plugins
-from xpeval.adapters.contract import WIRE_NAMES, WireName
+from xpeval.adapters.contract import WireName
 from xpeval.adapters.schema import apply, dialects, names
 from xpeval.adapters.schema._types import DIALECTS
 from xpeval.adapters.schema.dialects import DialectSpec
@@ -34,12 +33,18 @@ from xpeval.errors import DialectError, WireError
 
 WIRE_GROUP = "xpeval.wires"
 BUNDLED_WIRES = (
+    "xpeval.adapters.wires.openai_chat:PLUGIN",
+    "xpeval.adapters.wires.openai_responses:PLUGIN",
+    "xpeval.adapters.wires.anthropic:PLUGIN",
+    "xpeval.adapters.wires.google:PLUGIN",
     "xpeval.bundled.mistral_chat:MISTRAL_WIRE",
     "xpeval.bundled.cohere_chat:COHERE_WIRE",
     "xpeval.bundled.bedrock_converse:BEDROCK_WIRE",
 )
-"""Wires xpeval ships written as plugins (against `xpeval.plugin` only): registered like a
-plugin's, as xpeval's own, the first time any wire is asked for (never at import)."""
+"""Every wire xpeval ships, in order: its own (`adapters/wires/`) and those written against
+`xpeval.plugin` only (`xpeval/bundled/`). Each is registered like a plugin's, by `register_wire`,
+as xpeval's own and before any plugin, the first time any wire is asked for (never at import);
+a wire not listed here does not exist."""
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 _VARIANT = re.compile(r"[a-z0-9][a-z0-9._-]*")
 CODEC_METHODS = (
@@ -62,14 +67,15 @@ _PROFILE_PARTS = ("name_checks", "tool_checks", "node_checks")
 
 @dataclass(frozen=True)
 class AcceptanceMode:
-    """One rule set of the acceptance checker for a plugin wire: which requests it judges (those
-    its wire sends for `dialect` with `strict`) and the rules (`profile`, an
-    `xpeval.plugin.Profile`)."""
+    """One rule set of the acceptance checker for a wire: which requests it judges (those its
+    wire sends for `dialect` with `strict`) and the rules (`profile`, an `xpeval.plugin.Profile`)."""
 
     name: str
-    """`<wire>` or `<wire>:<variant>` (so it never takes a built-in mode's name)."""
+    """A plugin's: `<wire>` or `<wire>:<variant>` (so it never takes another wire's mode name)."""
     dialect: str
-    profile: Any
+    profile: Any = None
+    """None only for xpeval's own wires: the checker's own rule set of this name
+    (`evals/acceptance/checker/rules/`, which the adapters never import)."""
     strict: bool | None = None
     max_tools: int | None = None
     """Tools one request may carry, judged by `max_tools_rule` (a `Rule`); None: no limit."""
@@ -86,7 +92,7 @@ class WirePlugin:
 
 
 _WIRES: dict[str, WirePlugin] = {}
-"""The plugin wires registered in this process, by name, in registration order."""
+"""Every wire registered in this process, by name, in registration order."""
 _OWN_WIRES = threading.RLock()
 _OWN_WIRES_ASKED = threading.Event()
 """Set once xpeval's own wires were asked for (`_ensure_own_wires`)."""
@@ -113,24 +119,25 @@ def _ensure_own_wires() -> None:
 
 
 def wire_names() -> tuple[WireName, ...]:
-    """Every wire an entry can name: the built-in ones, then plugins' in registration order."""
+    """Every wire an entry can name, in registration order: xpeval's own, then plugins'."""
     _ensure_own_wires()
-    return (*WIRE_NAMES, *_WIRES)
+    return tuple(_WIRES)
 
 
-def plugin_wire(name: str) -> WirePlugin | None:
+def registered_wire(name: str) -> WirePlugin | None:
+    """The `WirePlugin` registered as `name`, or None."""
     _ensure_own_wires()
     return _WIRES.get(name)
 
 
 def is_builtin_wire(name: str) -> bool:
-    """Whether `name` is one of xpeval's own wires (built in, or shipped as a plugin)."""
+    """Whether `name` is one of xpeval's own wires (`BUNDLED_WIRES`)."""
     _ensure_own_wires()
-    return name in WIRE_NAMES or plugins.origin_of(WIRE_GROUP, name) == plugins.BUILTIN
+    return plugins.origin_of(WIRE_GROUP, name) == plugins.BUILTIN
 
 
 def acceptance_modes() -> dict[str, tuple[WireName, AcceptanceMode]]:
-    """Every plugin wire's acceptance modes, by mode name, with the wire they judge."""
+    """Every wire's acceptance modes, by mode name, with the wire they judge."""
     _ensure_own_wires()
     return {mode.name: (plugin.codec.name, mode) for plugin in _WIRES.values() for mode in plugin.acceptance}
 
@@ -140,7 +147,7 @@ def register_wire(plugin: WirePlugin, *, distribution: str = plugins.IN_PROCESS)
     `WireError` (one line) when anything about it is wrong."""
     if distribution != plugins.BUILTIN:
         _ensure_own_wires()  # a name xpeval ships stays xpeval's, whichever is registered first
-    problem = wire_problem(plugin)
+    problem = wire_problem(plugin, own=distribution == plugins.BUILTIN)
     if problem is not None:
         raise WireError(problem)
     for spec in plugin.dialects:
@@ -150,7 +157,7 @@ def register_wire(plugin: WirePlugin, *, distribution: str = plugins.IN_PROCESS)
 
 
 def unregister_wire(name: str) -> None:
-    """Remove a plugin wire and its dialects (tests); the built-in ones stay."""
+    """Remove a plugin wire and its dialects (tests); xpeval's own stay."""
     if is_builtin_wire(name):
         raise WireError(f"wire {name} is built in; it cannot be unregistered")
     plugin = _WIRES.pop(name)
@@ -159,8 +166,10 @@ def unregister_wire(name: str) -> None:
         dialects.unregister_dialect(spec.name)
 
 
-def wire_problem(plugin: object) -> str | None:
-    """What is wrong with `plugin` as a wire to register, or None."""
+def wire_problem(plugin: object, *, own: bool = False) -> str | None:
+    """What is wrong with `plugin` as a wire to register, or None. `own`: one of xpeval's own
+    (`BUNDLED_WIRES`), whose acceptance modes keep their historical names and may leave their
+    rules to the checker."""
     if not isinstance(plugin, WirePlugin):
         return f"a wire plugin must be a WirePlugin, not a {type(plugin).__name__}"
     name = getattr(plugin.codec, "name", None)
@@ -168,13 +177,13 @@ def wire_problem(plugin: object) -> str | None:
     if problem is not None:
         return problem
     assert isinstance(name, str)
-    return _dialects_problem(name, plugin.dialects) or _acceptance_problem(name, plugin)
+    return _dialects_problem(name, plugin.dialects) or _acceptance_problem(name, plugin, own)
 
 
 def _codec_problem(codec: object, name: object) -> str | None:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         return f"invalid wire name {name!r} (lower-case letters, digits, '.', '_' and '-')"
-    if name in WIRE_NAMES or name in DIALECTS:
+    if plugins.origin_of(WIRE_GROUP, name) == plugins.BUILTIN or name in DIALECTS:
         return f"wire {name} is one of xpeval's own names; a plugin cannot take it"
     if name in _WIRES:
         return f"wire {name} is already registered (by {plugins.origin_of(WIRE_GROUP, name)})"
@@ -203,35 +212,41 @@ def _dialects_problem(wire: str, specs: object) -> str | None:
     return None
 
 
-def _acceptance_problem(wire: str, plugin: WirePlugin) -> str | None:
+def _acceptance_problem(wire: str, plugin: WirePlugin, own: bool) -> str | None:
     if not isinstance(plugin.acceptance, tuple):
         return f"wire {wire}: acceptance must be a tuple of AcceptanceMode"
-    own = {spec.name for spec in plugin.dialects}
-    seen: set[str] = set()
+    dialect_names = {spec.name for spec in plugin.dialects}
+    taken = {mode.name: f"wire {name}'s" for name, other in _WIRES.items() for mode in other.acceptance}
     for mode in plugin.acceptance:
-        problem = _mode_problem(wire, plugin.codec, mode, own, seen)
+        problem = _mode_problem(wire, plugin.codec, mode, dialect_names, taken, own)
         if problem is not None:
             return f"wire {wire}: {problem}"
-        seen.add(mode.name)
+        taken[mode.name] = "listed twice"
     return None
 
 
-def _mode_problem(wire: str, codec: Wire, mode: object, own: set[str], seen: set[str]) -> str | None:
+def _mode_problem(
+    wire: str, codec: Wire, mode: object, dialect_names: set[str], taken: dict[str, str], own: bool
+) -> str | None:
     if not isinstance(mode, AcceptanceMode):
         return f"an acceptance mode must be an AcceptanceMode, not a {type(mode).__name__}"
     base, _, variant = mode.name.partition(":") if isinstance(mode.name, str) else ("", "", "")
-    if base != wire or (variant and not _VARIANT.fullmatch(variant)) or mode.name.endswith(":"):
+    if own and isinstance(mode.name, str) and _NAME.fullmatch(mode.name):
+        pass  # xpeval's own modes keep the names its reports and docs use
+    elif base != wire or (variant and not _VARIANT.fullmatch(variant)) or mode.name.endswith(":"):
         return f"acceptance mode {mode.name!r} must be named {wire!r} or {wire + ':<variant>'!r}"
-    if mode.name in seen:
-        return f"acceptance mode {mode.name} is listed twice"
-    if mode.dialect not in own and not dialects.is_dialect(mode.dialect):
+    if mode.name in taken:
+        return f"acceptance mode {mode.name} is {taken[mode.name]}"
+    if mode.dialect not in dialect_names and not dialects.is_dialect(mode.dialect):
         return f"acceptance mode {mode.name} names an unknown dialect: {mode.dialect}"
     if mode.strict is not None and not isinstance(mode.strict, bool):
         return f"acceptance mode {mode.name}: strict must be True, False or None"
-    return _rules_problem(mode) or _layout_problem(codec, mode)
+    return _rules_problem(mode, own) or _layout_problem(codec, mode)
 
 
-def _rules_problem(mode: AcceptanceMode) -> str | None:
+def _rules_problem(mode: AcceptanceMode, own: bool) -> str | None:
+    if own and mode.profile is None and mode.max_tools is None:
+        return None  # the checker's own rule set of this name (evals/acceptance/checker/rules/)
     missing = [part for part in _PROFILE_PARTS if not _callables(getattr(mode.profile, part, None))]
     if missing:
         return (
@@ -261,35 +276,24 @@ def _callables(value: object) -> bool:
     return isinstance(value, tuple) and all(callable(item) for item in value)
 
 
-BUILTIN_WIRE_MODULES = {
-    "openai-chat": "xpeval.adapters.wires.openai_chat",
-    "openai-responses": "xpeval.adapters.wires.openai_responses",
-    "anthropic-messages": "xpeval.adapters.wires.anthropic",
-    "google-genai": "xpeval.adapters.wires.google",
-}
-"""Where each built-in wire's codec lives (`get_wire` imports them lazily)."""
-
-
 class WireWatch:
     """The wires and dialects as a plugin's import found them: which names exist (a plugin's
     wire is registered by xpeval from its entry point, never by the import itself) and what each
     one IS (`plugins.IdentityWatch`: its `WirePlugin`, its codec's class and every function of it
     and of its module, its dialects' passes and name rules). A plugin that replaces the bundled
     `mistral-chat` entry or wraps one of its codec's methods changes what every Mistral number
-    means; it is refused and what it changed put back. A built-in wire module the plugin's import
-    loaded for the first time is held to its own code (`_foreign_code`)."""
+    means; it is refused and what it changed put back. xpeval's own wires are registered before
+    any plugin loads, so each of their modules is watched as it was."""
 
     def __init__(self) -> None:
         self._wires = dict(_WIRES)
         self._dialects = dialects.snapshot()
-        self._modules_before = {m for m in BUILTIN_WIRE_MODULES.values() if m in sys.modules}
         roots: list[tuple[str, object]] = []
         for name, plugin in _WIRES.items():
             roots += [
                 (f"wire {name}", plugin),
                 (f"wire {name}", sys.modules.get(type(plugin.codec).__module__)),
             ]
-        roots += [(f"wire {name}", sys.modules.get(module)) for name, module in BUILTIN_WIRE_MODULES.items()]
         for name, rules in apply.RULES.items():
             roots += [
                 (f"dialect {name}", rules),
@@ -335,34 +339,12 @@ class WireWatch:
             for name, value in before.items():
                 if table.get(name, value) is not value:
                     found.setdefault(f"dialect {name}", []).append("its table entry")
-        for name, module in BUILTIN_WIRE_MODULES.items():
-            if module not in self._modules_before and module in sys.modules:
-                foreign = _foreign_code(sys.modules[module])
-                if foreign:
-                    found.setdefault(f"wire {name}", []).extend(foreign)
-                    del sys.modules[module]  # nothing to put back: the next use imports it afresh
         return found
 
 
-def _foreign_code(module: ModuleType) -> list[str]:
-    """The members of a built-in wire's codec whose code is not in xpeval's own files (a
-    plugin's wrapper), when the module was first imported by a plugin's import (nothing to
-    compare it with)."""
-    codec = getattr(module, "WIRE", None)
-    homes = [Path(p).resolve() for name in ("xpeval", "xpeval.adapters") for p in sys.modules[name].__path__]
-    foreign = [] if codec is not None and type(codec).__module__ == module.__name__ else ["WIRE"]
-    for cls in type(codec).__mro__[:-1]:
-        for member, value in vars(cls).items():
-            code = getattr(getattr(value, "__func__", value), "__code__", None)
-            path = Path(code.co_filename).resolve() if code is not None else None
-            if path is not None and not any(path.is_relative_to(home) for home in homes):
-                foreign.append(f"{cls.__qualname__}.{member}")
-    return foreign
-
-
 def load_bundled_wires() -> None:
-    """Register the wires xpeval ships as plugins (`BUNDLED_WIRES`); one that fails is xpeval's
-    bug, so it raises."""
+    """Register every wire xpeval ships (`BUNDLED_WIRES`); one that fails is xpeval's bug, so it
+    raises."""
     for target in BUNDLED_WIRES:
         module, _, attribute = target.partition(":")
         register_wire(getattr(importlib.import_module(module), attribute), distribution=plugins.BUILTIN)

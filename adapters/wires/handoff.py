@@ -27,9 +27,12 @@ from xpeval.adapters.contract import (
     TurnResult,
     WireName,
 )
-from xpeval.adapters.wires._names import ANTHROPIC_MESSAGES, GOOGLE_GENAI, OPENAI_CHAT, OPENAI_RESPONSES
 from xpeval.adapters.wires.handoff_ids import CallIdMap, map_call_ids
 from xpeval.adapters.wires.loop_rules import ReasoningStateRules
+from xpeval.adapters.wires.loop_rules.anthropic import ANTHROPIC_MESSAGES
+from xpeval.adapters.wires.loop_rules.google import GOOGLE_GENAI
+from xpeval.adapters.wires.loop_rules.openai_chat import OPENAI_CHAT
+from xpeval.adapters.wires.loop_rules.openai_responses import OPENAI_RESPONSES
 
 Action = Literal["kept", "converted", "dropped", "impossible"]
 ACTIONS: tuple[Action, ...] = ("kept", "converted", "dropped", "impossible")

@@ -23,7 +23,10 @@ from xpeval.adapters.contract import (
     UserMessage,
 )
 from xpeval.adapters.contract import WireName as _WireName
-from xpeval.adapters.wires._names import ANTHROPIC_MESSAGES, GOOGLE_GENAI, OPENAI_CHAT, OPENAI_RESPONSES
+from xpeval.adapters.wires.loop_rules.anthropic import ANTHROPIC_MESSAGES
+from xpeval.adapters.wires.loop_rules.google import GOOGLE_GENAI
+from xpeval.adapters.wires.loop_rules.openai_chat import OPENAI_CHAT
+from xpeval.adapters.wires.loop_rules.openai_responses import OPENAI_RESPONSES
 
 MISTRAL_CHAT = "mistral-chat"
 COHERE_CHAT = "cohere-chat"

@@ -365,6 +365,10 @@ def _invalid() -> list[tuple[object, str]]:
             "must be named 'bad-wire'",
         ),
         (
+            _renamed("gemini-parameters", "bad-dialect"),
+            "acceptance mode gemini-parameters is wire google-genai's",
+        ),
+        (
             dataclasses.replace(good, acceptance=(dataclasses.replace(mode, dialect="nope"),)),
             "unknown dialect: nope",
         ),

@@ -40,7 +40,7 @@ import os
 import re
 import struct
 import zlib
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, TypeVar
 from urllib.parse import unquote
@@ -55,6 +55,7 @@ from xpeval.plugin import (
     AdapterSettings,
     AssistantMessage,
     Capabilities,
+    Codec,
     DialectSpec,
     DirectEntry,
     EffectiveContract,
@@ -84,9 +85,7 @@ from xpeval.plugin import (
     name_length,
     name_pattern,
     none_if_empty,
-    not_the_wire,
     parse_arguments,
-    read_stream,
     retry_after_header,
     retry_after_seconds,
     sent_in_stream,
@@ -369,6 +368,11 @@ def _block_text(block: JsonObject) -> str | None:
     return "".join(pieces)
 
 
+def _sdk_arguments(kwargs: JsonObject) -> JsonObject:
+    """The encoded arguments as the client's calls take them: whether to stream is the call's name."""
+    return {k: v for k, v in kwargs.items() if k != "stream"}
+
+
 def _plain_events(body: JsonObject) -> Iterator[JsonObject]:
     """A Converse answer as the stream events that would carry it (one decoder for both)."""
     message = (body.get("output") or {}).get("message") or {}
@@ -410,12 +414,14 @@ def _reasoning_events(index: int, content: Any) -> Iterator[JsonObject]:
 # --- the codec --------------------------------------------------------------------------------
 
 
-class BedrockConverse:
-    """The `bedrock-converse` codec (the `Wire` protocol)."""
+class BedrockConverse(Codec):
+    """The `bedrock-converse` codec (the `Wire` protocol, on the `Codec` skeleton)."""
 
     name = WIRE
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/model/[^/?#]+/converse(-stream)?/?([?#]|$)"),)
     reasoning_state = REASONING_STATE
+    stream_end = "messageStop"
+    reply_kind = "Bedrock Converse response"
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         system, messages = _messages(request)
@@ -466,27 +472,23 @@ class BedrockConverse:
         if report.has_errors():
             raise ValueError(str(ParamValidationError(report=report.generate_report())))
 
-    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
-        arguments = {k: v for k, v in kwargs.items() if k != "stream"}
-        if kwargs.get("stream"):
-            return await read_stream(
-                client.stream(arguments), _Accumulator(), self.error_from_exception, "messageStop"
-            )
-        try:
-            response = await client.call("converse", arguments)
-        except Exception as exc:
-            return TurnResult(error=self.error_from_exception(exc))
-        return self.decode(response)
+    async def call(self, client: Any, kwargs: JsonObject) -> Any:
+        return await client.call("converse", _sdk_arguments(kwargs))
 
-    def decode(self, response: Any) -> TurnResult:
+    def open_stream(self, client: Any, kwargs: JsonObject) -> Awaitable[Any]:
+        opened: Awaitable[Any] = client.stream(_sdk_arguments(kwargs))
+        return opened
+
+    def accumulator(self) -> _Accumulator:
+        return _Accumulator()
+
+    def whole_events(self, response: Any) -> Iterator[JsonObject] | None:
+        """A Converse response as the ConverseStream events it would send."""
         if not isinstance(response, dict) or not isinstance(
             (response.get("output") or {}).get("message"), dict
         ):
-            return TurnResult(error=not_the_wire("Bedrock Converse response"))
-        accumulator = _Accumulator()
-        for event in _plain_events(response):
-            accumulator.add(event)
-        return accumulator.result()
+            return None
+        return _plain_events(response)
 
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         from botocore.exceptions import ClientError, EventStreamError
