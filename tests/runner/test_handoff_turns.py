@@ -136,6 +136,16 @@ def test_a_run_reports_a_handoff_it_cannot_make_as_its_own_error_kind(tmp_path: 
     assert [(r["case_id"], r["error_kind"]) for r in rows] == [("weather_multi_turn_01", "handoff")]
 
 
+def test_a_handoff_error_fails_the_gate_whatever_the_error_rate(tmp_path: Path) -> None:
+    from xpeval.evals.verdict.file_gate import GateOptions, gate_file
+
+    _run_rows(tmp_path, "no-such-adapter")
+    cases = GateOptions(no_baseline=True, max_error_rate=1.0, case_dir=tmp_path / "cases")
+    report = gate_file(tmp_path / "results.jsonl", cases)
+    assert not report.passed
+    assert "conformance:weather_multi_turn_01" in [f.metric for f in report.failures]
+
+
 def test_a_run_against_the_strict_emulator_continues_a_case_through_the_adapter_its_turn_names(
     tmp_path: Path,
 ) -> None:
