@@ -287,6 +287,8 @@ def _report(pairs: Any, label: str, directory: Path, *, measured_by: str, per_to
         console.print(_LEGEND, markup=False, highlight=False)
         for reason, note in notes.items():
             console.print(f"{note}: {reason}", markup=False, highlight=False)
+        if notes:
+            console.print(f"{RULE_SOURCES} {_installed_root()}", markup=False, highlight=False)
     table = summary(pairs)
     view = Table(title=f"Schema acceptance - {label}", caption="offline: published rules, not live answers")
     shown = [column for column in _HEADERS if column in table.columns]
@@ -301,6 +303,15 @@ def _report(pairs: Any, label: str, directory: Path, *, measured_by: str, per_to
         print(f"xpeval: {capped}", file=sys.stderr)
     paths = write_acceptance_report(pairs, directory, label, measured_by=measured_by)
     print(f"wrote {paths['csv']} and {paths['md']}", file=sys.stderr)
+
+
+RULE_SOURCES = "the rules' sources (docs/..., adapters/.../RULES.md) are files of the installed xpeval, under"
+
+
+def _installed_root() -> str:
+    from xpeval.adapters.schema.refusals import source_file
+
+    return str(source_file(""))
 
 
 _LEGEND = (
