@@ -76,9 +76,6 @@ class DocCommand:
     expected_exit: int
     skip: str | None
     slow: bool
-    before: tuple[tuple[str, int], ...] = field(default=())
-    """The block's earlier commands that run, each with its exit code (a command may need what
-    they wrote)."""
 
     @property
     def id(self) -> str:
@@ -177,7 +174,6 @@ def read_commands(document: Path, name: str | None = None) -> list[DocCommand]:
             continue
         block += 1
         directives = _directives(_comment_above(lines, opened), f"{name}:{opened + 1}")
-        before: list[tuple[str, int]] = []
         for number, (offset, text) in enumerate(_commands(body), start=1):
             skip: str | None = directives.skip.get(number, directives.skip.get(None))
             expected = _pick(directives.exits, number, 0)
@@ -192,11 +188,8 @@ def read_commands(document: Path, name: str | None = None) -> list[DocCommand]:
                     expected_exit=expected,
                     skip=skip,
                     slow=number in directives.slow or None in directives.slow,
-                    before=tuple(before),
                 )
             )
-            if skip is None:
-                before.append((text, expected))
     return found
 
 

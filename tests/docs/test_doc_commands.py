@@ -5,19 +5,24 @@ marker says otherwise), so a stale flag or file name fails here. A command that 
 the network or the local model's install is skipped by a marker in its document that says why
 (the grammar: tests/docs/doc_commands.py and CONTRIBUTING.md); tests/conftest.py prints how many.
 
-One test per command; a command runs after the earlier commands of its block (what it reads, they
-wrote), each in the folder a `cd` before it chose."""
+One test per command. A block's commands run once per test run, in order, in one scratch folder
+(what a command reads, the block's earlier commands wrote; a `cd` moves the next ones), and each
+command's test checks its own exit code."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
+from tests._once import once_per_run
 from tests.docs.doc_commands import (
     CHECKOUT,
     PROJECTS,
@@ -30,7 +35,7 @@ from tests.docs.doc_commands import (
 )
 
 COMMANDS = every_command()
-TIMEOUT = 240
+TIMEOUT = 600
 """Seconds one command may take (a hang fails its test, naming the command)."""
 
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIALS")
@@ -97,8 +102,48 @@ def _run(text: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProce
     )
 
 
-def _said(done: subprocess.CompletedProcess[str]) -> str:
-    return f"stdout:\n{done.stdout[-1500:]}\nstderr:\n{done.stderr[-2500:]}"
+def _said(done: Mapping[str, object]) -> str:
+    return f"stdout:\n{str(done['stdout'])[-1500:]}\nstderr:\n{str(done['stderr'])[-2500:]}"
+
+
+def _play_block(first: DocCommand, folder: Path) -> None:
+    """Every command of `first`'s block that runs, in order, in one scratch folder: each exit code
+    and output into `folder/ran.json` (a command after one that did not exit as its document
+    says still runs; its own test reads what it did)."""
+    block = [c for c in COMMANDS if (c.document, c.block) == (first.document, first.block) and c.skip is None]
+    cwd = scratch(first.scratch, folder)
+    env = _environment(folder / "home")
+    ran: dict[int, dict[str, object]] = {}
+    for command in block:
+        moved = changes_directory(command.text)
+        if moved is not None:
+            cwd = cwd / moved
+            ran[command.number] = {"rc": 0 if cwd.is_dir() else 1, "stdout": "", "stderr": ""}
+            continue
+        try:
+            done = _run(command.text, cwd, env)
+            ran[command.number] = {"rc": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
+        except subprocess.TimeoutExpired as exc:
+            ran[command.number] = {
+                "rc": None,
+                "stdout": str(exc.stdout or ""),
+                "stderr": f"timed out after {TIMEOUT} s",
+            }
+    (folder / "ran.json").write_text(json.dumps(ran), encoding="utf-8")
+
+
+_PLAYED: dict[str, Path] = {}
+
+
+def _block_ran(command: DocCommand, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, object]]:
+    """What each command of `command`'s block did: its block played once per test run, whichever
+    test (and pytest-xdist worker) asks first (tests/_once.py); the others read it."""
+    key = "doc-" + re.sub(r"\W+", "-", f"{command.document}-{command.block}")
+    if key not in _PLAYED:
+        first = next(c for c in COMMANDS if (c.document, c.block) == (command.document, command.block))
+        _PLAYED[key] = once_per_run(tmp_path_factory, key, lambda folder: _play_block(first, folder))
+    loaded: dict[str, dict[str, object]] = json.loads((_PLAYED[key] / "ran.json").read_text(encoding="utf-8"))
+    return loaded
 
 
 def _params() -> list[object]:
@@ -109,27 +154,19 @@ def _params() -> list[object]:
     return [pytest.param(command, id=command.id, marks=marks[command.id]) for command in COMMANDS]
 
 
-@pytest.mark.timeout(TIMEOUT * 4)
+@pytest.mark.timeout(TIMEOUT * 5)  # the first test of a block plays the whole block
 @pytest.mark.parametrize("command", _params())
-def test_a_documented_command_exits_as_its_document_says(command: DocCommand, tmp_path: Path) -> None:
+def test_a_documented_command_exits_as_its_document_says(
+    command: DocCommand, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     if command.skip is not None:
         pytest.skip(f"{command.id}: {command.skip} (marker in the document)")
-    cwd = scratch(command.scratch, tmp_path)
-    env = _environment(tmp_path / "home")
-    for earlier, expected in command.before:
-        folder = changes_directory(earlier)
-        if folder is not None:
-            cwd = cwd / folder
-            continue
-        done = _run(earlier, cwd, env)
-        assert done.returncode == expected, (
-            f"{command.id} needs the block's earlier command `{earlier}`, which exited "
-            f"{done.returncode}, not {expected}\n{_said(done)}"
-        )
-    done = _run(command.text, cwd, env)
-    assert done.returncode == command.expected_exit, (
-        f"{command.id}: `{command.text}` exited {done.returncode}, its document says "
-        f"{command.expected_exit} (in a scratch {command.scratch})\n{_said(done)}"
+    ran = _block_ran(command, tmp_path_factory)
+    done = ran[str(command.number)]
+    assert done["rc"] == command.expected_exit, (
+        f"{command.id}: `{command.text}` exited {done['rc']}, its document says "
+        f"{command.expected_exit} (in a scratch {command.scratch}, after the block's earlier commands)\n"
+        f"{_said(done)}"
     )
 
 
@@ -139,7 +176,7 @@ def test_a_stale_flag_in_a_document_fails_its_command(tmp_path: Path) -> None:
     document.write_text("```bash\nxpeval cases list --no-such-flag\n```\n", encoding="utf-8")
     (command,) = read_commands(document, "docs/stale.md")
     done = _run(command.text, scratch("checkout", tmp_path), _environment(tmp_path / "home"))
-    assert (command.expected_exit, done.returncode) == (0, 2), _said(done)
+    assert (command.expected_exit, done.returncode) == (0, 2), done.stderr
 
 
 def test_a_marker_without_a_reason_is_refused(tmp_path: Path) -> None:
