@@ -44,8 +44,9 @@ install's CPU (61 s of user+sys with it, 29 s without, measured 2026-12-04); the
 test imports are compiled when imported."""
 
 
-PACKAGED = ["pyproject.toml", "README.md", "xpeval", "adapters", "evals"]
-"""What the build reads; copied (links kept) so that no stale build/ of the checkout leaks in."""
+PACKAGED = ["pyproject.toml", "README.md", "xpeval", "adapters", "evals", "docs"]
+"""What the build reads (docs/: the documents xpeval/docs/ links to, shipped for the citations of
+schema refusals); copied (links kept) so that no stale build/ of the checkout leaks in."""
 
 
 def _source_copy(into: Path) -> Path:
@@ -232,3 +233,11 @@ def test_a_refusals_source_is_a_file_of_the_installed_package(venv_python: Path,
     root = Path(said.split("files of the installed xpeval, under ", 1)[1].split()[0])
     assert root.is_relative_to(venv_python.parent.parent), root  # the venv's copy, not this checkout
     assert "## 6. " in (root / "docs" / "provider-schema-rules.md").read_text(encoding="utf-8")
+
+
+def test_the_wheel_holds_every_document_a_schema_refusal_cites(wheel: Path) -> None:
+    from xpeval.adapters.schema.refusals import REFUSAL_RULES
+
+    names = set(zipfile.ZipFile(wheel).namelist())
+    cited = {rule.where.partition(" ")[0] for rule in REFUSAL_RULES.values()}
+    assert {f"xpeval/{document}" for document in cited} <= names, sorted(cited)
