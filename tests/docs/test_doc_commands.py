@@ -184,3 +184,10 @@ def test_a_marker_without_a_reason_is_refused(tmp_path: Path) -> None:
     document.write_text("<!-- xpeval-docs: skip 1 -->\n```bash\nxpeval adapters\n```\n", encoding="utf-8")
     with pytest.raises(MarkerError, match="says no reason"):
         read_commands(document, "docs/bad.md")
+
+
+def test_the_my_cases_project_holds_the_case_file_docs_cases_md_shows() -> None:
+    """The scratch project docs/cases.md's commands run in plays the case file the page shows."""
+    text = (REPO / "docs" / "cases.md").read_text(encoding="utf-8")
+    shown = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert (PROJECTS / "my-cases" / "my_cases" / "orders.yaml").read_text(encoding="utf-8") == shown
