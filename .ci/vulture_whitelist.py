@@ -55,6 +55,7 @@ pytest_collection_modifyitems  # tests/conftest.py: the run order under -n
 pytest_configure
 pytest_generate_tests
 pytest_runtest_makereport
+pytest_terminal_summary  # tests/conftest.py: how many documented commands ran and were skipped
 xpeval_cassette
 xpeval_cassette_mode
 xpeval_cassette_store

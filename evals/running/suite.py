@@ -47,7 +47,7 @@ from xpeval.evals.running.targets import (
 from xpeval.evals.verdict.baseline import Baseline, read_baseline, split_key
 from xpeval.evals.verdict.file_gate import CONFORMANCE_ONLY, default_baseline, scope_of
 from xpeval.evals.verdict.gate import GateReport, RunScope, baseline_for_run, evaluate, headline
-from xpeval.evals.verdict.scorecard import scorecard, write_scorecard
+from xpeval.evals.verdict.scorecard import refusal_explanations, scorecard, write_scorecard
 
 BUILTIN_CASE_SET = "builtin"
 DEFAULT_RESULTS = Path("reports/results.jsonl")
@@ -394,6 +394,8 @@ def run_suite(
         report.basis = CONFORMANCE_ONLY
     paths = write_scorecard(frame, config.reports, headline(report))
     log(f"{len(frame)} episodes; scorecard: {paths['md']}")
+    for _, explained in refusal_explanations(frame):
+        log(explained)
     return SuiteOutcome(results, frame, card, report, paths, suite, resumed, loaded, compared)
 
 
