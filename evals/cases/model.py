@@ -373,7 +373,7 @@ class Case(_Frozen):
             yield "category irrelevance: expects no call (expected.no_call: true) in one turn"
         relevance = self.category == "relevance"
         if relevance != self.expected.any_call or (relevance and self.follow_ups):
-            yield "category relevance: expects any call (expected.any_call: true) in one turn, and only it does"
+            yield "category relevance: expects any call (expected.any_call: true) in one turn; only it does"
         if self.category == "multi_turn" and not self.follow_ups and self.environment is None:
             yield "category multi_turn: needs follow_ups (two or more user turns; one with an environment)"
         if self.category == "approval":
