@@ -364,16 +364,7 @@ class Case(_Frozen):
         yield from self._check_unlabelled()
         if self.expected is None:
             return  # unlabelled: no other shape to check
-        calls = self.expected.calls
-        if self.category in _SINGLE_CALL and (len(calls) != 1 or self.follow_ups):
-            yield f"category {self.category}: expects exactly one call in one turn"
-        if self.category in _PARALLEL and (len(calls) < 2 or self.follow_ups):
-            yield f"category {self.category}: expects two or more calls in one turn"
-        if self.category == "irrelevance" and (not self.expected.no_call or self.follow_ups):
-            yield "category irrelevance: expects no call (expected.no_call: true) in one turn"
-        relevance = self.category == "relevance"
-        if relevance != self.expected.any_call or (relevance and self.follow_ups):
-            yield "category relevance: expects any call (expected.any_call: true) in one turn; only it does"
+        yield from self._check_one_turn_shape(self.expected)
         if self.category == "multi_turn" and not self.follow_ups and self.environment is None:
             yield "category multi_turn: needs follow_ups (two or more user turns; one with an environment)"
         if self.category == "approval":
@@ -381,6 +372,19 @@ class Case(_Frozen):
                 yield "category approval: approvals must name the gated tools"
             elif not any(call.name in self.approvals for _, call in self._expected_calls()):
                 yield "category approval: no expected call names a gated tool"
+
+    def _check_one_turn_shape(self, expected: Expected) -> Iterator[str]:
+        """The one-turn categories: how many calls each expects."""
+        calls = expected.calls
+        if self.category in _SINGLE_CALL and (len(calls) != 1 or self.follow_ups):
+            yield f"category {self.category}: expects exactly one call in one turn"
+        if self.category in _PARALLEL and (len(calls) < 2 or self.follow_ups):
+            yield f"category {self.category}: expects two or more calls in one turn"
+        if self.category == "irrelevance" and (not expected.no_call or self.follow_ups):
+            yield "category irrelevance: expects no call (expected.no_call: true) in one turn"
+        relevance = self.category == "relevance"
+        if relevance != expected.any_call or (relevance and self.follow_ups):
+            yield "category relevance: expects any call (expected.any_call: true) in one turn; only it does"
 
     def _check_environment(self) -> Iterator[str]:
         """An environment answers every call and the state judges the turns: each turn gives a
