@@ -33,7 +33,7 @@ from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.load import load_run
 from xpeval.evals.results.merge import merge_shards
 from xpeval.evals.running.suite import SuiteConfig, run_suite
-from xpeval.evals.verdict.custody import check_custody
+from xpeval.evals.verdict.custody import VERDICT_FIELDS, check_custody
 from xpeval.evals.verdict.scorecard import scorecard
 
 pytestmark = pytest.mark.slow  # each plays a run (or two) of the emulator's cases
@@ -42,14 +42,8 @@ ADAPTERS = ("openai-chat", "openai-responses", "anthropic-messages", "google-gen
 CASES = ("calc_*", "weather_*")
 """Single-turn cases of every category the emulator answers (simple, multiple, parallel,
 irrelevance) and, among the weather ones, multi-turn cases that play online."""
-VERDICT = [
-    "correct",
-    "tool_selection_correct",
-    "arguments_correct",
-    "irrelevance",
-    "malformed",
-    "schema_valid",
-]
+VERDICT = list(VERDICT_FIELDS)
+"""A row's verdict columns, as custody scores them again."""
 
 
 def _config(tmp: Path, name: str, **changes: Any) -> SuiteConfig:
