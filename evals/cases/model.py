@@ -143,6 +143,15 @@ class Expected(_Frozen):
     state they leave and their results (may be empty: the state alone judges the turn). In a
     task case, the expected actions: the state they leave is the one the reward asks for."""
 
+    @model_serializer(mode="wrap")
+    def _without_unset_any_call(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A turn that does not accept any call dumps as it did before the field existed: case
+        # digests (run headers, cassettes) of every existing case stay what they were.
+        data = handler(self)
+        if isinstance(data, dict) and not self.any_call:
+            data.pop("any_call", None)
+        return data
+
     @model_validator(mode="after")
     def _calls_agree_with_no_call(self) -> Expected:
         if self.ground_truth is not None:
@@ -243,6 +252,15 @@ class Case(_Frozen):
     against them and the case is judged by the state they leave."""
     task: Task | None = None
     """A `task` case's simulated user and required communication (docs/cases.md, "Task cases")."""
+
+    @model_serializer(mode="wrap")
+    def _without_unset_task(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A case that is no task dumps as it did before the field existed: its digest (run
+        # headers, emulated cassettes) stays what it was.
+        data = handler(self)
+        if isinstance(data, dict) and self.task is None:
+            data.pop("task", None)
+        return data
 
     @property
     def turns(self) -> list[Turn]:

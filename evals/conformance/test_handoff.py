@@ -23,15 +23,14 @@ from xpeval.evals.emulator.strict import with_state
 from xpeval.evals.handoff.conversations import RecordedConversation
 from xpeval.evals.handoff.matrix import check_handoff
 
-SOURCES = (
-    *(
-        direct_adapter_for_wire(w)
-        for w in ("openai-chat", "openai-responses", "anthropic-messages", "google-genai")
-    ),
-    *BUNDLED_ADAPTERS,
-)
-"""One adapter per wire xpeval ships (the bundled plugin wires included)."""
+SOURCES = ("openai-chat", "openai-responses", "anthropic-messages", "google-genai", *BUNDLED_ADAPTERS)
+"""One adapter per wire xpeval ships (the bundled plugin wires included), named without asking the
+registry: importing this module registers nothing (`test_sources_are_each_wires_own_adapter`)."""
 ANSWER = TurnResult(text="Paris: 21C, 14:05.")
+
+
+def test_sources_are_each_wires_own_adapter() -> None:
+    assert [direct_adapter_for_wire(wire_of(source).name) for source in SOURCES] == list(SOURCES)
 
 
 def _conversation(source: str, at_user_turn: bool) -> RecordedConversation:

@@ -37,6 +37,7 @@ CHECKOUT = (
     "pyproject.toml",
     "cassettes",
     "bfcl",
+    "tasks",
     "vendors",
     "examples",
     "notebooks",

@@ -191,3 +191,10 @@ def test_the_my_cases_project_holds_the_case_file_docs_cases_md_shows() -> None:
     text = (REPO / "docs" / "cases.md").read_text(encoding="utf-8")
     shown = text.split("```yaml\n", 1)[1].split("```", 1)[0]
     assert (PROJECTS / "my-cases" / "my_cases" / "orders.yaml").read_text(encoding="utf-8") == shown
+
+
+def test_the_my_tasks_project_holds_the_task_file_docs_cases_md_shows() -> None:
+    """The scratch project docs/cases.md's task commands run in plays the task file the page shows."""
+    text = (REPO / "docs" / "cases.md").read_text(encoding="utf-8")
+    shown = text.split("`my_tasks/cancel.yaml`:", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert (PROJECTS / "my-tasks" / "my_tasks" / "cancel.yaml").read_text(encoding="utf-8") == shown
