@@ -25,6 +25,8 @@ _._matches_schema
 _._nested_shape
 _._known_classes
 _._without_unset_adapter
+_._without_unset_any_call
+_._without_unset_task
 _._aligned
 _._plain_utterances
 _._non_blank
