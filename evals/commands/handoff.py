@@ -30,8 +30,8 @@ def register(subparsers: Any) -> None:
         type=Path,
         action="append",
         default=[],
-        help="a tree of real recordings laid out <wire>/<file>.yaml (repeatable), "
-        "e.g. ../shared/corpus/cassettes",
+        help="a tree of real recordings laid out <wire>/<file>.yaml (repeatable; "
+        'docs/provider-loop-rules.md, "Handoff", says which the README\'s matrix reads)',
     )
     parser.add_argument(
         "--per-source",
