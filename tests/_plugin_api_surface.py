@@ -130,7 +130,7 @@ def refusal(old_version: str, old: list[str], new_version: str, new: list[str]) 
         return None
     old_major, old_minor = (int(part) for part in old_version.split("."))
     new_major, new_minor = (int(part) for part in new_version.split("."))
-    removed = sorted(set(old) - set(new))
+    removed = sorted(line for line in set(old) - set(new) if not _widened(line, new))
     if (new_major, new_minor) <= (old_major, old_minor):
         return f"the plugin API's surface changed and PLUGIN_API_VERSION is still {new_version}"
     if removed and new_major == old_major:
@@ -140,6 +140,36 @@ def refusal(old_version: str, old: list[str], new_version: str, new: list[str]) 
             f"{new_version}); that takes a major one:\n  {shown}"
         )
     return None
+
+
+def _widened(line: str, new: list[str]) -> bool:
+    """Whether `new` holds `line`'s signature with parameters added after its own, each with a
+    default: every call of the old one calls the new one unchanged (a minor step's addition)."""
+    head, paren, tail = line.rpartition(")")
+    if not paren or "(" not in head:
+        return False
+    for candidate in new:
+        if candidate != line and candidate.startswith(head) and candidate.endswith(paren + tail):
+            extra = candidate[len(head) : len(candidate) - len(paren + tail)]
+            if not head.endswith("("):
+                if not extra.startswith(", "):
+                    continue
+                extra = extra[2:]
+            if extra and all(" = " in part and not part.startswith("*") for part in _top_level(extra)):
+                return True
+    return False
+
+
+def _top_level(parameters: str) -> list[str]:
+    """`a: X, b: dict[str, int] = {}` as its parameters (commas inside brackets kept)."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(parameters):
+        depth += char in "[({"
+        depth -= char in "])}"
+        if char == "," and depth == 0:
+            parts.append(parameters[start:index].strip())
+            start = index + 1
+    return [*parts, parameters[start:].strip()]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,6 +45,13 @@ OLD = ["class WirePlugin", "    codec: Wire", "def register_wire(plugin: WirePlu
         ("1.3", [*OLD, "def wire_names() -> tuple[str, ...]"], None),
         ("1.3", OLD[:2], "under a minor step"),
         ("1.3", [*OLD[:2], "def register_wire(plugin: WirePlugin, *, strict: bool) -> None"], "minor step"),
+        ("1.3", [*OLD[:2], "def register_wire(plugin: WirePlugin, strict: bool) -> None"], "minor step"),
+        # a parameter added last with a default: every old call still works
+        (
+            "1.3",
+            [*OLD[:2], "def register_wire(plugin: WirePlugin, batch: dict[str, int] = {}) -> None"],
+            None,
+        ),
         ("2.0", OLD[:2], None),
         ("1.1", [*OLD, "def wire_names() -> tuple[str, ...]"], "still 1.1"),
     ],

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from xpeval._lazy import lazy_exports
 
-PLUGIN_API_VERSION = (1, 2)
+PLUGIN_API_VERSION = (1, 3)
 """(major, minor): a major step removes or changes a name; a minor one only adds. A plugin may
 check `compatible("1.2")` and refuse to load otherwise. tests/plugin_api.snapshot.txt records the
 names and signatures of each version (tests/test_plugin_api_snapshot.py)."""
@@ -94,6 +94,15 @@ _EXPORTS = {
     "text_pieces": "xpeval.adapters.wires.render._frames",
     "retry_after_header": "xpeval.adapters.wires.render._frames",
     "sent_in_stream": "xpeval.adapters.wires.render._frames",
+    # a Batch API for `run --batch` (a WirePlugin's `batch_api`: docs/batch.md)
+    "BatchApi": "xpeval.adapters.wires.batch._base",
+    "BatchAnswer": "xpeval.adapters.wires.batch._base",
+    "BatchLimits": "xpeval.adapters.wires.batch._base",
+    "BatchRequest": "xpeval.adapters.wires.batch._base",
+    "BatchStatus": "xpeval.adapters.wires.batch._base",
+    "EmulatedBatch": "xpeval.adapters.wires.batch._base",
+    "EmulatedService": "xpeval.adapters.wires.batch._base",
+    "HttpAnswer": "xpeval.adapters.wires.batch._base",
     # reasoning state a wire's provider requires back (a codec's `reasoning_state`)
     "ReasoningStateRules": "xpeval.adapters.wires.loop_rules",
     "Mutation": "xpeval.adapters.wires.loop_rules",
@@ -175,6 +184,14 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.wires._base import transport_error as transport_error
     from xpeval.adapters.wires._calls import wire_call_ids as wire_call_ids
     from xpeval.adapters.wires._layout import ToolLayout as ToolLayout
+    from xpeval.adapters.wires.batch._base import BatchAnswer as BatchAnswer
+    from xpeval.adapters.wires.batch._base import BatchApi as BatchApi
+    from xpeval.adapters.wires.batch._base import BatchLimits as BatchLimits
+    from xpeval.adapters.wires.batch._base import BatchRequest as BatchRequest
+    from xpeval.adapters.wires.batch._base import BatchStatus as BatchStatus
+    from xpeval.adapters.wires.batch._base import EmulatedBatch as EmulatedBatch
+    from xpeval.adapters.wires.batch._base import EmulatedService as EmulatedService
+    from xpeval.adapters.wires.batch._base import HttpAnswer as HttpAnswer
     from xpeval.adapters.wires.catalog import AcceptanceMode as AcceptanceMode
     from xpeval.adapters.wires.catalog import WirePlugin as WirePlugin
     from xpeval.adapters.wires.catalog import register_wire as register_wire

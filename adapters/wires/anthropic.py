@@ -415,6 +415,7 @@ class AnthropicMessagesWire(BodyDescribedRequests, Codec):
 WIRE = AnthropicMessagesWire()
 PLUGIN = WirePlugin(
     codec=WIRE,
+    batch_api="xpeval.adapters.wires.batch.anthropic:API",
     acceptance=(
         AcceptanceMode("anthropic", "anthropic"),
         AcceptanceMode("anthropic-strict", "anthropic-strict", strict=True),

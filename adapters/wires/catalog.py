@@ -47,6 +47,7 @@ as xpeval's own and before any plugin, the first time any wire is asked for (nev
 a wire not listed here does not exist."""
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 _VARIANT = re.compile(r"[a-z0-9][a-z0-9._-]*")
+_TARGET = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 CODEC_METHODS = (
     "encode",
     "tool_layout",
@@ -89,6 +90,10 @@ class WirePlugin:
     codec: Wire
     dialects: tuple[DialectSpec, ...] = ()
     acceptance: tuple[AcceptanceMode, ...] = ()
+    batch_api: str | None = None
+    """Its provider's Batch API for `xpeval run --batch`, as `"module:ATTR"` (an object of the
+    `BatchApi` protocol, `xpeval.plugin`), imported when a batch run first asks for it; None:
+    the wire's episodes play online (docs/batch.md)."""
 
 
 _WIRES: dict[str, WirePlugin] = {}
@@ -177,6 +182,8 @@ def wire_problem(plugin: object, *, own: bool = False) -> str | None:
     if problem is not None:
         return problem
     assert isinstance(name, str)
+    if plugin.batch_api is not None and not _TARGET.fullmatch(str(plugin.batch_api)):
+        return f"wire {name}: batch_api must be 'module:ATTR', not {plugin.batch_api!r}"
     return _dialects_problem(name, plugin.dialects) or _acceptance_problem(name, plugin, own)
 
 

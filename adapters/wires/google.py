@@ -451,6 +451,7 @@ def _retry_delay(details: Any) -> float | None:
 WIRE = GoogleGenAIWire()
 PLUGIN = WirePlugin(
     codec=WIRE,
+    batch_api="xpeval.adapters.wires.batch.gemini:API",
     acceptance=(
         AcceptanceMode("gemini-parameters", "gemini-openapi"),
         AcceptanceMode("gemini-json-schema", "gemini-json-schema"),

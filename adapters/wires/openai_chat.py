@@ -410,6 +410,7 @@ def _body_error(body: Any) -> ProviderError:
 WIRE = OpenAIChatWire()
 PLUGIN = WirePlugin(
     codec=WIRE,
+    batch_api="xpeval.adapters.wires.batch.openai:API",
     acceptance=(
         AcceptanceMode("openai-chat", "openai"),
         AcceptanceMode("openai-chat-strict", "openai-strict", strict=True),

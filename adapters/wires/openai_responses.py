@@ -437,6 +437,7 @@ class OpenAIResponsesWire(BodyDescribedRequests, Codec):
 WIRE = OpenAIResponsesWire()
 PLUGIN = WirePlugin(
     codec=WIRE,
+    batch_api="xpeval.adapters.wires.batch.openai:API",
     acceptance=(
         AcceptanceMode("openai-responses", "openai", strict=False),
         AcceptanceMode("openai-responses-strict", "openai-strict", strict=True),

@@ -151,6 +151,7 @@ class BatchSession:
         """Play the batchable episodes of `todo` (those of `episodes`, the run's plan, without a
         final row yet) through batches; the others are returned, to be played online."""
         batchable = {id(p) for p in todo if self._batchable(p)}
+        self._check_usable([p for p in todo if id(p) in batchable])
         online = [p for p in todo if id(p) not in batchable]
         self._say_online(online)
         self.planned = {(p.episode_id, p.adapter_id): p for p in episodes}
@@ -166,6 +167,17 @@ class BatchSession:
             open_intents.append(intent)
         await asyncio.gather(*(self._settle(i, submitted[i.batch]) for i in open_intents))
         return online
+
+    def _check_usable(self, batchable: Sequence[PlannedEpisode]) -> None:
+        """Stop before anything is captured when an API misses a setting it needs (one line)."""
+        asked = {
+            (self._api(p.adapter_id), self.factory.target_of(p.adapter_id, None, p.model) == "emulator")
+            for p in batchable
+        }
+        for api, emulated in sorted(asked, key=lambda pair: (pair[0].name, pair[1])):
+            problem = api.unusable(emulated)
+            if problem is not None:
+                raise UserError(f"--batch: {problem}")
 
     def _recorded(self) -> tuple[list[BatchIntent], dict[str, str]]:
         """The batches the results file holds that are not settled yet, and every recorded
@@ -226,10 +238,10 @@ class BatchSession:
             api = batch_api(api_name)
             sizes = [api.request_bytes(item.request) for item in items]
             for chunk in split(items, sizes, api.limits):
-                if len(chunk) < api.limits.min_requests:
+                if len(chunk) < api.limits.minimum(model):
                     raise UserError(
                         f"--batch: {adapter_id} {model}: {len(chunk)} requests are too few for a batch "
-                        f"({api.name} needs at least {api.limits.min_requests}); run it without --batch"
+                        f"({api.name} needs at least {api.limits.minimum(model)}); run it without --batch"
                     )
                 ids = [item.request.custom_id for item in chunk]
                 intents.append(

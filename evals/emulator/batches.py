@@ -22,10 +22,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from xpeval.adapters.wires.batch import BatchAnswer, BatchRequest, EmulatedBatch, HttpAnswer, batch_api
-
-API_NAMES = ("openai", "anthropic", "gemini")
-"""The Batch APIs the emulator serves."""
+from xpeval.adapters.wires.batch import (
+    BatchAnswer,
+    BatchRequest,
+    EmulatedBatch,
+    HttpAnswer,
+    batch_api,
+    batch_apis,
+)
 
 Fault = Literal["expired", "errored", "missing"]
 Responder = Callable[[BatchRequest], tuple[int, bytes]]
@@ -51,6 +55,7 @@ class BatchService:
         self._respond = responder
         self._lock = threading.RLock()
         self._files: dict[str, bytes] = {}
+        self._objects: dict[str, bytes] = {}
         self._batches: dict[str, EmulatedBatch] = {}
         self._polls: Counter[str] = Counter()
         self._ids = itertools.count(1)
@@ -58,8 +63,8 @@ class BatchService:
         self.submitted: Counter[str] = Counter()
 
     def serve(self, method: str, path: str, headers: dict[str, str], body: bytes) -> HttpAnswer | None:
-        for name in API_NAMES:
-            answer = batch_api(name).serve(method, path, headers, body, self)
+        for api in batch_apis():  # every registered wire's, a plugin's too
+            answer = api.serve(method, path, headers, body, self)
             if answer is not None:
                 return answer
         return None
@@ -76,6 +81,14 @@ class BatchService:
         with self._lock:
             return self._files.get(file_id)
 
+    def put_object(self, uri: str, content: bytes) -> None:
+        with self._lock:
+            self._objects[uri] = content
+
+    def objects(self, prefix: str) -> dict[str, bytes]:
+        with self._lock:
+            return {uri: data for uri, data in self._objects.items() if uri.startswith(prefix)}
+
     def create(
         self,
         api: str,
@@ -84,6 +97,7 @@ class BatchService:
         tag: str | None = None,
         endpoint: str = "",
         input_file_id: str | None = None,
+        output_uri: str | None = None,
     ) -> EmulatedBatch:
         with self._lock:
             self.creates += 1
@@ -96,6 +110,7 @@ class BatchService:
                 tag=tag,
                 endpoint=endpoint,
                 input_file_id=input_file_id,
+                output_uri=output_uri,
             )
             self._batches[batch.id] = batch
             return batch

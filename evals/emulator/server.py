@@ -81,6 +81,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.emulator._answer(self, b"")
 
+    do_PUT = do_POST  # S3's object upload (Bedrock batch inference's input)
+
 
 class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True

@@ -842,12 +842,21 @@ class _BridgedBody:
         self.response = response
         self.frames = frames
         self.chunks: AsyncIterator[bytes] | None = None
+        self.consumed = False
 
     def stream(self, **_: Any) -> Iterator[bytes]:
         if self.frames is None:
             yield from self._chunks()
         else:
             yield from (frame.raw for frame in self._frames(self.frames))
+
+    def read(self, amt: int | None = None) -> bytes:
+        """The rest of the body (botocore's `StreamingBody.read`, an S3 object's; whole: the
+        objects batch inference reads are one JSONL file each)."""
+        if self.consumed:
+            return b""
+        self.consumed = True
+        return b"".join(self._chunks())
 
     def events(self) -> Iterator[JsonObject]:
         """The stream's events, read here rather than by botocore: botocore parses each event
@@ -889,6 +898,7 @@ class _Bridge:
         self, transport: httpx2.AsyncBaseTransport, settings: AdapterSettings, bearer: str | None
     ) -> None:
         self.transport = transport
+        self.settings = settings
         self.timeout = settings.timeout
         self.headers = dict(settings.headers)
         self.bearer = bearer
@@ -934,16 +944,35 @@ class _Bridge:
 
 class BedrockClient:
     """The adapter's client: a boto3 `bedrock-runtime` client whose requests go through the
-    bridge; its calls run in a worker thread while the event loop serves the transport."""
+    bridge; its calls run in a worker thread while the event loop serves the transport. Batch
+    inference (`bedrock_batch.py`) asks two more services the same way, each a boto3 client
+    built when first asked for (`service`): `bedrock` (the control plane) and `s3`."""
 
-    def __init__(self, client: Any, bridge: _Bridge) -> None:
+    def __init__(self, client: Any, bridge: _Bridge, make_client: Callable[[str], Any] | None = None) -> None:
         self.client = client
         self.bridge = bridge
+        self.make_client = make_client
+        self.services: dict[str, tuple[Any, _Bridge]] = {}
         client.meta.events.register("before-send.bedrock-runtime", bridge.send)
 
     async def call(self, operation: str, arguments: JsonObject) -> Any:
         self.bridge.loop = asyncio.get_running_loop()
         return await asyncio.to_thread(getattr(self.client, operation), **arguments)
+
+    async def service_call(self, service: str, operation: str, arguments: JsonObject) -> Any:
+        """`operation` of the boto3 client of `service` (`bedrock`, `s3`), through the same
+        transport. S3 is signed with SigV4 only: a Bedrock API key is no S3 credential."""
+        if service not in self.services:
+            if self.make_client is None:
+                raise RuntimeError(f"this Bedrock client cannot reach {service}")
+            bearer = self.bridge.bearer if service == "bedrock" else None
+            bridge = _Bridge(self.bridge.transport, self.bridge.settings, bearer)
+            client = self.make_client(service)
+            client.meta.events.register(f"before-send.{service}", bridge.send)
+            self.services[service] = (client, bridge)
+        client, bridge = self.services[service]
+        bridge.loop = asyncio.get_running_loop()
+        return await asyncio.to_thread(getattr(client, operation), **arguments)
 
     async def stream(self, arguments: JsonObject) -> AsyncIterator[Any]:
         response = await self.call("converse_stream", arguments)
@@ -955,6 +984,8 @@ class BedrockClient:
     async def aclose(self) -> None:
         await self.bridge.transport.aclose()
         self.client.close()
+        for client, _ in self.services.values():
+            client.close()
 
 
 def _take(events: Iterator[Any], limit: int) -> tuple[list[Any], Exception | None, bool]:
@@ -1003,6 +1034,7 @@ NAME = Rule(
 
 BEDROCK_WIRE = WirePlugin(
     codec=BedrockConverse(),
+    batch_api="xpeval.bundled.bedrock_batch:API",
     dialects=(
         DialectSpec(
             name=DIALECT,
@@ -1067,7 +1099,12 @@ BEDROCK_PROVIDER = Provider(
     secret_headers=("authorization", "x-amz-security-token", "x-amz-date"),
     sdk_loggers=BOTO_LOGGERS,
     ready_when=(("AWS_BEARER_TOKEN_BEDROCK",), ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")),
-    extra_env={"region": "AWS_REGION", "default_region": "AWS_DEFAULT_REGION"},
+    extra_env={
+        "region": "AWS_REGION",
+        "default_region": "AWS_DEFAULT_REGION",
+        "batch_role": "XPEVAL_BEDROCK_BATCH_ROLE_ARN",
+        "batch_s3": "XPEVAL_BEDROCK_BATCH_S3_URI",
+    },
     price_provider="aws",
 )
 PLACEHOLDER_CREDENTIALS = {"aws_access_key_id": "AKIDPLACEHOLDER", "aws_secret_access_key": "not-a-secret"}
@@ -1119,8 +1156,25 @@ def create(contract: EffectiveContract, provider: Provider, settings: AdapterSet
         **credentials,
     )
     bridge = _Bridge(http_transport(settings), settings, bearer)
+
+    def make_client(service: str) -> Any:
+        """Another service's client for batch inference, signed like the runtime's (its endpoint
+        boto3's own for the region, or AWS_ENDPOINT_URL_<SERVICE>)."""
+        if service == "s3":  # SigV4 with the environment's keys: a bearer token is no S3 credential
+            own = {k: v for k, v in config.items() if k != "signature_version"}
+            # a checksum only where S3 requires one: else botocore streams a PutObject body as
+            # `aws-chunked` with a trailer, which the bridge's one-piece body does not carry
+            own["request_checksum_calculation"] = "when_required"
+            keys = credentials if not provider.live_ready() else {}
+            chosen = _placeholder_session() if keys else boto3.session.Session()
+            return chosen.client(service, region_name=where, config=Config(**own), **keys)
+        return session.client(service, region_name=where, config=Config(**config), **credentials)
+
     return Adapter(
-        contract=contract, provider=provider, client=BedrockClient(client, bridge), settings=settings
+        contract=contract,
+        provider=provider,
+        client=BedrockClient(client, bridge, make_client),
+        settings=settings,
     )
 
 

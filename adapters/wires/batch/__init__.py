@@ -1,7 +1,14 @@
 """Each provider's Batch API: which wire's requests it takes, its limits, its SDK's batch client,
-and the emulator's side of its endpoints (`_base.py` says what a batch is in xpeval's terms)."""
+and the emulator's side of its endpoints (`_base.py` says what a batch is in xpeval's terms).
+
+A wire names its Batch API in its `WirePlugin` (`batch_api="module:ATTR"`), xpeval's own as a
+plugin's: the module is imported the first time a batch run asks for it (each pulls in its
+SDK's types), so a wire without one is simply not batched."""
 
 from __future__ import annotations
+
+import functools
+import importlib
 
 from xpeval.adapters.contract import WireName
 from xpeval.adapters.wires.batch._base import (
@@ -14,41 +21,68 @@ from xpeval.adapters.wires.batch._base import (
     EmulatedService,
     HttpAnswer,
 )
+from xpeval.errors import WireError
 
-BATCH_APIS: dict[str, str] = {
-    "openai-chat": "openai",
-    "openai-responses": "openai",
-    "anthropic-messages": "anthropic",
-    "google-genai": "gemini",
-}
-"""The Batch API that takes each wire's requests (a wire without one is not batched)."""
+_API_METHODS = (
+    "unusable",
+    "line_path",
+    "request_bytes",
+    "submit",
+    "status",
+    "answers",
+    "find",
+    "finish",
+    "serve",
+)
 
 
-def batch_api(name: str) -> BatchApi:
-    """The Batch API called `name` (imported lazily: each pulls in its SDK's types)."""
-    if name == "openai":
-        from xpeval.adapters.wires.batch.openai import API as openai_api
-
-        return openai_api
-    if name == "anthropic":
-        from xpeval.adapters.wires.batch.anthropic import API as anthropic_api
-
-        return anthropic_api
-    if name == "gemini":
-        from xpeval.adapters.wires.batch.gemini import API as gemini_api
-
-        return gemini_api
-    raise ValueError(f"no Batch API called {name!r} (known: {', '.join(sorted(set(BATCH_APIS.values())))})")
+@functools.cache
+def _load(target: str) -> BatchApi:
+    module, _, attribute = target.partition(":")
+    try:
+        api = getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise WireError(f"Batch API {target}: cannot be imported ({type(exc).__name__}: {exc})") from exc
+    missing = [m for m in _API_METHODS if not callable(getattr(api, m, None))]
+    if not isinstance(getattr(api, "name", None), str) or not isinstance(
+        getattr(api, "limits", None), BatchLimits
+    ):
+        missing.insert(0, "name and limits")
+    if missing:
+        raise WireError(f"Batch API {target}: lacks {', '.join(missing)} (the BatchApi protocol)")
+    return api  # type: ignore[no-any-return]
 
 
 def batch_api_of(wire: WireName) -> BatchApi | None:
     """The Batch API for a wire's requests, or None when the wire has none."""
-    name = BATCH_APIS.get(wire)
-    return batch_api(name) if name else None
+    from xpeval.adapters.wires.catalog import registered_wire
+
+    plugin = registered_wire(wire)
+    target = plugin.batch_api if plugin is not None else None
+    return _load(target) if target else None
+
+
+def batch_apis() -> list[BatchApi]:
+    """Every registered wire's Batch API, once each, in the wires' order."""
+    from xpeval.adapters.wires.catalog import wire_names
+
+    found: dict[str, BatchApi] = {}
+    for wire in wire_names():
+        api = batch_api_of(wire)
+        if api is not None:
+            found.setdefault(api.name, api)
+    return list(found.values())
+
+
+def batch_api(name: str) -> BatchApi:
+    """The Batch API called `name` (a batch record's `api`)."""
+    apis = {api.name: api for api in batch_apis()}
+    if name not in apis:
+        raise ValueError(f"no Batch API called {name!r} (known: {', '.join(sorted(apis))})")
+    return apis[name]
 
 
 __all__ = [
-    "BATCH_APIS",
     "BatchAnswer",
     "BatchApi",
     "BatchLimits",
@@ -59,4 +93,5 @@ __all__ = [
     "HttpAnswer",
     "batch_api",
     "batch_api_of",
+    "batch_apis",
 ]

@@ -3,13 +3,15 @@
 A batch request is an online request as its SDK would send it (its path and JSON body, built by
 the wire's own encoder through the SDK) with a `custom_id`; a batch answer is what came back for
 one id: the online reply's body and status, or why there is none (errored, expired, cancelled).
-Each provider's module (`openai.py`, `anthropic.py`) knows its envelope, its limits, its SDK's
-batch client and the emulator's side of the same endpoints; nothing else does (RULES.md).
+Each provider's module (`openai.py`, `anthropic.py`, a plugin wire's own, such as
+`xpeval/bundled/bedrock_batch.py`) knows its envelope, its limits, its SDK's batch client and the
+emulator's side of the same endpoints; nothing else does (RULES.md). A wire names its Batch API
+in its `WirePlugin` (`batch_api`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -69,7 +71,13 @@ class BatchLimits:
     max_requests: int
     max_bytes: int
     min_requests: int = 1
-    """Fewer requests than this cannot be a batch (Bedrock's per-model minimum)."""
+    """Fewer requests than this cannot be a batch (any model's)."""
+    min_requests_by_model: Mapping[str, int] = field(default_factory=dict)
+    """A model's own minimum, where the API has one per model (Bedrock's), by model id."""
+
+    def minimum(self, model: str) -> int:
+        """The fewest requests a batch of `model` may hold."""
+        return max(self.min_requests, self.min_requests_by_model.get(model, 1))
 
 
 class BatchApi(Protocol):
@@ -77,6 +85,11 @@ class BatchApi(Protocol):
 
     name: str
     limits: BatchLimits
+
+    def unusable(self, emulated: bool) -> str | None:
+        """Why a run cannot ask this API (a setting it needs is missing), in one line, or None;
+        `emulated`: the run asks the emulator, which needs none."""
+        ...
 
     def line_path(self, base_url: str, url_path: str) -> str:
         """The path a batch line names for a request the SDK sent to `url_path`."""
@@ -129,6 +142,8 @@ class EmulatedBatch:
     answers: list[BatchAnswer] = field(default_factory=list)
     output_file_id: str | None = None
     error_file_id: str | None = None
+    output_uri: str | None = None
+    """Where the API writes the batch's results, where the caller names it (Bedrock: an S3 prefix)."""
 
 
 class EmulatedService(Protocol):
@@ -138,6 +153,14 @@ class EmulatedService(Protocol):
 
     def file(self, file_id: str) -> bytes | None: ...
 
+    def put_object(self, uri: str, content: bytes) -> None:
+        """Keep `content` under a name the caller chose (an S3 object's `s3://bucket/key`)."""
+        ...
+
+    def objects(self, prefix: str) -> dict[str, bytes]:
+        """The objects whose names start with `prefix`, by name."""
+        ...
+
     def create(
         self,
         api: str,
@@ -146,6 +169,7 @@ class EmulatedService(Protocol):
         tag: str | None = None,
         endpoint: str = "",
         input_file_id: str | None = None,
+        output_uri: str | None = None,
     ) -> EmulatedBatch: ...
 
     def batch(self, batch_id: str) -> EmulatedBatch | None:

@@ -54,6 +54,9 @@ class AnthropicBatch:
     name = API_NAME
     limits = BatchLimits(max_requests=100_000, max_bytes=256 * 1024 * 1024)
 
+    def unusable(self, emulated: bool) -> str | None:
+        return None  # the adapter's own client and key are all it needs
+
     def line_path(self, base_url: str, url_path: str) -> str:
         return url_path
 

@@ -76,6 +76,9 @@ class GeminiBatch:
     name = API_NAME
     limits = BatchLimits(max_requests=100_000, max_bytes=19 * 1024 * 1024)
 
+    def unusable(self, emulated: bool) -> str | None:
+        return None  # the adapter's own client and key are all it needs
+
     def line_path(self, base_url: str, url_path: str) -> str:
         return url_path
 

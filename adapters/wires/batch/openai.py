@@ -61,6 +61,9 @@ class OpenAIBatch:
     name = API_NAME
     limits = BatchLimits(max_requests=50_000, max_bytes=200 * 1024 * 1024)
 
+    def unusable(self, emulated: bool) -> str | None:
+        return None  # the adapter's own client and key are all it needs
+
     def line_path(self, base_url: str, url_path: str) -> str:
         """The endpoint a request sent to `url_path` names in a batch line: its path below the
         client's base URL, under `/v1/` (a proxy's prefix is not the API's)."""
