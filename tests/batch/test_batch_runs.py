@@ -38,7 +38,10 @@ from xpeval.evals.verdict.scorecard import scorecard
 
 pytestmark = pytest.mark.slow  # each plays a run (or two) of the emulator's cases
 
-ADAPTERS = ("openai-chat", "openai-responses", "anthropic-messages", "google-genai")
+ADAPTERS = ("openai-chat", "openai-responses", "anthropic-messages", "google-genai", "bedrock-converse")
+BEDROCK_MODEL = "emulated.converse-v1:0"
+"""Bedrock's emulated model: none of `bedrock_batch.MIN_RECORDS`, so a job of a few records runs
+(the default model's minimum, 100 records, is pinned by its own test)."""
 CASES = ("calc_*", "weather_*")
 """Single-turn cases of every category the emulator answers (simple, multiple, parallel,
 irrelevance) and, among the weather ones, multi-turn cases that play online."""
@@ -46,7 +49,12 @@ VERDICT = list(VERDICT_FIELDS)
 """A row's verdict columns, as custody scores them again."""
 
 
+def _models(adapters: tuple[str, ...]) -> tuple[str, ...]:
+    return (f"bedrock-converse={BEDROCK_MODEL}",) if "bedrock-converse" in adapters else ()
+
+
 def _config(tmp: Path, name: str, **changes: Any) -> SuiteConfig:
+    changes.setdefault("models", _models(changes.get("adapters", ADAPTERS)))
     settings: dict[str, Any] = {
         "mode": Mode.RECORD,
         "adapters": ADAPTERS,
@@ -157,14 +165,50 @@ def test_expired_errored_and_missing_answers_are_each_an_error_row_of_their_kind
     for adapter in ADAPTERS:
         assert kinds[("calc_simple_01", adapter)] == "batch_expired"
         assert kinds[("calc_simple_02", adapter)] == "batch_errored"
-        assert kinds[("calc_multiple_01", adapter)] == "batch_missing"
+        # A Bedrock job expires as a whole: a record it left out is one it did not reach.
+        missing = "batch_expired" if adapter == "bedrock-converse" else "batch_missing"
+        assert kinds[("calc_multiple_01", adapter)] == missing
     assert rows["error_kind"].notna().sum() == 3 * len(ADAPTERS)
     failed = rows[rows["error_kind"].notna()]
     assert not failed["correct"].any()  # an episode without an answer fails, never "no call"
-    settled = [r for r in ResultsFile.read(outcome.results.path).batches if r.type == "batch_settled"]
-    assert all(
-        r.counts.get("expired") == r.counts.get("errored") == r.counts.get("missing") == 1 for r in settled
+    settled = {
+        r.batch: r for r in ResultsFile.read(outcome.results.path).batches if r.type == "batch_settled"
+    }
+    intents = {
+        r.batch: r.adapter for r in ResultsFile.read(outcome.results.path).batches if r.type == "batch"
+    }
+    for batch, record in settled.items():
+        if intents[batch] == "bedrock-converse":
+            assert (record.state, record.counts.get("expired"), record.counts.get("errored")) == (
+                "expired",
+                2,
+                1,
+            )
+        else:
+            assert (
+                record.counts.get("expired")
+                == record.counts.get("errored")
+                == record.counts.get("missing")
+                == 1
+            )
+
+
+@pytest.mark.parametrize(
+    "emulator", [BatchKnobs(fault=lambda r: None if _fault(r) == "expired" else _fault(r))], indirect=True
+)
+def test_a_bedrock_job_that_completed_partially_leaves_missing_and_errored_rows(
+    emulator: EmulatorServer, tmp_path: Path
+) -> None:
+    config = _config(tmp_path, "partial", batch=True, adapters=("bedrock-converse",), cases=("calc_*",))
+    outcome = run_suite(config, emulator=CaseEmulator(emulator))
+
+    kinds = dict(
+        zip(*(_rows(outcome.results.path).reset_index()[c] for c in ("case_id", "error_kind")), strict=True)
     )
+    assert kinds["calc_multiple_01"] == "batch_missing" and kinds["calc_simple_02"] == "batch_errored"
+    assert sum(isinstance(kind, str) for kind in kinds.values()) == 2
+    (settled,) = [r for r in ResultsFile.read(outcome.results.path).batches if r.type == "batch_settled"]
+    assert settled.detail == "PartiallyCompleted"
 
 
 def _records(results: Path) -> list[dict[str, Any]]:
@@ -179,6 +223,7 @@ def _batch_command(tmp: Path, url: str) -> list[str]:
     return [
         sys.executable, "-m", "xpeval", "run", "--mode", "record", "--target", "emulator",
         "--emulator-url", url, "--batch", "--batch-poll", "0.05", "--adapters", ",".join(ADAPTERS),
+        "--models", f"bedrock-converse={BEDROCK_MODEL}",
         "--cases", ",".join(CASES), "--cassettes", str(tmp / "cassettes"), "--results",
         str(tmp / "results.jsonl"), "--reports", str(tmp / "reports"), "--no-baseline", "--no-progress",
     ]  # fmt: skip
@@ -226,7 +271,12 @@ class _Killed(BaseException):
 
 @pytest.mark.parametrize(
     ("adapter", "api_name"),
-    [("openai-chat", "openai"), ("anthropic-messages", "anthropic"), ("google-genai", "gemini")],
+    [
+        ("openai-chat", "openai"),
+        ("anthropic-messages", "anthropic"),
+        ("google-genai", "gemini"),
+        ("bedrock-converse", "bedrock"),
+    ],
 )
 def test_a_run_killed_between_creating_a_batch_and_writing_its_id_finds_it_again(
     adapter: str, api_name: str, emulator: EmulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -297,3 +347,18 @@ def test_a_create_that_got_no_answer_stops_the_run_and_its_restart_creates_the_b
 
     assert emulator.batches.creates == 1
     assert load_run(outcome.results.path).frame["error_kind"].isna().all()
+
+
+def test_a_bedrock_run_below_its_models_minimum_record_count_is_refused_before_anything_is_created(
+    emulator: EmulatorServer, tmp_path: Path
+) -> None:
+    # The adapter's default model is in bedrock_batch.MIN_RECORDS (100 records a job).
+    config = _config(
+        tmp_path, "small", batch=True, adapters=("bedrock-converse",), cases=("calc_*",), models=()
+    )
+
+    with pytest.raises(UserError, match=r"8 requests are too few for a batch \(bedrock needs at least 100\)"):
+        run_suite(config, emulator=CaseEmulator(emulator))
+
+    assert emulator.batches.creates == 0
+    assert ResultsFile.read(config.results).batches == []
