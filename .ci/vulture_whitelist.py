@@ -40,6 +40,7 @@ _.save_cassette
 _.close_connection
 _.do_GET
 _.do_POST
+_.do_PUT  # S3 object uploads to the emulator (Bedrock batch inference)
 _.log_message
 _.daemon_threads
 _.protocol_version

@@ -81,7 +81,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.emulator._answer(self, b"")
 
-    do_PUT = do_POST  # S3's object upload (Bedrock batch inference's input)
+    def do_PUT(self) -> None:
+        """S3's object upload (Bedrock batch inference's input)."""
+        self.do_POST()
 
 
 class _QuietServer(ThreadingHTTPServer):

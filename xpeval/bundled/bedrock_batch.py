@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import time
 from collections.abc import Sequence
@@ -31,7 +32,6 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 from xml.sax.saxutils import escape
 
-from xpeval.bundled.bedrock_converse import BEDROCK_PROVIDER
 from xpeval.plugin import (
     BatchAnswer,
     BatchLimits,
@@ -43,6 +43,9 @@ from xpeval.plugin import (
 )
 
 API_NAME = "bedrock"
+SETTINGS = {"role": "XPEVAL_BEDROCK_BATCH_ROLE_ARN", "s3": "XPEVAL_BEDROCK_BATCH_S3_URI"}
+"""Where a live run's settings are read (the environment, as the wire's region is): the service
+role Bedrock assumes, and the `s3://bucket/prefix` its jobs read and write."""
 INPUT_NAME = "input.jsonl"
 EMULATED_ROLE = "arn:aws:iam::000000000000:role/xpeval-emulated-batch"
 EMULATED_S3 = "s3://xpeval-emulated-batch/xpeval"
@@ -119,11 +122,15 @@ def _s3(uri: str) -> tuple[str, str]:
     return found.group(1), found.group(2) or ""
 
 
+def _setting(name: str) -> str | None:
+    return os.environ.get(SETTINGS[name]) or None
+
+
 def _settings() -> tuple[str, str]:
     """The role and the S3 location: the settings, else the emulator's (a live run without them
     was refused before anything was asked: `unusable`)."""
-    role = BEDROCK_PROVIDER.env("batch_role") or EMULATED_ROLE
-    where = BEDROCK_PROVIDER.env("batch_s3") or EMULATED_S3
+    role = _setting("role") or EMULATED_ROLE
+    where = _setting("s3") or EMULATED_S3
     return role, where.rstrip("/")
 
 
@@ -148,20 +155,16 @@ class BedrockBatch:
     def unusable(self, emulated: bool) -> str | None:
         if emulated:
             return None
-        missing = [
-            BEDROCK_PROVIDER.extra_env[role]
-            for role in ("batch_role", "batch_s3")
-            if not BEDROCK_PROVIDER.env(role)
-        ]
+        missing = [SETTINGS[name] for name in ("role", "s3") if not _setting(name)]
         if missing:
             return (
                 f"Bedrock batch inference needs {' and '.join(missing)} (the service role Bedrock "
                 "assumes, and the s3://bucket/prefix it reads and writes; docs/batch.md, 'Bedrock')"
             )
         try:
-            _s3(str(BEDROCK_PROVIDER.env("batch_s3")))
+            _s3(str(_setting("s3")))
         except ValueError as exc:
-            return f"XPEVAL_BEDROCK_BATCH_S3_URI: {exc}"
+            return f"{SETTINGS['s3']}: {exc}"
         import boto3
 
         if boto3.session.Session().get_credentials() is None:

@@ -850,9 +850,9 @@ class _BridgedBody:
         else:
             yield from (frame.raw for frame in self._frames(self.frames))
 
-    def read(self, amt: int | None = None) -> bytes:
-        """The rest of the body (botocore's `StreamingBody.read`, an S3 object's; whole: the
-        objects batch inference reads are one JSONL file each)."""
+    def read(self, *_: Any) -> bytes:
+        """The rest of the body, whatever size is asked (botocore's `StreamingBody.read` of an S3
+        object: the objects batch inference reads are each one JSONL file, read whole)."""
         if self.consumed:
             return b""
         self.consumed = True
@@ -1099,12 +1099,7 @@ BEDROCK_PROVIDER = Provider(
     secret_headers=("authorization", "x-amz-security-token", "x-amz-date"),
     sdk_loggers=BOTO_LOGGERS,
     ready_when=(("AWS_BEARER_TOKEN_BEDROCK",), ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")),
-    extra_env={
-        "region": "AWS_REGION",
-        "default_region": "AWS_DEFAULT_REGION",
-        "batch_role": "XPEVAL_BEDROCK_BATCH_ROLE_ARN",
-        "batch_s3": "XPEVAL_BEDROCK_BATCH_S3_URI",
-    },
+    extra_env={"region": "AWS_REGION", "default_region": "AWS_DEFAULT_REGION"},
     price_provider="aws",
 )
 PLACEHOLDER_CREDENTIALS = {"aws_access_key_id": "AKIDPLACEHOLDER", "aws_secret_access_key": "not-a-secret"}
