@@ -69,7 +69,9 @@ POLL_FAILURES = 5
 class BatchEmulator(Protocol):
     """The emulator target as a batch run uses it (`CaseEmulator`)."""
 
-    def register(self, case: Case, adapter_id: str, name: str | None = None) -> str: ...
+    def register(
+        self, case: Case, adapter_id: str, name: str | None = None, *, reply: int | None = None
+    ) -> str: ...
 
     def batch_transport(self) -> httpx2.AsyncBaseTransport: ...
 
@@ -122,22 +124,27 @@ class BatchSession:
     # --- which episodes -------------------------------------------------------------------
 
     def _batchable(self, planned: PlannedEpisode) -> bool:
+        from xpeval.evals.batch.rounds import plays_in_rounds
+
         kind = self.factory.target_of(planned.adapter_id, None, planned.model)
         wire = effective_contract(planned.adapter_id).wire
         return (
-            not is_multi_step(planned.case.category)
+            (not is_multi_step(planned.case.category) or plays_in_rounds(planned.case))
             and kind != "local-model"
             and batch_api_of(wire) is not None
         )
 
     def _say_online(self, online: Sequence[PlannedEpisode]) -> None:
-        multi = sum(1 for p in online if is_multi_step(p.case.category))
-        if multi:
-            self.log(
-                f"--batch: {multi} multi-turn episodes play online (a loop's turns as successive batches "
-                "is not built yet)"
-            )
+        handoffs = Counter(p.adapter_id for p in online if is_multi_step(p.case.category))
         others = Counter(p.adapter_id for p in online if not is_multi_step(p.case.category))
+        for adapter_id, count in sorted(handoffs.items()):
+            if batch_api_of(effective_contract(adapter_id).wire) is None:
+                others[adapter_id] += count
+            else:
+                self.log(
+                    f"--batch: {count} {adapter_id} multi-turn episodes hand their conversation to another "
+                    "adapter mid-episode; they play online"
+                )
         for adapter_id, count in sorted(others.items()):
             self.log(
                 f"--batch: {adapter_id} has no Batch API xpeval drives here; its {count} episodes play online"
@@ -155,6 +162,10 @@ class BatchSession:
         self._say_online(online)
         self.planned = {(p.episode_id, p.adapter_id): p for p in episodes}
         open_intents, submitted = self._recorded()
+        in_rounds = [i for i in open_intents if i.rounds is not None]  # multi-turn episodes' turns
+        open_intents = [i for i in open_intents if i.rounds is None]
+        multi = [p for p in todo if id(p) in batchable and is_multi_step(p.case.category)]
+        batchable -= {id(p) for p in multi}
         held = {(e, i.adapter) for i in open_intents for e in i.episodes}
         fresh = [p for p in todo if id(p) in batchable and (p.episode_id, p.adapter_id) not in held]
         captured, played_online = await self._capture(fresh)
@@ -164,7 +175,11 @@ class BatchSession:
         for intent in self._intents(captured):
             submitted[intent.batch] = await self._create(intent, self._requests_of(intent, captured))
             open_intents.append(intent)
-        await asyncio.gather(*(self._settle(i, submitted[i.batch]) for i in open_intents))
+        from xpeval.evals.batch.rounds import RoundsSession
+
+        rounds = asyncio.ensure_future(RoundsSession(self).play(multi, in_rounds, submitted))
+        await asyncio.gather(rounds, *(self._settle(i, submitted[i.batch]) for i in open_intents))
+        online.extend(rounds.result())
         return online
 
     def _recorded(self) -> tuple[list[BatchIntent], dict[str, str]]:

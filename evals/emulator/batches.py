@@ -41,6 +41,8 @@ class BatchKnobs:
     shuffle_seed: int | None = 7
     """Results in a shuffled order (None: in request order)."""
     fault: Callable[[BatchRequest], Fault | None] = field(default=lambda request: None)
+    hold: Callable[[EmulatedBatch], bool] = field(default=lambda batch: False)
+    """A batch kept pending however often it is polled (a provider still running it)."""
 
 
 class BatchService:
@@ -106,7 +108,7 @@ class BatchService:
             if batch is None or batch.state != "pending":
                 return batch
             self._polls[batch_id] += 1
-            if self._polls[batch_id] > self.knobs.polls_before_end:
+            if self._polls[batch_id] > self.knobs.polls_before_end and not self.knobs.hold(batch):
                 self._end(batch)
             return batch
 
