@@ -4,6 +4,7 @@ the answers the results file keeps, which are checked as untrusted input."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -128,3 +129,46 @@ def test_kept_answers_that_are_not_one_episodes_rounds_stop_the_run_in_one_line(
 
     with pytest.raises(UserError, match=r"no round batch of it asked for|not one episode's turns in order"):
         run_suite(config, emulator=CaseEmulator(emulator))
+
+
+def _task_config(tmp: Path, name: str, **changes: Any) -> SuiteConfig:
+    settings: dict[str, Any] = {
+        "mode": Mode.RECORD,
+        "adapters": ("openai-chat", "anthropic-messages"),
+        "case_dir": tmp / "cases",
+        "target": "emulator",
+        "cassettes": tmp / name / "cassettes",
+        "results": tmp / name / "results.jsonl",
+        "reports": tmp / name / "reports",
+        "no_baseline": True,
+        "root": tmp,
+        "batch_poll": 0.02,
+        **changes,
+    }
+    return SuiteConfig(**settings)
+
+
+VERDICT = ["correct", "tool_selection_correct", "arguments_correct", "error_kind", "steps", "input_tokens"]
+
+
+def test_task_cases_in_an_environment_batched_round_by_round_score_and_replay_as_online(
+    emulator: EmulatorServer, tmp_path: Path
+) -> None:
+    from tests.tasks._retail import RETAIL_TASKS
+
+    shutil.copytree(RETAIL_TASKS, tmp_path / "cases")
+    online = run_suite(_task_config(tmp_path, "online"))
+    batched = run_suite(_task_config(tmp_path, "batch", batch=True), emulator=CaseEmulator(emulator))
+
+    def rows(path: Path) -> Any:
+        return load_run(path).frame.set_index(["case_id", "adapter"]).sort_index()[VERDICT]
+
+    assert rows(batched.results.path).equals(rows(online.results.path))
+    intents = [r for r in ResultsFile.read(batched.results.path).batches if isinstance(r, BatchIntent)]
+    assert intents and all(i.rounds is not None for i in intents)  # the user's and the agent's turns
+    assert max(max(i.rounds or [0]) for i in intents) >= 6
+    replayed = run_suite(
+        _task_config(tmp_path, "batch", mode=Mode.REPLAY, results=tmp_path / "replay.jsonl", target="auto")
+    )
+    assert replayed.passed
+    assert rows(replayed.results.path).equals(rows(batched.results.path))
