@@ -37,7 +37,6 @@ from xpeval.evals.batch.session import (
     _Pending,
     _unanswered,
 )
-from xpeval.evals.cases.model import Case, is_multi_step
 from xpeval.evals.results.batch_records import BatchAnswerKept, BatchIntent
 from xpeval.evals.results.rows import MAX_ROW_BYTES, now_iso
 from xpeval.evals.running.plan import PlannedEpisode
@@ -45,12 +44,6 @@ from xpeval.evals.running.runner import play_open
 
 Slot = tuple[str, str]
 """An episode of the run: its case (episode id) and adapter."""
-
-
-def plays_in_rounds(case: Case) -> bool:
-    """Whether a batch run plays the case's turns as successive batches: a multi-turn case whose
-    turns stay with one adapter (a handoff reaches another adapter mid-episode: online)."""
-    return is_multi_step(case.category) and all(turn.adapter is None for turn in case.turns)
 
 
 def round_custom_id(run: str, slot: Slot, model: str, number: int) -> str:
@@ -119,6 +112,7 @@ class RoundsSession(BatchSession):
             parent.settings,
             parent.emulator,
             parent.log,
+            parent.rounds,
         )
         self.progress = parent.progress
         self.planned = parent.planned
@@ -351,4 +345,14 @@ def _done(planned: PlannedEpisode, finals: set[tuple[str, str, str]]) -> bool:
     return any(key[:2] == (planned.episode_id, planned.adapter_id) for key in finals)
 
 
-__all__ = ["RoundsSession", "plays_in_rounds", "round_custom_id"]
+async def play_rounds(
+    session: BatchSession,
+    episodes: list[PlannedEpisode],
+    open_intents: list[BatchIntent],
+    submitted: dict[str, str],
+) -> list[PlannedEpisode]:
+    """`session`'s multi-turn episodes round by round (`xpeval.evals.batch.session.RoundsPlay`)."""
+    return await RoundsSession(session).play(episodes, open_intents, submitted)
+
+
+__all__ = ["RoundsSession", "play_rounds", "round_custom_id"]

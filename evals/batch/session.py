@@ -76,6 +76,20 @@ class BatchEmulator(Protocol):
     def batch_transport(self) -> httpx2.AsyncBaseTransport: ...
 
 
+RoundsPlay = Callable[
+    ["BatchSession", list[PlannedEpisode], list[BatchIntent], dict[str, str]], Awaitable[list[PlannedEpisode]]
+]
+"""Plays multi-turn episodes' turns as successive batches, given the session, the episodes, the
+round batches a stopped run left open and every batch's provider id; returns the episodes to
+play online (`xpeval.evals.batch.rounds.play_rounds`; without it they all play online)."""
+
+
+def plays_in_rounds(case: Case) -> bool:
+    """Whether a batch run plays the case's turns as successive batches: a multi-turn case whose
+    turns stay with one adapter (a handoff reaches another adapter mid-episode: online)."""
+    return is_multi_step(case.category) and all(turn.adapter is None for turn in case.turns)
+
+
 @dataclass(frozen=True)
 class BatchSettings:
     poll_first: float = POLL_FIRST
@@ -111,6 +125,7 @@ class BatchSession:
         settings: BatchSettings,
         emulator: object | None,
         log: Log,
+        rounds: RoundsPlay | None = None,
     ) -> None:
         self.factory = factory
         self.results = results
@@ -118,18 +133,20 @@ class BatchSession:
         self.settings = settings
         self.emulator = emulator if isinstance(emulator, BatchEmulator) else None
         self.log = log
+        self.rounds = rounds
         self.progress: Progress | None = None
         self.planned: dict[tuple[str, str], PlannedEpisode] = {}
 
     # --- which episodes -------------------------------------------------------------------
 
     def _batchable(self, planned: PlannedEpisode) -> bool:
-        from xpeval.evals.batch.rounds import plays_in_rounds
-
         kind = self.factory.target_of(planned.adapter_id, None, planned.model)
         wire = effective_contract(planned.adapter_id).wire
         return (
-            (not is_multi_step(planned.case.category) or plays_in_rounds(planned.case))
+            (
+                not is_multi_step(planned.case.category)
+                or (self.rounds is not None and plays_in_rounds(planned.case))
+            )
             and kind != "local-model"
             and batch_api_of(wire) is not None
         )
@@ -142,8 +159,8 @@ class BatchSession:
                 others[adapter_id] += count
             else:
                 self.log(
-                    f"--batch: {count} {adapter_id} multi-turn episodes hand their conversation to another "
-                    "adapter mid-episode; they play online"
+                    f"--batch: {count} {adapter_id} multi-turn episodes play online (they hand their "
+                    "conversation to another adapter mid-episode)"
                 )
         for adapter_id, count in sorted(others.items()):
             self.log(
@@ -175,12 +192,17 @@ class BatchSession:
         for intent in self._intents(captured):
             submitted[intent.batch] = await self._create(intent, self._requests_of(intent, captured))
             open_intents.append(intent)
-        from xpeval.evals.batch.rounds import RoundsSession
-
-        rounds = asyncio.ensure_future(RoundsSession(self).play(multi, in_rounds, submitted))
+        rounds = asyncio.ensure_future(self._rounds(multi, in_rounds, submitted))
         await asyncio.gather(rounds, *(self._settle(i, submitted[i.batch]) for i in open_intents))
         online.extend(rounds.result())
         return online
+
+    async def _rounds(
+        self, episodes: list[PlannedEpisode], open_intents: list[BatchIntent], submitted: dict[str, str]
+    ) -> list[PlannedEpisode]:
+        if self.rounds is None:
+            return []
+        return await self.rounds(self, episodes, open_intents, submitted)
 
     def _recorded(self) -> tuple[list[BatchIntent], dict[str, str]]:
         """The batches the results file holds that are not settled yet, and every recorded
