@@ -179,10 +179,7 @@ class BatchSession:
         self._say_online(online)
         self.planned = {(p.episode_id, p.adapter_id): p for p in episodes}
         open_intents, submitted = self._recorded()
-        in_rounds = [i for i in open_intents if i.rounds is not None]  # multi-turn episodes' turns
-        open_intents = [i for i in open_intents if i.rounds is None]
-        multi = [p for p in todo if id(p) in batchable and is_multi_step(p.case.category)]
-        batchable -= {id(p) for p in multi}
+        multi, in_rounds, open_intents = _apart_rounds(todo, batchable, open_intents)
         held = {(e, i.adapter) for i in open_intents for e in i.episodes}
         fresh = [p for p in todo if id(p) in batchable and (p.episode_id, p.adapter_id) not in held]
         captured, played_online = await self._capture(fresh)
@@ -495,6 +492,18 @@ class BatchSession:
         transport = self.emulator.batch_transport() if kind == "emulator" and self.emulator else None
         with bound(transport):
             return await call(adapter.client)
+
+
+def _apart_rounds(
+    todo: Sequence[PlannedEpisode], batchable: set[int], open_intents: list[BatchIntent]
+) -> tuple[list[PlannedEpisode], list[BatchIntent], list[BatchIntent]]:
+    """The multi-turn episodes to batch round by round and the round batches a stopped run left
+    open, apart from the single-turn ones (the open single-turn batches, third; `batchable`
+    keeps only single-turn episodes)."""
+    multi = [p for p in todo if id(p) in batchable and is_multi_step(p.case.category)]
+    batchable -= {id(p) for p in multi}
+    in_rounds = [i for i in open_intents if i.rounds is not None]
+    return multi, in_rounds, [i for i in open_intents if i.rounds is None]
 
 
 def _refused(exc: Exception) -> bool:
