@@ -41,6 +41,7 @@ from xpeval.evals.results.batch_records import BatchAnswerKept, BatchIntent
 from xpeval.evals.results.rows import MAX_ROW_BYTES, now_iso
 from xpeval.evals.running.plan import PlannedEpisode
 from xpeval.evals.running.runner import play_open
+from xpeval.evals.scrub import current_scrubber
 
 Slot = tuple[str, str]
 """An episode of the run: its case (episode id) and adapter."""
@@ -134,7 +135,8 @@ class RoundsSession(BatchSession):
                 submitted[intent.batch] = await self._reconcile(intent, set(submitted.values()))
             await asyncio.gather(*(self._settle(i, submitted[i.batch]) for i in pending))
             finals = self.results.final_keys()
-            active = [p for p in episodes if not _done(p, finals) and p not in online]
+            gone = {id(p) for p in online}
+            active = [p for p in episodes if not _done(p, finals) and id(p) not in gone]
             if not active:
                 return online
             captured, ended, fresh_online = await self._next_requests(active)
@@ -316,7 +318,8 @@ def _kept(intent: BatchIntent, answer: BatchAnswer) -> BatchAnswerKept | None:
     if answer.status is None or answer.body is None or answer.outcome not in ("succeeded", "errored"):
         return None
     try:
-        text = answer.body.decode("utf-8")
+        # A provider may echo a key back: the file keeps what the run's cassettes keep.
+        text = current_scrubber().text(answer.body.decode("utf-8"))
         record = BatchAnswerKept(
             run=intent.run,
             batch=intent.batch,
@@ -324,7 +327,7 @@ def _kept(intent: BatchIntent, answer: BatchAnswer) -> BatchAnswerKept | None:
             outcome="succeeded" if answer.outcome == "succeeded" else "errored",
             status=answer.status,
             body=text,
-            error_type=answer.error_type,
+            error_type=current_scrubber().text(answer.error_type) if answer.error_type else None,
             at=now_iso(),
         )
     except ValueError:  # not UTF-8, too long, or a status no HTTP answer has
