@@ -141,6 +141,11 @@ class RoundsSession(BatchSession):
                 return online
             captured, ended, fresh_online = await self._next_requests(active)
             online.extend(fresh_online)
+            if captured:
+                self.log(
+                    f"--batch: {len(captured)} multi-turn episodes' next turns go in round batches "
+                    f"({len(ended)} ended before)"
+                )
             await self._finish(ended)
             pending = []
             for intent in self._intents(captured):

@@ -289,6 +289,11 @@ def test_a_run_killed_mid_poll_in_a_later_round_resumes_its_episodes_without_ask
     assert list(batched.index) == list(asked.index)  # none lost
     assert batched[[*VERDICT, "error_kind", "steps"]].equals(asked[[*VERDICT, "error_kind", "steps"]])
     assert _rates(tmp_path / "results.jsonl").equals(_rates(online))
+    replayed = run_suite(  # the resumed run's cassettes, every turn of them, replay like online ones
+        _config(tmp_path, "replay", mode=Mode.REPLAY, cassettes=tmp_path / "cassettes", batch_poll=30.0)
+    )
+    assert replayed.passed
+    assert _rows(replayed.results.path)[VERDICT].equals(batched[VERDICT])
 
 
 class _Killed(BaseException):
