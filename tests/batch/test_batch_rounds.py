@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +173,30 @@ def test_task_cases_in_an_environment_batched_round_by_round_score_and_replay_as
     )
     assert replayed.passed
     assert rows(replayed.results.path).equals(rows(batched.results.path))
+
+
+def test_a_case_that_hands_its_conversation_to_another_adapter_plays_online(
+    emulator: EmulatorServer, tmp_path: Path
+) -> None:
+    import yaml
+
+    from xpeval.evals.cases import load_cases
+    from xpeval.evals.cases.loader import BUILTIN_DIR
+
+    logged: list[str] = []
+    case = next(item.case for item in load_cases(BUILTIN_DIR) if item.case.id == "weather_multi_turn_01")
+    handed = case.model_dump(mode="json", exclude_none=True)
+    handed["id"] = "weather_handoff_01"
+    handed["follow_ups"][0]["adapter"] = "anthropic-messages"
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "handoff.yaml").write_text(
+        yaml.safe_dump({"cases": [handed, case.model_dump(mode="json", exclude_none=True)]})
+    )
+    config = replace(_config(tmp_path), case_dir=tmp_path / "cases", cases=("*",))
+    outcome = run_suite(config, emulator=CaseEmulator(emulator), log=logged.append)
+
+    rows = load_run(outcome.results.path).frame.set_index("case_id")
+    intents = [r for r in ResultsFile.read(outcome.results.path).batches if isinstance(r, BatchIntent)]
+    assert {e for i in intents for e in i.episodes} == {"weather_multi_turn_01"}
+    assert set(rows.index) == {"weather_multi_turn_01", "weather_handoff_01"}
+    assert any("play online (they hand their conversation" in line for line in logged)
