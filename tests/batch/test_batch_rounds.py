@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
+from xpeval.adapters.wires.batch import BatchRequest
 from xpeval.errors import UserError
 from xpeval.evals.batch.rounds import RoundsSession
 from xpeval.evals.cassettes import Mode
+from xpeval.evals.emulator.batches import BatchKnobs, Fault
 from xpeval.evals.emulator.case_script import CaseEmulator
 from xpeval.evals.emulator.server import EmulatorServer
 from xpeval.evals.results.batch_records import BatchAnswerKept, BatchIntent
@@ -200,3 +202,25 @@ def test_a_case_that_hands_its_conversation_to_another_adapter_plays_online(
     assert {e for i in intents for e in i.episodes} == {"weather_multi_turn_01"}
     assert set(rows.index) == {"weather_multi_turn_01", "weather_handoff_01"}
     assert any("play online (they hand their conversation" in line for line in logged)
+
+
+def _later_round_fault(request: BatchRequest) -> Fault | None:
+    """Faults in the second round on (a request with Chat's tool result): the weather episode's
+    answer errored, the build-cache one's expired."""
+    if b'"tool"' not in request.body:
+        return None
+    if b"Vienna" in request.body:
+        return "errored"
+    return "expired" if b"build-cache" in request.body else None
+
+
+def test_a_later_rounds_error_or_expiry_ends_its_episode_with_a_row_of_its_kind(tmp_path: Path) -> None:
+    with EmulatorServer(batch_knobs=BatchKnobs(fault=_later_round_fault)) as server:
+        outcome = run_suite(_config(tmp_path), emulator=CaseEmulator(server))
+
+    rows = load_run(outcome.results.path).frame.set_index("case_id")
+    assert rows.loc["weather_multi_turn_01", "error_kind"] == "batch_errored"
+    assert not rows.loc["weather_multi_turn_01", "correct"]
+    expired = rows[rows["error_kind"] == "batch_expired"]
+    assert len(expired) == 1 and not expired["correct"].any()
+    assert len(rows) == 3  # every episode has its row, none lost
