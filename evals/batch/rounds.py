@@ -143,8 +143,8 @@ class RoundsSession(BatchSession):
             online.extend(fresh_online)
             if captured:
                 self.log(
-                    f"--batch: {len(captured)} multi-turn episodes' next turns go in round batches "
-                    f"({len(ended)} ended before)"
+                    f"--batch: the next turns of {len(captured)} multi-turn episodes go in round batches "
+                    f"({len(ended)} other episodes ended)"
                 )
             await self._finish(ended)
             pending = []

@@ -6,7 +6,8 @@ A batch stays pending for `polls_before_end` polls, then ends: each request is a
 online endpoint would answer it (the reply of the script named by its `custom_id`, rendered by
 the wire of its path, never streamed), in a shuffled order. The faults a test asks for are per
 request: `fault(request)` may answer `expired`, `errored` (a 500 error body) or `missing` (left
-out of the results: a partial batch). `creates` counts every batch created, and `submitted`
+out of the results: a partial batch); `hold(batch)` keeps a batch pending however often it is
+polled (a test's provider still running it). `creates` counts every batch created, and `submitted`
 every custom id submitted, so a test can show nothing was submitted twice.
 """
 
