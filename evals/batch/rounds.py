@@ -68,14 +68,25 @@ class Round:
 class RoundsTransport(AnswerTransport):
     """Answers an episode's requests with its earlier rounds' answers in order, each only if its
     body is the one its batch was sent; then keeps the next request (`capture`) or, for an
-    episode that ended, refuses it (`mismatch`)."""
+    episode that ended, refuses it (`mismatch`). An episode that ends before it has asked every
+    kept round is not the one those rounds were played by: a mismatch too."""
 
     def __init__(self, rounds: Sequence[Round], *, capture: bool) -> None:
         self.rounds = list(rounds)
         self.capture = capture
         self.captured: CapturedRequest | None = None
-        self.mismatch: str | None = None
+        self._mismatch: str | None = None
         self.answered = 0
+
+    @property
+    def mismatch(self) -> str | None:
+        if self._mismatch is None and self.answered < len(self.rounds) and self.captured is None:
+            return f"the episode ended after {self.answered} of its {len(self.rounds)} batched rounds"
+        return self._mismatch
+
+    @mismatch.setter
+    def mismatch(self, value: str | None) -> None:
+        self._mismatch = value
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         body = await request.aread()

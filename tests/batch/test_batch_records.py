@@ -121,3 +121,32 @@ def test_an_answer_too_large_or_not_text_is_not_kept() -> None:
     assert _kept(intent, _answer_of(b'{"ok": true}')) is not None
     assert _kept(intent, _answer_of(json.dumps({"t": '"' * (MAX_ROW_BYTES // 3)}).encode())) is None
     assert _kept(intent, _answer_of(b"\xff\xfe not utf-8")) is None
+
+
+def test_an_episode_that_ends_before_asking_all_its_kept_rounds_is_a_mismatch() -> None:
+    import asyncio
+
+    import httpx2
+
+    from xpeval.evals.batch.capture import body_digest
+    from xpeval.evals.batch.rounds import Round, RoundsTransport
+    from xpeval.evals.results.batch_records import BatchAnswerKept
+
+    def kept(number: int) -> Round:
+        answer = BatchAnswerKept(
+            run="run-1",
+            batch="xb-1",
+            custom_id=f"x{number}",
+            outcome="succeeded",
+            status=200,
+            body="{}",
+            at="t",
+        )
+        return Round(number, "xb-1", body_digest(b'{"n": %d}' % number), answer)
+
+    transport = RoundsTransport([kept(1), kept(2)], capture=False)
+    request = httpx2.Request("POST", "http://provider.invalid/v1/chat/completions", content=b'{"n": 1}')
+    answered = asyncio.run(transport.handle_async_request(request))
+
+    assert answered.status_code == 200 and transport.answered == 1
+    assert transport.mismatch == "the episode ended after 1 of its 2 batched rounds"
