@@ -69,9 +69,25 @@ POLL_FAILURES = 5
 class BatchEmulator(Protocol):
     """The emulator target as a batch run uses it (`CaseEmulator`)."""
 
-    def register(self, case: Case, adapter_id: str, name: str | None = None) -> str: ...
+    def register(
+        self, case: Case, adapter_id: str, name: str | None = None, *, reply: int | None = None
+    ) -> str: ...
 
     def batch_transport(self) -> httpx2.AsyncBaseTransport: ...
+
+
+RoundsPlay = Callable[
+    ["BatchSession", list[PlannedEpisode], list[BatchIntent], dict[str, str]], Awaitable[list[PlannedEpisode]]
+]
+"""Plays multi-turn episodes' turns as successive batches, given the session, the episodes, the
+round batches a stopped run left open and every batch's provider id; returns the episodes to
+play online (`xpeval.evals.batch.rounds.play_rounds`; without it they all play online)."""
+
+
+def plays_in_rounds(case: Case) -> bool:
+    """Whether a batch run plays the case's turns as successive batches: a multi-turn case whose
+    turns stay with one adapter (a handoff reaches another adapter mid-episode: online)."""
+    return is_multi_step(case.category) and all(turn.adapter is None for turn in case.turns)
 
 
 @dataclass(frozen=True)
@@ -109,6 +125,7 @@ class BatchSession:
         settings: BatchSettings,
         emulator: object | None,
         log: Log,
+        rounds: RoundsPlay | None = None,
     ) -> None:
         self.factory = factory
         self.results = results
@@ -116,6 +133,7 @@ class BatchSession:
         self.settings = settings
         self.emulator = emulator if isinstance(emulator, BatchEmulator) else None
         self.log = log
+        self.rounds = rounds
         self.progress: Progress | None = None
         self.planned: dict[tuple[str, str], PlannedEpisode] = {}
 
@@ -125,19 +143,25 @@ class BatchSession:
         kind = self.factory.target_of(planned.adapter_id, None, planned.model)
         wire = effective_contract(planned.adapter_id).wire
         return (
-            not is_multi_step(planned.case.category)
+            (
+                not is_multi_step(planned.case.category)
+                or (self.rounds is not None and plays_in_rounds(planned.case))
+            )
             and kind != "local-model"
             and batch_api_of(wire) is not None
         )
 
     def _say_online(self, online: Sequence[PlannedEpisode]) -> None:
-        multi = sum(1 for p in online if is_multi_step(p.case.category))
-        if multi:
-            self.log(
-                f"--batch: {multi} multi-turn episodes play online (a loop's turns as successive batches "
-                "is not built yet)"
-            )
+        handoffs = Counter(p.adapter_id for p in online if is_multi_step(p.case.category))
         others = Counter(p.adapter_id for p in online if not is_multi_step(p.case.category))
+        for adapter_id, count in sorted(handoffs.items()):
+            if batch_api_of(effective_contract(adapter_id).wire) is None:
+                others[adapter_id] += count
+            else:
+                self.log(
+                    f"--batch: {count} {adapter_id} multi-turn episodes play online (they hand their "
+                    "conversation to another adapter mid-episode)"
+                )
         for adapter_id, count in sorted(others.items()):
             self.log(
                 f"--batch: {adapter_id} has no Batch API xpeval drives here; its {count} episodes play online"
@@ -156,6 +180,7 @@ class BatchSession:
         self._say_online(online)
         self.planned = {(p.episode_id, p.adapter_id): p for p in episodes}
         open_intents, submitted = self._recorded()
+        multi, in_rounds, open_intents = _apart_rounds(todo, batchable, open_intents)
         held = {(e, i.adapter) for i in open_intents for e in i.episodes}
         fresh = [p for p in todo if id(p) in batchable and (p.episode_id, p.adapter_id) not in held]
         captured, played_online = await self._capture(fresh)
@@ -165,7 +190,9 @@ class BatchSession:
         for intent in self._intents(captured):
             submitted[intent.batch] = await self._create(intent, self._requests_of(intent, captured))
             open_intents.append(intent)
-        await asyncio.gather(*(self._settle(i, submitted[i.batch]) for i in open_intents))
+        rounds = asyncio.ensure_future(self._rounds(multi, in_rounds, submitted))
+        await asyncio.gather(rounds, *(self._settle(i, submitted[i.batch]) for i in open_intents))
+        online.extend(rounds.result())
         return online
 
     def _check_usable(self, batchable: Sequence[PlannedEpisode]) -> None:
@@ -178,6 +205,13 @@ class BatchSession:
             problem = api.unusable(emulated)
             if problem is not None:
                 raise UserError(f"--batch: {problem}")
+
+    async def _rounds(
+        self, episodes: list[PlannedEpisode], open_intents: list[BatchIntent], submitted: dict[str, str]
+    ) -> list[PlannedEpisode]:
+        if self.rounds is None:
+            return []
+        return await self.rounds(self, episodes, open_intents, submitted)
 
     def _recorded(self) -> tuple[list[BatchIntent], dict[str, str]]:
         """The batches the results file holds that are not settled yet, and every recorded
@@ -470,6 +504,18 @@ class BatchSession:
         transport = self.emulator.batch_transport() if kind == "emulator" and self.emulator else None
         with bound(transport):
             return await call(adapter.client)
+
+
+def _apart_rounds(
+    todo: Sequence[PlannedEpisode], batchable: set[int], open_intents: list[BatchIntent]
+) -> tuple[list[PlannedEpisode], list[BatchIntent], list[BatchIntent]]:
+    """The multi-turn episodes to batch round by round and the round batches a stopped run left
+    open, apart from the single-turn ones (the open single-turn batches, third; `batchable`
+    keeps only single-turn episodes)."""
+    multi = [p for p in todo if id(p) in batchable and is_multi_step(p.case.category)]
+    batchable -= {id(p) for p in multi}
+    in_rounds = [i for i in open_intents if i.rounds is not None]
+    return multi, in_rounds, [i for i in open_intents if i.rounds is None]
 
 
 def _refused(exc: Exception) -> bool:

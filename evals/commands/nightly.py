@@ -79,8 +79,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--batch",
         action="store_true",
-        help="ask single-turn episodes through the providers' Batch APIs (half price, answers within hours; "
-        "a stopped nightly resumes its batches: docs/batch.md)",
+        help="ask episodes through the providers' Batch APIs, a multi-turn one's turns as successive batches "
+        "(half price, answers within hours; a stopped nightly resumes its batches: docs/batch.md)",
     )
     parser.add_argument("--concurrency", type=int, default=4, help="requests in flight per adapter (1-1000)")
     parser.add_argument("--rate", type=float, help="requests per second per adapter (default: unlimited)")

@@ -89,8 +89,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--batch",
         action="store_true",
-        help="record/live: ask single-turn episodes through the providers' Batch APIs (half price, answers "
-        "within hours, never streamed; a stopped run resumes its batches: docs/batch.md)",
+        help="record/live: ask episodes through the providers' Batch APIs, a multi-turn one's turns as "
+        "successive batches (half price, answers within hours, never streamed; a stopped run resumes its "
+        "batches: docs/batch.md)",
     )
     parser.add_argument(
         "--batch-poll",

@@ -6,7 +6,8 @@ A batch stays pending for `polls_before_end` polls, then ends: each request is a
 online endpoint would answer it (the reply of the script named by its `custom_id`, rendered by
 the wire of its path, never streamed), in a shuffled order. The faults a test asks for are per
 request: `fault(request)` may answer `expired`, `errored` (a 500 error body) or `missing` (left
-out of the results: a partial batch). `creates` counts every batch created, and `submitted`
+out of the results: a partial batch); `hold(batch)` keeps a batch pending however often it is
+polled (a test's provider still running it). `creates` counts every batch created, and `submitted`
 every custom id submitted, so a test can show nothing was submitted twice.
 """
 
@@ -45,6 +46,8 @@ class BatchKnobs:
     shuffle_seed: int | None = 7
     """Results in a shuffled order (None: in request order)."""
     fault: Callable[[BatchRequest], Fault | None] = field(default=lambda request: None)
+    hold: Callable[[EmulatedBatch], bool] = field(default=lambda batch: False)
+    """A batch kept pending however often it is polled (a provider still running it)."""
 
 
 class BatchService:
@@ -121,7 +124,7 @@ class BatchService:
             if batch is None or batch.state != "pending":
                 return batch
             self._polls[batch_id] += 1
-            if self._polls[batch_id] > self.knobs.polls_before_end:
+            if self._polls[batch_id] > self.knobs.polls_before_end and not self.knobs.hold(batch):
                 self._end(batch)
             return batch
 

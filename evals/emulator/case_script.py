@@ -113,9 +113,18 @@ class CaseEmulator:
         script = self.register(case, adapter_id, turn=turn)
         return self.server.transport(script, pool=self.pool())
 
-    def register(self, case: Case, adapter_id: str, name: str | None = None, *, turn: int = 0) -> str:
+    def register(
+        self,
+        case: Case,
+        adapter_id: str,
+        name: str | None = None,
+        *,
+        turn: int = 0,
+        reply: int | None = None,
+    ) -> str:
         """The case's replies from user turn `turn` on as a script (named `name`: a batch
-        request's custom id)."""
+        request's custom id). `reply`: only the episode's reply to its request of that index
+        (from 0), the script of one round of a multi-turn episode's batched turns."""
         replies = replies_for(case, turn)
         if self.server.strict:
             # A strict emulator is a provider with reasoning on: its replies carry the wire's state.
@@ -124,7 +133,9 @@ class CaseEmulator:
 
             conversation = case.id if turn == 0 else f"{case.id}@{turn}"
             replies = with_state(get_wire(effective_contract(adapter_id).wire), replies, conversation)
-        return self.server.script([Reply(result=reply) for reply in replies], name=name)
+        if reply is not None:
+            replies = replies[reply : reply + 1]
+        return self.server.script([Reply(result=result) for result in replies], name=name)
 
     def batch_transport(self) -> httpx2.AsyncBaseTransport:
         """Where a run's Batch API calls go (files, batches, results): the same server."""

@@ -21,7 +21,7 @@ from xpeval.errors import UserError
 from xpeval.evals.cases.model import Case
 from xpeval.evals.cassettes.meta import CassetteMeta
 from xpeval.evals.cassettes.store import CassetteStore
-from xpeval.evals.results.batch_records import BatchIntent, BatchSettled, BatchSubmitted
+from xpeval.evals.results.batch_records import BatchAnswerKept, BatchIntent, BatchSettled, BatchSubmitted
 from xpeval.evals.results.file import NotAResultsFileError
 from xpeval.evals.results.rows import EpisodeKey, ResultRow, RunHeader, RunTrailer
 from xpeval.evals.results.run_plan import CASE_DIGESTS, case_digest, case_digests
@@ -31,7 +31,7 @@ BUILTIN_CASE_SET = "builtin"
 DEFAULT_CASSETTES = "cassettes"
 """The cassette folder a header without one names (the run's default)."""
 
-Record = ResultRow | RunTrailer | BatchIntent | BatchSubmitted | BatchSettled
+Record = ResultRow | RunTrailer | BatchIntent | BatchSubmitted | BatchSettled | BatchAnswerKept
 """A line after the header: a result row, a completion record, or a `--batch` run's batch record."""
 
 
@@ -74,6 +74,8 @@ def _record(path: Path, number: int, line: bytes) -> Record:
             return BatchSubmitted.model_validate(value)
         if value.get("type") == "batch_settled":
             return BatchSettled.model_validate(value)
+        if value.get("type") == "batch_answer":
+            return BatchAnswerKept.model_validate(value)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])

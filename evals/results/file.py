@@ -24,7 +24,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from xpeval.errors import UserError
-from xpeval.evals.results.batch_records import BatchIntent, BatchRecord, BatchSettled, BatchSubmitted
+from xpeval.evals.results.batch_records import (
+    BatchAnswerKept,
+    BatchIntent,
+    BatchRecord,
+    BatchSettled,
+    BatchSubmitted,
+)
 from xpeval.evals.results.rows import (
     EpisodeKey,
     ResultRow,
@@ -257,12 +263,14 @@ class ResultsFile:
         self._index(row)
         self._append(row.model_dump(mode="json"))
 
-    def append_batch(self, record: BatchRecord) -> None:
-        """A batch record, on disk (fsynced) when this returns."""
+    def append_batch(self, record: BatchRecord, *, sync: bool = True) -> None:
+        """A batch record, on disk (fsynced) when this returns (`sync=False`: with the next
+        record that is, the file being written in order)."""
         self.batches.append(record)
         self._append(record.model_dump(mode="json"))
         assert self._writer is not None
-        self._writer.sync()
+        if sync:
+            self._writer.sync()
 
     def _index(self, row: ResultRow) -> None:
         key = row.key
@@ -294,6 +302,7 @@ _BATCH_RECORDS: dict[str, type[BatchRecord]] = {
     "batch": BatchIntent,
     "batch_submitted": BatchSubmitted,
     "batch_settled": BatchSettled,
+    "batch_answer": BatchAnswerKept,
 }
 
 

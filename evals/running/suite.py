@@ -86,7 +86,8 @@ class SuiteConfig:
     """Play each case this many times (trials; each its own cassette when recorded)."""
     stream: StreamPolicy = "alternate"
     batch: bool = False
-    """Record/live: single-turn episodes go through the providers' Batch APIs (docs/batch.md)."""
+    """Record/live: episodes go through the providers' Batch APIs, a multi-turn episode's turns as
+    successive batches (docs/batch.md)."""
     batch_poll: float = 30.0
     """Seconds before a batch's first poll (doubling up to `xpeval.evals.batch.session.POLL_CAP`)."""
     emulator_url: str | None = None
@@ -479,10 +480,11 @@ def _play(
 
     session = None
     if config.batch:
+        from xpeval.evals.batch.rounds import play_rounds
         from xpeval.evals.batch.session import POLL_CAP, BatchSession, BatchSettings
 
         poll = BatchSettings(poll_first=config.batch_poll, poll_cap=max(POLL_CAP, config.batch_poll))
-        session = BatchSession(factory, results, settings, poll, emulator, log)
+        session = BatchSession(factory, results, settings, poll, emulator, log, rounds=play_rounds)
 
     async def play(bar: Progress | None) -> None:
         runner.progress = bar

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
 from xpeval.adapters.contract import Usage
@@ -91,3 +94,59 @@ def test_a_batch_run_that_cannot_be_one_says_why_in_one_line(changes: dict[str, 
     config = SuiteConfig(batch=True, **changes)  # type: ignore[arg-type]
     with pytest.raises(UserError, match=said):
         config.validate()
+
+
+def _answer_of(body: bytes) -> Any:
+    from xpeval.adapters.wires.batch import BatchAnswer
+
+    return BatchAnswer("x1", "succeeded", 200, body)
+
+
+def test_a_kept_answer_never_holds_a_secret_the_provider_echoed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from xpeval.evals.batch.rounds import _kept
+
+    secret = "sk-echoed-back-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    intent = _intent("run-1").model_copy(update={"rounds": [1]})
+    kept = _kept(intent, _answer_of(json.dumps({"text": f"your key is {secret}"}).encode()))
+
+    assert kept is not None and secret not in kept.model_dump_json() and "your key is" in kept.body
+
+
+def test_an_answer_too_large_or_not_text_is_not_kept() -> None:
+    from xpeval.evals.batch.rounds import _kept
+    from xpeval.evals.results.rows import MAX_ROW_BYTES
+
+    intent = _intent("run-1").model_copy(update={"rounds": [1]})
+    assert _kept(intent, _answer_of(b'{"ok": true}')) is not None
+    assert _kept(intent, _answer_of(json.dumps({"t": '"' * (MAX_ROW_BYTES // 3)}).encode())) is None
+    assert _kept(intent, _answer_of(b"\xff\xfe not utf-8")) is None
+
+
+def test_an_episode_that_ends_before_asking_all_its_kept_rounds_is_a_mismatch() -> None:
+    import asyncio
+
+    import httpx2
+
+    from xpeval.evals.batch.capture import body_digest
+    from xpeval.evals.batch.rounds import Round, RoundsTransport
+    from xpeval.evals.results.batch_records import BatchAnswerKept
+
+    def kept(number: int) -> Round:
+        answer = BatchAnswerKept(
+            run="run-1",
+            batch="xb-1",
+            custom_id=f"x{number}",
+            outcome="succeeded",
+            status=200,
+            body="{}",
+            at="t",
+        )
+        return Round(number, "xb-1", body_digest(b'{"n": %d}' % number), answer)
+
+    transport = RoundsTransport([kept(1), kept(2)], capture=False)
+    request = httpx2.Request("POST", "http://provider.invalid/v1/chat/completions", content=b'{"n": 1}')
+    answered = asyncio.run(transport.handle_async_request(request))
+
+    assert answered.status_code == 200 and transport.answered == 1
+    assert transport.mismatch == "the episode ended after 1 of its 2 batched rounds"

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import pandas as pd
 import pytest
 
 from tests._corpus import REPO_ROOT
-from xpeval.adapters.wires.batch import BatchRequest, batch_api
+from xpeval.adapters.wires.batch import BatchRequest, EmulatedBatch, batch_api
 from xpeval.errors import UserError
 from xpeval.evals.cases import load_cases
 from xpeval.evals.cases.loader import BUILTIN_DIR
@@ -28,7 +29,7 @@ from xpeval.evals.cassettes.store import CassetteStore
 from xpeval.evals.emulator.batches import BatchKnobs, Fault
 from xpeval.evals.emulator.case_script import CaseEmulator
 from xpeval.evals.emulator.server import EmulatorServer
-from xpeval.evals.results.batch_records import BatchSubmitted
+from xpeval.evals.results.batch_records import BatchIntent, BatchSettled, BatchSubmitted
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.load import load_run
 from xpeval.evals.results.merge import merge_shards
@@ -42,9 +43,9 @@ ADAPTERS = ("openai-chat", "openai-responses", "anthropic-messages", "google-gen
 BEDROCK_MODEL = "emulated.converse-v1:0"
 """Bedrock's emulated model: none of `bedrock_batch.MIN_RECORDS`, so a job of a few records runs
 (the default model's minimum, 100 records, is pinned by its own test)."""
-CASES = ("calc_*", "weather_*")
+CASES = ("calc_*", "weather_*", "files_multi_turn_*", "files_approval_*")
 """Single-turn cases of every category the emulator answers (simple, multiple, parallel,
-irrelevance) and, among the weather ones, multi-turn cases that play online."""
+irrelevance), and multi-turn and approval cases, whose turns go as successive batches."""
 VERDICT = list(VERDICT_FIELDS)
 """A row's verdict columns, as custody scores them again."""
 
@@ -105,23 +106,31 @@ def test_a_batch_recording_has_the_rows_and_rates_of_an_online_one(
     assert list(batched.index) == list(asked.index)
     assert batched[[*VERDICT, "error_kind"]].equals(asked[[*VERDICT, "error_kind"]])
     assert _rates(outcome.results.path).equals(_rates(online))
-    # One batch per adapter, each request once, answered in another order than it was sent.
-    assert emulator.batches.creates == len(ADAPTERS)
+    # Per adapter one batch of single-turn requests and one per round of the multi-turn
+    # episodes' turns; each request once, answered in another order than it was sent.
+    records = ResultsFile.read(outcome.results.path).batches
+    intents = [r for r in records if isinstance(r, BatchIntent)]
+    assert emulator.batches.creates == len(intents)
+    assert sorted(i.adapter for i in intents if i.rounds is None) == sorted(ADAPTERS)
+    rounds = {(i.adapter, tuple(sorted(set(i.rounds)))) for i in intents if i.rounds is not None}
+    assert {adapter for adapter, _ in rounds} == set(ADAPTERS)
+    assert max(max(numbers) for _, numbers in rounds) >= 4  # a three-turn case's later turns
     assert set(emulator.batches.submitted.values()) == {1}
     for batch in emulator.batches.batches():
-        assert [a.custom_id for a in batch.answers] != [r.custom_id for r in batch.requests]
-    records = ResultsFile.read(outcome.results.path).batches
-    assert sorted(r.type for r in records) == sorted(
-        ["batch", "batch_settled", "batch_submitted"] * len(ADAPTERS)
-    )
+        if len(batch.requests) > 2:
+            assert [a.custom_id for a in batch.answers] != [r.custom_id for r in batch.requests]
+    kinds = Counter(r.type for r in records)
+    assert kinds["batch"] == kinds["batch_submitted"] == kinds["batch_settled"] == len(intents)
+    assert kinds["batch_answer"] == sum(len(i.custom_ids) for i in intents if i.rounds is not None)
     check_custody(load_run(outcome.results.path), tmp_path)  # the gate's chain of custody reads them
 
 
 def test_a_batch_recording_replays_like_an_online_one(emulator: EmulatorServer, tmp_path: Path) -> None:
     recorded = run_suite(_config(tmp_path, "batch", batch=True), emulator=CaseEmulator(emulator))
     store = CassetteStore(tmp_path / "batch" / "cassettes")
-    metas = [store.meta(p) for p in (tmp_path / "batch" / "cassettes").rglob("calc_simple_01.yaml")]
-    assert {m.delivery for m in metas if m is not None} == {"batch"}
+    for case_id in ("calc_simple_01", "weather_multi_turn_01", "files_approval_02"):
+        metas = [store.meta(p) for p in (tmp_path / "batch" / "cassettes").rglob(f"{case_id}.yaml")]
+        assert [m.delivery for m in metas if m is not None] == ["batch"] * len(ADAPTERS)
 
     replayed = run_suite(
         _config(tmp_path, "batch", mode=Mode.REPLAY, results=tmp_path / "replay.jsonl", batch_poll=30.0)
@@ -171,14 +180,12 @@ def test_expired_errored_and_missing_answers_are_each_an_error_row_of_their_kind
     assert rows["error_kind"].notna().sum() == 3 * len(ADAPTERS)
     failed = rows[rows["error_kind"].notna()]
     assert not failed["correct"].any()  # an episode without an answer fails, never "no call"
-    settled = {
-        r.batch: r for r in ResultsFile.read(outcome.results.path).batches if r.type == "batch_settled"
-    }
-    intents = {
-        r.batch: r.adapter for r in ResultsFile.read(outcome.results.path).batches if r.type == "batch"
-    }
-    for batch, record in settled.items():
-        if intents[batch] == "bedrock-converse":
+    records = ResultsFile.read(outcome.results.path).batches
+    single = {r.batch: r.adapter for r in records if isinstance(r, BatchIntent) and r.rounds is None}
+    settled = [r for r in records if isinstance(r, BatchSettled) and r.batch in single]
+    assert len(settled) == len(ADAPTERS)
+    for record in settled:
+        if single[record.batch] == "bedrock-converse":
             assert (record.state, record.counts.get("expired"), record.counts.get("errored")) == (
                 "expired",
                 2,
@@ -236,25 +243,25 @@ def test_a_run_killed_mid_poll_resumes_its_batches_without_submitting_twice(
     command = _batch_command(tmp_path, emulator.url)
     env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO_ROOT)}  # this checkout's xpeval
     first = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first_round = 2 * len(ADAPTERS)  # per adapter the single-turn batch and the first round's
     deadline = time.monotonic() + 240
-    while sum(r.get("type") == "batch_submitted" for r in _records(tmp_path / "results.jsonl")) < len(
-        ADAPTERS
-    ):
+    while sum(r.get("type") == "batch_submitted" for r in _records(tmp_path / "results.jsonl")) < first_round:
         assert first.poll() is None, first.communicate()
         assert time.monotonic() < deadline, "the batches were never submitted"
         time.sleep(0.1)
     time.sleep(0.3)  # mid-poll: the batches are pending and polled
     first.send_signal(signal.SIGKILL)
     first.wait(timeout=30)
-    assert emulator.batches.creates == len(ADAPTERS)
+    assert emulator.batches.creates == first_round
     assert not any(r.get("type") == "batch_settled" for r in _records(tmp_path / "results.jsonl"))
 
     emulator.batches.knobs.polls_before_end = 1  # the provider finishes them meanwhile
     second = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
 
     assert second.returncode == 0, second.stderr
-    assert f"resuming {len(ADAPTERS)} batches" in second.stderr
-    assert emulator.batches.creates == len(ADAPTERS)  # nothing created twice
+    assert f"resuming {first_round} batches" in second.stderr
+    intents = [r for r in _records(tmp_path / "results.jsonl") if r.get("type") == "batch"]
+    assert emulator.batches.creates == len(intents)  # nothing created twice
     assert set(emulator.batches.submitted.values()) == {1}  # no request submitted twice
     records = _records(tmp_path / "results.jsonl")
     finals = [(r["case_id"], r["adapter"]) for r in records if r.get("type") == "result" and r["final"]]
@@ -263,6 +270,71 @@ def test_a_run_killed_mid_poll_resumes_its_batches_without_submitting_twice(
     assert list(batched.index) == list(asked.index)  # none lost
     assert batched[[*VERDICT, "error_kind"]].equals(asked[[*VERDICT, "error_kind"]])
     assert _rates(tmp_path / "results.jsonl").equals(_rates(online))
+
+
+TOOL_RESULTS = (b'"tool"', b"function_call_output", b"tool_result", b"functionResponse")
+"""How each built wire's request carries a tool's result (Chat's role, Responses' item, Anthropic's
+block, Gemini's part): a request with one is a multi-turn episode's later turn."""
+
+
+def _later_round(batch: EmulatedBatch) -> bool:
+    return any(marker in request.body for request in batch.requests for marker in TOOL_RESULTS)
+
+
+def _held_later_rounds(records: list[dict[str, Any]]) -> set[str]:
+    """The adapters with a batch of a later round (2 and on) submitted."""
+    submitted = {r["batch"] for r in records if r.get("type") == "batch_submitted"}
+    return {
+        r["adapter"]
+        for r in records
+        if r.get("type") == "batch" and r.get("rounds") and max(r["rounds"]) >= 2 and r["batch"] in submitted
+    }
+
+
+@pytest.mark.parametrize("emulator", [BatchKnobs(hold=_later_round)], indirect=True)
+def test_a_run_killed_mid_poll_in_a_later_round_resumes_its_episodes_without_asking_twice(
+    online: Path, emulator: EmulatorServer, tmp_path: Path
+) -> None:
+    command = _batch_command(tmp_path, emulator.url)
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO_ROOT)}  # this checkout's xpeval
+    first = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 300
+    while _held_later_rounds(_records(tmp_path / "results.jsonl")) != set(ADAPTERS):
+        assert first.poll() is None, first.communicate()
+        assert time.monotonic() < deadline, "no later round was ever submitted"
+        time.sleep(0.1)
+    time.sleep(0.3)  # mid-poll: the later rounds' batches are pending and polled
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=30)
+    before = _records(tmp_path / "results.jsonl")
+    answered = [r for r in before if r.get("type") == "batch_answer"]
+    assert answered, "the first round's answers were kept before the kill"
+    created = emulator.batches.creates
+    assert created == sum(r.get("type") == "batch_submitted" for r in before)
+
+    emulator.batches.knobs.hold = lambda batch: False  # the provider finishes them meanwhile
+    second = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+
+    assert second.returncode == 0, second.stderr
+    assert "resuming" in second.stderr
+    records = _records(tmp_path / "results.jsonl")
+    intents = [r for r in records if r.get("type") == "batch"]
+    assert emulator.batches.creates == len(intents) > created  # each batch created once, later rounds went on
+    assert set(emulator.batches.submitted.values()) == {1}  # no request submitted twice
+    kept = [r["custom_id"] for r in records if r.get("type") == "batch_answer"]
+    assert len(kept) == len(set(kept))  # no answer kept twice: earlier rounds were replayed, not asked
+    assert {r["custom_id"] for r in answered} <= set(kept)
+    finals = [(r["case_id"], r["adapter"]) for r in records if r.get("type") == "result" and r["final"]]
+    assert len(finals) == len(set(finals))  # one final row per episode
+    batched, asked = _rows(tmp_path / "results.jsonl"), _rows(online)
+    assert list(batched.index) == list(asked.index)  # none lost
+    assert batched[[*VERDICT, "error_kind", "steps"]].equals(asked[[*VERDICT, "error_kind", "steps"]])
+    assert _rates(tmp_path / "results.jsonl").equals(_rates(online))
+    replayed = run_suite(  # the resumed run's cassettes, every turn of them, replay like online ones
+        _config(tmp_path, "replay", mode=Mode.REPLAY, cassettes=tmp_path / "cassettes", batch_poll=30.0)
+    )
+    assert replayed.passed
+    assert _rows(replayed.results.path)[VERDICT].equals(batched[VERDICT])
 
 
 class _Killed(BaseException):
