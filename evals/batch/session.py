@@ -196,13 +196,16 @@ class BatchSession:
         return online
 
     def _check_usable(self, batchable: Sequence[PlannedEpisode]) -> None:
-        """Stop before anything is captured when an API misses a setting it needs (one line)."""
-        asked = {
-            (self._api(p.adapter_id), self.factory.target_of(p.adapter_id, None, p.model) == "emulator")
-            for p in batchable
-        }
-        for api, emulated in sorted(asked, key=lambda pair: (pair[0].name, pair[1])):
-            problem = api.unusable(emulated)
+        """Stop before anything is captured when an API misses a setting it needs, or would
+        refuse the requests it is asked (one line): nothing is paid for that cannot answer."""
+        asked: dict[tuple[BatchApi, bool], list[PlannedEpisode]] = {}
+        for p in batchable:
+            emulated = self.factory.target_of(p.adapter_id, None, p.model) == "emulator"
+            asked.setdefault((self._api(p.adapter_id), emulated), []).append(p)
+        for (api, emulated), episodes in sorted(
+            asked.items(), key=lambda item: (item[0][0].name, item[0][1])
+        ):
+            problem = api.unusable(emulated) or (None if emulated else _refused_tools(api, episodes))
             if problem is not None:
                 raise UserError(f"--batch: {problem}")
 
@@ -516,6 +519,21 @@ def _apart_rounds(
     batchable -= {id(p) for p in multi}
     in_rounds = [i for i in open_intents if i.rounds is not None]
     return multi, in_rounds, [i for i in open_intents if i.rounds is None]
+
+
+def _refused_tools(api: BatchApi, episodes: Sequence[PlannedEpisode]) -> str | None:
+    """Why `api` cannot take these episodes' requests: they offer tools and it takes none. The
+    emulator takes them (it proves the pipeline, not the provider), a provider would fail each."""
+    if api.limits.tools:
+        return None
+    offering = sorted({p.adapter_id for p in episodes if p.case.tools})
+    if not offering:
+        return None
+    count = sum(1 for p in episodes if p.case.tools)
+    return (
+        f"{api.name}'s batch jobs take no tool calls, and {count} episodes of {', '.join(offering)} "
+        "offer tools (docs/batch.md); run them without --batch"
+    )
 
 
 def _refused(exc: Exception) -> bool:

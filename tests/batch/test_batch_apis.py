@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +92,40 @@ def test_bedrocks_output_lines_are_answers_by_record_id() -> None:
     assert (refused.custom_id, refused.outcome, refused.status) == ("x2", "errored", 400)
     assert refused.message == "toolConfig unsupported" and refused.body is not None
     assert re.search(rb'"message": "toolConfig unsupported"', refused.body)
+
+
+def test_a_live_bedrock_batch_of_episodes_offering_tools_is_refused_before_anything_is_asked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Bedrock's Converse jobs fail every record that offers tools (docs/batch.md): a live run
+    # would pay for a job whose every answer is an error. Settings and credentials are all there,
+    # so the tools are the only reason; nothing may be captured, uploaded or created.
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "AKIAXPEVALTESTONLY00",
+        "AWS_SECRET_ACCESS_KEY": "xpeval-test-only",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "XPEVAL_BEDROCK_BATCH_ROLE_ARN": "arn:aws:iam::123456789012:role/batch",
+        "XPEVAL_BEDROCK_BATCH_S3_URI": "s3://xpeval-batch/runs",
+    }.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    from xpeval.evals.cli import main
+
+    code = main(["run", "--mode", "live", "--batch", "--adapters", "bedrock-converse", "--cases", "calc_*"])
+
+    refusal = [line for line in capsys.readouterr().err.splitlines() if line.startswith("xpeval: --batch:")]
+    assert code == 2
+    assert refusal == [
+        "xpeval: --batch: bedrock's batch jobs take no tool calls, and 8 episodes of bedrock-converse "
+        "offer tools (docs/batch.md); run them without --batch"
+    ]
+    assert not list(tmp_path.glob("cassettes/**/*.yaml"))
+
+
+def test_every_batch_api_but_bedrocks_takes_requests_offering_tools() -> None:
+    assert {api.name: api.limits.tools for api in batch_apis()} == {
+        "openai": True,
+        "anthropic": True,
+        "gemini": True,
+        "bedrock": False,
+    }

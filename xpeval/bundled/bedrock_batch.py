@@ -149,8 +149,12 @@ async def _call(client: Any, service: str, operation: str, **arguments: Any) -> 
 
 class BedrockBatch:
     name = API_NAME
-    limits = BatchLimits(max_requests=50_000, max_bytes=1024 * 1024 * 1024, min_requests_by_model=_by_model())
-    """AWS's default quotas: records per job and per input file 50,000, an input file 1 GB."""
+    limits = BatchLimits(
+        max_requests=50_000, max_bytes=1024 * 1024 * 1024, min_requests_by_model=_by_model(), tools=False
+    )
+    """AWS's default quotas: records per job and per input file 50,000, an input file 1 GB. And a
+    `Converse` job refuses a record whose `modelInput` has `toolConfig` (400): AWS's user guide,
+    "Process multiple prompts with batch inference"."""
 
     def unusable(self, emulated: bool) -> str | None:
         if emulated:

@@ -74,6 +74,9 @@ class BatchLimits:
     """Fewer requests than this cannot be a batch (any model's)."""
     min_requests_by_model: Mapping[str, int] = field(default_factory=dict)
     """A model's own minimum, where the API has one per model (Bedrock's), by model id."""
+    tools: bool = True
+    """Whether a batched request may offer tools. Bedrock's `Converse` jobs refuse every record
+    that does (docs/batch.md, "Bedrock"), so a live run does not batch those: each would fail."""
 
     def minimum(self, model: str) -> int:
         """The fewest requests a batch of `model` may hold."""
