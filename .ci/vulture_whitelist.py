@@ -17,13 +17,19 @@ _.actual_calls
 _.via
 # jsonschema calls a validator's `evolve` on every descent (evals/acceptance/checker/meta.py sets its own).
 _.evolve
-# pydantic validators run by decorator.
+# pydantic validators and serializers run by decorator.
 _._default_severity
 _._calls_agree_with_no_call
 _._consistent
 _._matches_schema
 _._nested_shape
 _._known_classes
+_._without_unset_adapter
+_._without_unset_any_call
+_._without_unset_task
+_._aligned
+_._plain_utterances
+_._non_blank
 # vcrpy's Cassette and persister interfaces, overridden and called by vcrpy.
 _._metadata
 _._old_interactions
@@ -34,6 +40,7 @@ _.save_cassette
 _.close_connection
 _.do_GET
 _.do_POST
+_.do_PUT  # S3 object uploads to the emulator (Bedrock batch inference)
 _.log_message
 _.daemon_threads
 _.protocol_version
@@ -51,6 +58,7 @@ pytest_collection_modifyitems  # tests/conftest.py: the run order under -n
 pytest_configure
 pytest_generate_tests
 pytest_runtest_makereport
+pytest_terminal_summary  # tests/conftest.py: how many documented commands ran and were skipped
 xpeval_cassette
 xpeval_cassette_mode
 xpeval_cassette_store
@@ -84,3 +92,35 @@ _.handle_data
 _.http_transport
 # rich Column attributes set for rich to read when it renders (evals/commands/_tables.py).
 _.min_width
+# The plugin API's names exported under another name than their module's, for type checkers
+# (xpeval/plugin.py's TYPE_CHECKING block; at run time `__getattr__` serves them).
+SchemaRules
+OpenAISchemaRules
+AnthropicSchemaRules
+# The bundled wires and adapters, named by "module:NAME" strings (adapters/wires/catalog.py,
+# adapters/registry.py), as a plugin's entry point names its own.
+MISTRAL_WIRE
+COHERE_WIRE
+COHERE
+BEDROCK_WIRE
+BEDROCK
+# mistralai's SDK calls its synchronous client's build_request (xpeval/bundled/mistral_chat.py
+# refuses it there).
+_.build_request
+# The retail store's tools, called by name as a model calls them (evals/runtime/environment.py).
+_.find_user_id_by_email
+_.find_user_id_by_name_zip
+_.get_user_details
+_.get_order_details
+_.get_product_details
+_.list_all_product_types
+_.calculate
+_.transfer_to_human_agents
+_.cancel_pending_order
+_.modify_pending_order_address
+_.return_delivered_order_items
+_.exchange_delivered_order_items
+# bfcl-eval's model table as its AST checker reads it (tests/cases/test_bfcl_ast_parity.py
+# replaces the table, whose import pulls in every provider SDK).
+_.underscore_to_dot
+_.MODEL_CONFIG_MAPPING

@@ -21,14 +21,15 @@ _EXPORTS = {
     "ADAPTER_REGISTRY": "xpeval.adapters.registry",
     "DirectEntry": "xpeval.adapters.registry",
     "WrapperEntry": "xpeval.adapters.registry",
-    "RegistryError": "xpeval.adapters.registry",
-    "UnknownAdapterError": "xpeval.adapters.registry",
+    "RegistryError": "xpeval.errors",
+    "UnknownAdapterError": "xpeval.errors",
     "adapter_ids": "xpeval.adapters.registry",
     "create_adapter": "xpeval.adapters.registry",
     "effective_contract": "xpeval.adapters.registry",
+    "ensure_loaded": "xpeval.adapters.registry",
     "get_entry": "xpeval.adapters.registry",
     "register_adapter": "xpeval.adapters.registry",
-    "refused_plugins": "xpeval.adapters.registry",
+    "refused_plugins": "xpeval.adapters.plugins",
     "RefusedPlugin": "xpeval.adapters.plugins",
     "Provider": "xpeval.adapters.providers._spec",
     "connection_pool": "xpeval.adapters.providers._http",
@@ -66,16 +67,17 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.contract import TurnResult as TurnResult
     from xpeval.adapters.contract import UserMessage as UserMessage
     from xpeval.adapters.plugins import RefusedPlugin as RefusedPlugin
+    from xpeval.adapters.plugins import refused_plugins as refused_plugins
     from xpeval.adapters.providers._http import connection_pool as connection_pool
     from xpeval.adapters.providers._spec import Provider as Provider
     from xpeval.adapters.registry import ADAPTER_REGISTRY as ADAPTER_REGISTRY
     from xpeval.adapters.registry import DirectEntry as DirectEntry
-    from xpeval.adapters.registry import RegistryError as RegistryError
-    from xpeval.adapters.registry import UnknownAdapterError as UnknownAdapterError
     from xpeval.adapters.registry import WrapperEntry as WrapperEntry
     from xpeval.adapters.registry import adapter_ids as adapter_ids
     from xpeval.adapters.registry import create_adapter as create_adapter
     from xpeval.adapters.registry import effective_contract as effective_contract
+    from xpeval.adapters.registry import ensure_loaded as ensure_loaded
     from xpeval.adapters.registry import get_entry as get_entry
-    from xpeval.adapters.registry import refused_plugins as refused_plugins
     from xpeval.adapters.registry import register_adapter as register_adapter
+    from xpeval.errors import RegistryError as RegistryError
+    from xpeval.errors import UnknownAdapterError as UnknownAdapterError

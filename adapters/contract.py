@@ -13,10 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 JsonObject = dict[str, Any]
 
 WireName = str
-"""A wire's name: one of `WIRE_NAMES` or a plugin's (`xpeval.adapters.wires.wire_names()` lists
-every registered one; `xpeval.plugin.register_wire` adds one)."""
-WIRE_NAMES: tuple[WireName, ...] = ("openai-chat", "openai-responses", "anthropic-messages", "google-genai")
-"""The wires xpeval ships."""
+"""A wire's name: one registered as a `WirePlugin` (`xpeval.adapters.wires.wire_names()` lists
+every one, xpeval's own first; `xpeval.plugin.register_wire` adds one)."""
 
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "refusal", "error", "other"]
 """Normalized finish reason; the provider's own value is kept in `TurnResult.raw_finish_reason`."""
@@ -139,13 +137,22 @@ class ProviderError(_Model):
     retry_after: float | None = None
     """Seconds the provider asked us to wait (Retry-After / retry-after-ms), when it said."""
     kind: Literal[
-        "http", "stream", "timeout", "connection", "truncated", "decode", "refused", "reasoning_state"
+        "http",
+        "stream",
+        "timeout",
+        "connection",
+        "truncated",
+        "decode",
+        "refused",
+        "reasoning_state",
+        "handoff",
     ] = "http"
     """Where it happened: an HTTP status, an error inside a 200 stream, a timeout, a broken
     connection, a stream that ended without its terminal event, a response that is not the
     wire's (HTML, empty, invalid JSON), a request the adapter refused to send, or the provider
     refusing a request whose reasoning state (thought signatures, thinking blocks, reasoning
-    items) a turn dropped, moved or altered (docs/provider-loop-rules.md)."""
+    items) a turn dropped, moved or altered (docs/provider-loop-rules.md), or a conversation that
+    cannot be handed to the adapter a turn names (a handoff rule makes it impossible: "Handoff")."""
 
     @property
     def bad_response(self) -> bool:
@@ -157,7 +164,7 @@ class ProviderError(_Model):
     def retryable(self) -> bool:
         if self.kind in ("timeout", "connection", "truncated"):
             return True
-        if self.kind in ("decode", "refused", "reasoning_state"):
+        if self.kind in ("decode", "refused", "reasoning_state", "handoff"):
             return False
         if self.status is not None:
             return self.status in (408, 409, 429) or self.status >= 500
@@ -210,7 +217,6 @@ class TurnResult(_Model):
 
 
 __all__ = [
-    "WIRE_NAMES",
     "AssistantMessage",
     "FinishReason",
     "ForceTool",

@@ -2,7 +2,7 @@
 
 A plugin is code of another distribution, found through an entry-point group and imported into
 this process. Whatever that import does, it must not decide xpeval's exit status or change
-what xpeval already had: `load_plugins` imports each entry point under a guard, and a plugin
+what xpeval already had: `load_entry_points` imports each entry point under a guard, and a plugin
 that raises anything (`SystemExit` and `KeyboardInterrupt` included), that changes what a
 `Guard` watches, or whose name another distribution offers too, is a `RefusedPlugin`, listed by
 `refused_plugins()`. The one thing let through is a real Ctrl-C (a SIGINT that arrived while
@@ -10,7 +10,8 @@ the plugin loaded): the user asked the process to stop. docs/plugins.md ("How pl
 loaded and refused") says what each refusal means to a user.
 
 Generic over the group: the adapter registry loads `xpeval.adapters` with it, and any other
-registry that plugins extend loads its own group the same way.
+registry that plugins extend loads its own group the same way; each records where what it
+registered came from in the one origins table here (`record_origin`, `origin_of`).
 """
 
 from __future__ import annotations
@@ -77,7 +78,30 @@ class Guard(Protocol):
 
 GuardFactory = Callable[[], Guard]
 
+BUILTIN = "xpeval"
+"""The distribution of what xpeval ships: its built-in adapters and wires, and those it bundles
+written as plugins are (`xpeval/bundled/`)."""
+IN_PROCESS = "(registered in-process)"
+"""Where an adapter or wire registered by a call (a conftest, a notebook) comes from."""
+
 _REFUSED: list[RefusedPlugin] = []
+_ORIGINS: dict[tuple[str, str], str] = {}
+"""The distribution each registered adapter and wire comes from, by (group, name): the one
+origins table of every registry plugins extend."""
+
+
+def record_origin(group: str, name: str, distribution: str) -> None:
+    _ORIGINS[group, name] = distribution
+
+
+def forget_origin(group: str, name: str) -> None:
+    _ORIGINS.pop((group, name), None)
+
+
+def origin_of(group: str, name: str) -> str | None:
+    """The distribution `name` of `group` was registered by (`BUILTIN` for xpeval's own), or
+    None when it is not registered."""
+    return _ORIGINS.get((group, name))
 
 
 def refused_plugins(group: str | None = None) -> tuple[RefusedPlugin, ...]:
@@ -95,7 +119,7 @@ def declared(point: EntryPoint) -> str:
     return f"{point.name} = {point.value}"
 
 
-def load_plugins(
+def load_entry_points(
     group: str, *, reserved: Collection[str] = (), guards: Sequence[GuardFactory] = ()
 ) -> list[LoadedPlugin]:
     """Import every entry point of `group` under the guard; the ones that loaded cleanly.

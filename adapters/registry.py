@@ -6,6 +6,11 @@ itself with its own factory. Inheritance of contract is not inheritance of const
 
 Every adapter id that comes from outside (CLI flag, config, a results file) is an untrusted
 string until `get_entry` / `effective_contract` accepts it.
+
+Nothing is registered at import: `ensure_loaded()` registers xpeval's bundled adapters and then
+other packages' plugins, once per process. The CLI, `run_suite` and the pytest plugin call it,
+and every lookup here calls it before it reads the registry (docs/plugins.md, "When plugins are
+loaded").
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import difflib
 import importlib
 import re
 import sys
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import FunctionType
@@ -23,7 +29,6 @@ from typing import Any, ClassVar, Literal
 from xpeval.adapters import plugins
 from xpeval.adapters.adapter import Adapter, AdapterFactory, AdapterSettings, Capabilities, EffectiveContract
 from xpeval.adapters.contract import WireName
-from xpeval.adapters.plugins import RefusedPlugin
 from xpeval.adapters.providers import anthropic, azure, google, openai, vertex
 from xpeval.adapters.providers._spec import Provider
 from xpeval.adapters.providers.mimo import MIMO
@@ -32,29 +37,21 @@ from xpeval.adapters.providers.openai_compatible import OPENAI_COMPATIBLE
 from xpeval.adapters.schema import Dialect
 from xpeval.adapters.schema.dialects import is_dialect
 from xpeval.adapters.wires import catalog
+from xpeval.errors import AdapterFactoryError, RefusedPluginError, RegistryError, UnknownAdapterError
 
 
-class UnknownAdapterError(LookupError):
-    """An adapter id (or a contract parent) that the registry does not know."""
-
-    def __init__(self, adapter_id: str, known: Iterable[str] | None = None, named_by: str = "") -> None:
-        problems = [f"its {p.line()}" for p in refused_plugins() if adapter_id in p.ids]
-        if named_by:
-            problems.append(f"named by {named_by}: no installed package offers it")
-        ids = sorted(ADAPTER_REGISTRY if known is None else known)
-        close = difflib.get_close_matches(adapter_id, ids, n=1) if isinstance(adapter_id, str) else []
-        if close:
-            problems.append(f"did you mean {close[0]}?")
-        problems.append(f"known: {', '.join(ids)}, or all")
-        super().__init__(f"Unknown adapter: {adapter_id} ({'; '.join(problems)})")
-        self.adapter_id = adapter_id
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-class RegistryError(ValueError):
-    """The registry itself is inconsistent (a cycle, a bad wire or dialect)."""
+def _unknown_adapter(adapter_id: str, known: Iterable[str], named_by: str = "") -> UnknownAdapterError:
+    """`Unknown adapter: <id> (...)`: the refused plugin that meant to offer it, where it was
+    named, the closest known id and the list."""
+    problems = [f"its {p.line()}" for p in plugins.refused_plugins() if adapter_id in p.ids]
+    if named_by:
+        problems.append(f"named by {named_by}: no installed package offers it")
+    ids = sorted(known)
+    close = difflib.get_close_matches(adapter_id, ids, n=1) if isinstance(adapter_id, str) else []
+    if close:
+        problems.append(f"did you mean {close[0]}?")
+    problems.append(f"known: {', '.join(ids)}, or all")
+    return UnknownAdapterError(f"Unknown adapter: {adapter_id} ({'; '.join(problems)})", adapter_id)
 
 
 @dataclass(frozen=True)
@@ -171,9 +168,9 @@ ADAPTER_REGISTRY: dict[str, RegistryEntry] = {
 def get_entry(adapter_id: str, registry: Mapping[str, RegistryEntry] | None = None) -> RegistryEntry:
     """The entry for `adapter_id`, or `UnknownAdapterError("Unknown adapter: <id> (...)")` with
     the closest known id and the list."""
-    reg = ADAPTER_REGISTRY if registry is None else registry
+    reg = _table(registry)
     if not isinstance(adapter_id, str) or adapter_id not in reg:
-        raise UnknownAdapterError(str(adapter_id), reg)
+        raise _unknown_adapter(str(adapter_id), reg)
     return reg[adapter_id]
 
 
@@ -187,7 +184,7 @@ def select_adapters(
     `all` is every registered adapter, nothing named is nothing (the caller picks its default).
     `named_by` says where the selection came from (`--adapters`, a pyproject.toml), for the error
     of an id nothing installed offers."""
-    reg = ADAPTER_REGISTRY if registry is None else registry
+    reg = _table(registry)
     chosen: list[str] = []
     for item in requested:
         for part in (p.strip() for p in item.split(",")):
@@ -195,7 +192,7 @@ def select_adapters(
                 chosen.extend(reg)
             elif part:
                 if part not in reg:
-                    raise UnknownAdapterError(part, reg, named_by)
+                    raise _unknown_adapter(part, reg, named_by)
                 chosen.append(part)
     return list(dict.fromkeys(chosen))
 
@@ -205,7 +202,7 @@ def effective_contract(
 ) -> EffectiveContract:
     """Follow contract parents (with a visited set) to the direct wire. Fails closed on an
     unknown id or parent (`UnknownAdapterError`) and on a cycle (`RegistryError`)."""
-    reg = ADAPTER_REGISTRY if registry is None else registry
+    reg = _table(registry)
     chain: list[str] = []
     visited: set[str] = set()
     dialect: Dialect | None = None
@@ -235,37 +232,20 @@ def effective_contract(
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 PLUGIN_GROUP = "xpeval.adapters"
-BUILTIN_DISTRIBUTION = "xpeval"
-IN_PROCESS = "(registered in-process)"
-"""Where an entry registered by `register_adapter` (a conftest, a notebook) comes from."""
-_ORIGINS: dict[str, str] = {}
-"""The distribution each entry comes from (a plugin's, or `BUILTIN_DISTRIBUTION`)."""
-
-
-class RefusedPluginError(RegistryError):
-    """An adapter in use is one a refused plugin meant to register or changed."""
-
-
-class AdapterFactoryError(RegistryError):
-    """A plugin adapter's factory raised, or built something that is not an `Adapter`."""
 
 
 def distribution_of(adapter_id: str) -> str:
     """The distribution an adapter comes from: `xpeval` for the built-in ones."""
     get_entry(adapter_id)
-    return _ORIGINS.get(adapter_id, IN_PROCESS)
-
-
-def refused_plugins() -> tuple[RefusedPlugin, ...]:
-    """Every adapter and wire plugin refused in this process: its distribution, entry point and why."""
-    return plugins.refused_plugins(PLUGIN_GROUP) + plugins.refused_plugins(catalog.WIRE_GROUP)
+    return plugins.origin_of(PLUGIN_GROUP, adapter_id) or plugins.IN_PROCESS
 
 
 def refuse_if_refused_plugin_in_use(in_use: Iterable[str] | None) -> None:
     """Fail closed (one line) when a refused plugin meant to register or changed an adapter in
     use; `None` means every adapter is (a run that names none runs all, the refused one's too)."""
+    ensure_loaded()
     wanted = None if in_use is None else set(in_use)
-    hits = [p for p in refused_plugins() if wanted is None or wanted.intersection(p.ids)]
+    hits = [p for p in plugins.refused_plugins() if wanted is None or wanted.intersection(p.ids)]
     if not hits:
         return
     refused = "; ".join(p.line() for p in hits)
@@ -367,7 +347,7 @@ def _slots_of(root: object) -> list[_Slot]:
 _FUNCTION_STATE = ("__code__", "__defaults__", "__kwdefaults__")
 
 
-def load_plugins(group: str = PLUGIN_GROUP) -> list[str]:
+def _load_adapter_plugins(group: str = PLUGIN_GROUP) -> list[str]:
     """Register the adapters other packages offer: entry points of `group`, each named by its
     adapter id and pointing at its registry entry (a `DirectEntry` or `WrapperEntry`).
 
@@ -378,8 +358,9 @@ def load_plugins(group: str = PLUGIN_GROUP) -> list[str]:
     closed naming it and why. Entries may build on each other in any order. Returns the ids
     registered."""
     pending: dict[str, tuple[plugins.LoadedPlugin, RegistryEntry]] = {}
-    builtin = {adapter_id for adapter_id, origin in _ORIGINS.items() if origin == BUILTIN_DISTRIBUTION}
-    for plugin in plugins.load_plugins(group, reserved=builtin, guards=[_RegistryWatch, catalog.WireWatch]):
+    builtin = {i for i in ADAPTER_REGISTRY if plugins.origin_of(PLUGIN_GROUP, i) == plugins.BUILTIN}
+    guards: list[plugins.GuardFactory] = [_RegistryWatch, catalog.WireWatch]
+    for plugin in plugins.load_entry_points(group, reserved=builtin, guards=guards):
         if isinstance(plugin.value, DirectEntry | WrapperEntry):
             pending[plugin.name] = (plugin, plugin.value)
         else:
@@ -392,7 +373,7 @@ def load_plugins(group: str = PLUGIN_GROUP) -> list[str]:
         for adapter_id, (plugin, entry) in list(pending.items()):
             try:
                 register_adapter(adapter_id, entry, distribution=plugin.distribution)
-            except (UnknownAdapterError, RegistryError) as exc:
+            except RegistryError as exc:  # an unknown parent too
                 problems[adapter_id] = str(exc)
                 continue
             registered.append(adapter_id)
@@ -443,12 +424,12 @@ def _refused_wire(wire: str) -> str:
 
 
 def adapter_ids(registry: Mapping[str, RegistryEntry] | None = None) -> list[str]:
-    return list(ADAPTER_REGISTRY if registry is None else registry)
+    return list(_table(registry))
 
 
 def direct_adapter_for_wire(wire: WireName, registry: Mapping[str, RegistryEntry] | None = None) -> str:
     """The id of the direct adapter that owns `wire`."""
-    reg = ADAPTER_REGISTRY if registry is None else registry
+    reg = _table(registry)
     for adapter_id, entry in reg.items():
         if isinstance(entry, DirectEntry) and entry.wire == wire:
             return adapter_id
@@ -457,7 +438,7 @@ def direct_adapter_for_wire(wire: WireName, registry: Mapping[str, RegistryEntry
 
 def factory_of(adapter_id: str, registry: Mapping[str, RegistryEntry] | None = None) -> AdapterFactory | None:
     """The factory that builds `adapter_id`: its own, or the nearest contract parent's."""
-    reg = ADAPTER_REGISTRY if registry is None else registry
+    reg = _table(registry)
     visited: set[str] = set()
     current = adapter_id
     while current not in visited:
@@ -478,8 +459,8 @@ def create_adapter(adapter_id: str, settings: AdapterSettings | None = None) -> 
     contract = effective_contract(adapter_id)
     factory = factory_of(adapter_id)
     assert factory is not None  # registration refuses an entry without one
-    origin = _ORIGINS.get(adapter_id, IN_PROCESS)
-    if origin == BUILTIN_DISTRIBUTION:
+    origin = plugins.origin_of(PLUGIN_GROUP, adapter_id) or plugins.IN_PROCESS
+    if origin == plugins.BUILTIN:
         return factory(contract, entry.provider, settings or AdapterSettings())
     try:
         adapter = factory(contract, entry.provider, settings or AdapterSettings())
@@ -507,26 +488,30 @@ def provider_of(adapter_id: str) -> Provider:
 
 def providers() -> list[Provider]:
     """Every registered adapter's provider, once each (what scrubbing and log filters cover)."""
-    return list({id(entry.provider): entry.provider for entry in ADAPTER_REGISTRY.values()}.values())
+    return list({id(entry.provider): entry.provider for entry in _table(None).values()}.values())
 
 
-def register_adapter(adapter_id: str, entry: RegistryEntry, *, distribution: str = IN_PROCESS) -> None:
+def register_adapter(
+    adapter_id: str, entry: RegistryEntry, *, distribution: str = plugins.IN_PROCESS
+) -> None:
     """Add an adapter at run time (plugins, tests). Validated before it becomes visible; an id
     that is taken stays taken (a built-in one above all)."""
+    ensure_loaded()  # xpeval's own and the plugins' ids first: they are not taken by a call
     if adapter_id in ADAPTER_REGISTRY:
-        raise RegistryError(f"Adapter {adapter_id} is already registered (by {_ORIGINS.get(adapter_id)})")
+        origin = plugins.origin_of(PLUGIN_GROUP, adapter_id)
+        raise RegistryError(f"Adapter {adapter_id} is already registered (by {origin})")
     candidate = {**ADAPTER_REGISTRY, adapter_id: entry}
     validate_registry(candidate)
     ADAPTER_REGISTRY[adapter_id] = entry
-    _ORIGINS[adapter_id] = distribution
+    plugins.record_origin(PLUGIN_GROUP, adapter_id, distribution)
 
 
 def unregister_adapter(adapter_id: str) -> None:
     get_entry(adapter_id)
-    if _ORIGINS.get(adapter_id) == BUILTIN_DISTRIBUTION:
+    if plugins.origin_of(PLUGIN_GROUP, adapter_id) == plugins.BUILTIN:
         raise RegistryError(f"Adapter {adapter_id} is built in; it cannot be unregistered")
     del ADAPTER_REGISTRY[adapter_id]
-    _ORIGINS.pop(adapter_id, None)
+    plugins.forget_origin(PLUGIN_GROUP, adapter_id)
 
 
 BUNDLED_ADAPTERS = {
@@ -538,17 +523,54 @@ BUNDLED_ADAPTERS = {
 `catalog.BUNDLED_WIRES`."""
 
 
-def _load_bundled() -> None:
-    catalog.load_bundled_wires()
+@dataclass
+class _Loading:
+    started: bool = False
+    failure: BaseException | None = None
+
+
+_LOADING = _Loading()
+_LOCK = threading.RLock()
+
+
+def ensure_loaded() -> None:
+    """Register xpeval's bundled adapters and wires, then every installed plugin's, once per
+    process; nothing is registered at import.
+
+    Idempotent and safe to call from anywhere: the CLI, `run_suite` and the pytest plugin call it
+    first, and every lookup of this module before reading the registry. Another thread waits
+    for the load; a plugin asking the registry something while it loads sees what is loaded so
+    far. A load that failed (xpeval's own bundled entries did not register) fails every later
+    call too, rather than leave a registry that lacks them."""
+    with _LOCK:
+        if _LOADING.failure is not None:
+            failure = _LOADING.failure
+            raise RuntimeError(f"xpeval's adapters failed to load: {type(failure).__name__}: {failure}")
+        if _LOADING.started:
+            return
+        _LOADING.started = True
+        try:
+            _load()
+        except BaseException as exc:
+            _LOADING.failure = exc
+            raise
+
+
+def _load() -> None:
+    validate_registry(ADAPTER_REGISTRY)  # the wires it names: xpeval's own are registered on first use
+    for adapter_id in ADAPTER_REGISTRY:
+        plugins.record_origin(PLUGIN_GROUP, adapter_id, plugins.BUILTIN)
     for adapter_id, target in BUNDLED_ADAPTERS.items():
         module, _, attribute = target.partition(":")
-        register_adapter(
-            adapter_id, getattr(importlib.import_module(module), attribute), distribution=BUILTIN_DISTRIBUTION
-        )
+        entry = getattr(importlib.import_module(module), attribute)
+        register_adapter(adapter_id, entry, distribution=plugins.BUILTIN)
+    catalog.load_wire_plugins(guards=[_RegistryWatch])  # before the adapters, whose entries name wires
+    _load_adapter_plugins()
 
 
-validate_registry(ADAPTER_REGISTRY)
-_ORIGINS.update(dict.fromkeys(ADAPTER_REGISTRY, BUILTIN_DISTRIBUTION))
-_load_bundled()
-catalog.load_wire_plugins(guards=[_RegistryWatch])  # before the adapters, whose entries name wires
-load_plugins()
+def _table(registry: Mapping[str, RegistryEntry] | None) -> Mapping[str, RegistryEntry]:
+    """`registry` when a caller hands one in, else the loaded `ADAPTER_REGISTRY`."""
+    if registry is not None:
+        return registry
+    ensure_loaded()
+    return ADAPTER_REGISTRY

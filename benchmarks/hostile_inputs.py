@@ -82,7 +82,7 @@ def _bedrock_episode(path: Path) -> str:
 
 def child(kind: str, path: Path) -> Reading:
     """Read one input in this process: seconds, outcome, this process image's peak RSS."""
-    from xpeval.evals.errors import UserError
+    from xpeval.errors import UserError
 
     read = _reader(kind)
     started, cpu_started = time.perf_counter(), time.process_time()

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+from xpeval.errors import ExitCode, MissingExtraError, UserError
 from xpeval.evals import commands
-from xpeval.evals.errors import ExitCode, MissingExtraError, UserError
 
 _EXIT_CODES = """exit codes (every command):
   0    passed
@@ -116,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if getattr(args, "uses_project", False):
             _say_project()
+        _load_plugins()
         code = int(args.handler(args) or 0)
     except KeyboardInterrupt:  # a real Ctrl-C, while a plugin loads too (xpeval.adapters.plugins)
         print("xpeval: interrupted", file=sys.stderr)
@@ -137,10 +138,10 @@ def _report_error(exc: Exception, *, debug: bool) -> int:
 
     if isinstance(exc, ModuleNotFoundError) and (extra := extra_for_module(exc.name)):
         exc = MissingExtraError(extra, f"this command needs {exc.name}, which is not installed")
-    if isinstance(exc, (UserError, *_registry_errors())):
+    if isinstance(exc, UserError):  # the root of every input error (xpeval.errors): its type's code
         print(f"xpeval: {scrub_line(str(exc))}", file=sys.stderr)
         _name_refused_plugins(already_said=str(exc))
-        return int(getattr(exc, "exit_code", ExitCode.BAD_INPUT))
+        return int(exc.exit_code)
     if debug:
         for line in traceback.format_exception(exc):
             print(scrub_line(line.rstrip("\n")), file=sys.stderr)
@@ -157,13 +158,12 @@ def _say_project() -> None:
     print(f"xpeval: {scrub_line(project_line(project_settings()))}", file=sys.stderr, flush=True)
 
 
-def _registry_errors() -> tuple[type[Exception], ...]:
-    """The registry's errors, when the command imported the registry (importing it here would
-    import every plugin, for commands that never needed one)."""
-    registry = sys.modules.get("xpeval.adapters.registry")
-    if registry is None:
-        return ()
-    return (registry.UnknownAdapterError, registry.RegistryError)
+def _load_plugins() -> None:
+    """The adapters and wires of xpeval and of installed plugins, before any command runs (after
+    parsing: `--help` and `--version` load none)."""
+    from xpeval.adapters.registry import ensure_loaded
+
+    ensure_loaded()
 
 
 def _name_refused_plugins(already_said: str = "") -> None:

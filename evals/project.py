@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.untrusted import InputLimits
 
 KEYS = frozenset(

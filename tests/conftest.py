@@ -54,3 +54,26 @@ def committed_replay(tmp_path_factory: pytest.TempPathFactory) -> CommittedRepla
     asks first (tests/_once.py); tests use it with `@pytest.mark.timeout(REPLAY_TIMEOUT)`, since
     the first of them pays for it."""
     return read_replay(once_per_run(tmp_path_factory, "committed-replay", replay_committed))
+
+
+DOC_COMMAND_TEST = "tests/docs/test_doc_commands.py::test_a_documented_command_exits_as_its_document_says"
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many of the documents' commands ran and how many a marker in their document skipped
+    (tests/docs/test_doc_commands.py): a skipped command is one the test cannot vouch for."""
+    counts = {
+        outcome: sum(
+            1
+            for report in terminalreporter.stats.get(outcome, [])
+            if getattr(report, "when", "call") in ("call", "setup")
+            and str(getattr(report, "nodeid", "")).startswith(DOC_COMMAND_TEST)
+        )
+        for outcome in ("passed", "failed", "skipped")
+    }
+    if any(counts.values()):
+        terminalreporter.write_line(
+            f"documented commands: {counts['passed']} ran as their documents say, {counts['failed']} did "
+            f"not, {counts['skipped']} skipped by a marker in their document (each with its reason "
+            "in the SKIPPED lines)"
+        )

@@ -1,9 +1,12 @@
 """docs/ARCHITECTURE.md's map is the tree: every package and public module of `adapters/`,
-`evals/` and `xpeval/` is on it, everything on it exists, and each question a newcomer asks
-points at one module that exists."""
+`evals/` and `xpeval/` is on it, everything on it exists, each question a newcomer asks
+points at one module that exists, and each of the three walks (a replayed episode's answer, the
+gate's decision, a plugin wire's registration) names at most six modules that exist, each with
+a name it defines."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -88,3 +91,62 @@ def test_each_question_points_at_one_module_that_exists() -> None:
     assert len(answers) >= 3, "the 'Where to look' section names a module per question"
     for question, module in answers:
         assert (REPO / module).is_file(), f"{question!r} points at {module}, which does not exist"
+
+
+WALKS = (
+    "How a replayed episode gets its answer",
+    "How the gate decides",
+    "How a plugin wire is registered and used",
+)
+"""The questions docs/ARCHITECTURE.md answers as a walk through the modules, in order."""
+MOST_MODULES = 6
+
+
+def _walks() -> dict[str, str]:
+    """Each walk's question and its text."""
+    section = DOC.read_text(encoding="utf-8").split("## Three walks through the house", 1)[1]
+    parts = re.split(r"^### (.+)$", section.split("\n## ", 1)[0], flags=re.M)
+    return {parts[i].strip(): parts[i + 1] for i in range(1, len(parts), 2)}
+
+
+def _defines(module: Path, name: str) -> bool:
+    """Whether `module` defines `name` (a function, class or assigned name) or `Class.member`."""
+    body = ast.parse(module.read_text(encoding="utf-8")).body
+    for part in name.split("."):
+        found = [node for node in body if part in _names_of(node)]
+        if not found:
+            return False
+        body = getattr(found[0], "body", [])
+    return True
+
+
+def _names_of(node: ast.stmt) -> set[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, ast.Assign):
+        return {t.id for t in node.targets if isinstance(t, ast.Name)}
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return {node.target.id}
+    return set()
+
+
+def test_each_walk_names_at_most_six_modules_that_exist() -> None:
+    walks = _walks()
+    assert [q for q in WALKS if q not in walks] == [], f"walks missing from docs/ARCHITECTURE.md: {walks}"
+    for question in WALKS:
+        named = set(re.findall(r"`([\w/.-]+\.py)`", walks[question]))
+        assert 1 <= len(named) <= MOST_MODULES, f"{question!r} names {len(named)} modules: {sorted(named)}"
+        gone = sorted(m for m in named if not (REPO / m).is_file())
+        assert not gone, f"{question!r} names {gone}, which do not exist"
+
+
+def test_each_step_of_a_walk_is_a_module_and_what_to_read_in_it() -> None:
+    for question, text in _walks().items():
+        steps = re.findall(r"^\d+\. (.*)$", text, re.M)
+        assert steps, f"{question!r} has no numbered steps"
+        for step in steps:
+            named = re.match(r"`([\w/.-]+\.py)`(?: `([\w.]+)`)?", step)
+            assert named, f"{question!r}: a step that does not start with its module: {step!r}"
+            module, name = named.groups()
+            if name is not None:
+                assert _defines(REPO / module, name), f"{question!r}: {module} defines no {name}"

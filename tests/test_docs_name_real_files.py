@@ -12,6 +12,7 @@ REPO = Path(__file__).resolve().parents[1]
 DOCUMENTS = sorted(
     [
         REPO / "README.md",
+        REPO / "CONTRIBUTING.md",
         *(REPO / "docs").glob("*.md"),
         *REPO.glob("adapters/**/RULES.md"),
         *REPO.glob("evals/**/RULES.md"),

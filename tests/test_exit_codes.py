@@ -1,4 +1,4 @@
-"""Exit codes are a contract CI reads (evals/errors.py `ExitCode`, `xpeval --help`, README): a
+"""Exit codes are a contract CI reads (xpeval/errors.py `ExitCode`, `xpeval --help`, README): a
 failed verdict (1) is never what a crash or a missing optional dependency returns."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from tests._cli import Cli, without_project_line
 from tests._corpus import REPO_ROOT
-from xpeval.evals.errors import ExitCode
+from xpeval.errors import ExitCode
 from xpeval.evals.extras import _command_for
 
 # A fresh interpreter where `matplotlib` cannot be imported (None in sys.modules makes `import`

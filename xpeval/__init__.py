@@ -6,6 +6,8 @@ The public API, one import name (docs/ARCHITECTURE.md, "One import name"):
     outcome = run_suite(SuiteConfig(categories=("simple",)))     # what `xpeval run` does
     outcome.passed, outcome.scorecard, outcome.gate.failures
     run = load_run("reports/results.jsonl"); run.frame            # what notebooks read
+    report = evaluate("reports/results.jsonl", GateOptions())     # what `xpeval gate` does: the
+    report.passed, report.failures                                # file checked whole, then judged
 
 The provider boundary (the adapter registry, the canonical contract) is `xpeval.adapters`; the
 scorecard tables are `xpeval.evals.verdict.scorecard`. Names are imported when first used, so
@@ -23,17 +25,18 @@ _EXPORTS = {
     "SuiteOutcome": "xpeval.evals.running.suite",
     "run_suite": "xpeval.evals.running.suite",
     "LoadedRun": "xpeval.evals.results.load",
-    "load_frame": "xpeval.evals.results.load",
     "load_run": "xpeval.evals.results.load",
     "GateReport": "xpeval.evals.verdict.gate",
     "RunScope": "xpeval.evals.verdict.gate",
-    "evaluate": "xpeval.evals.verdict.gate",
+    "evaluate": "xpeval.evals.verdict.file_gate:gate_file",
+    "GateOptions": "xpeval.evals.verdict.file_gate",
+    "update_baseline": "xpeval.evals.verdict.file_gate",
     "Baseline": "xpeval.evals.verdict.baseline",
     "read_baseline": "xpeval.evals.verdict.baseline",
     "Case": "xpeval.evals.cases",
     "load_cases": "xpeval.evals.cases",
     "Mode": "xpeval.evals.cassettes",
-    "UserError": "xpeval.evals.errors",
+    "UserError": "xpeval.errors",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -41,18 +44,21 @@ __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
+    from xpeval.errors import UserError as UserError
     from xpeval.evals.cases import Case as Case
     from xpeval.evals.cases import load_cases as load_cases
     from xpeval.evals.cassettes import Mode as Mode
-    from xpeval.evals.errors import UserError as UserError
     from xpeval.evals.results.load import LoadedRun as LoadedRun
-    from xpeval.evals.results.load import load_frame as load_frame
     from xpeval.evals.results.load import load_run as load_run
     from xpeval.evals.running.suite import SuiteConfig as SuiteConfig
     from xpeval.evals.running.suite import SuiteOutcome as SuiteOutcome
     from xpeval.evals.running.suite import run_suite as run_suite
     from xpeval.evals.verdict.baseline import Baseline as Baseline
     from xpeval.evals.verdict.baseline import read_baseline as read_baseline
+    from xpeval.evals.verdict.file_gate import GateOptions as GateOptions
+    from xpeval.evals.verdict.file_gate import gate_file as _gate_file
+    from xpeval.evals.verdict.file_gate import update_baseline as update_baseline
     from xpeval.evals.verdict.gate import GateReport as GateReport
     from xpeval.evals.verdict.gate import RunScope as RunScope
-    from xpeval.evals.verdict.gate import evaluate as evaluate
+
+    evaluate = _gate_file  # `xpeval.evaluate` is the gate over a results file (`gate_file`)

@@ -6,10 +6,14 @@ the caller uses: `xpeval --help` imports no SDK and no pandas (`tests/test_cli_s
 A package uses it as
 
     _EXPORTS = {"Case": "xpeval.evals.cases.model", ...}
-    __all__ = [...]                                   # the same names
+    __all__ = sorted(_EXPORTS)
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
     if TYPE_CHECKING:                                 # the names as mypy and IDEs see them
         from xpeval.evals.cases.model import Case as Case
+
+A name is written twice, in `_EXPORTS` (run time) and in the `TYPE_CHECKING` block (what type
+checkers see; one left out there is `Any` to them): `tests/test_lazy_exports.py` holds the two
+equal for every package that uses this.
 """
 
 from __future__ import annotations

@@ -18,21 +18,33 @@ from typing import TYPE_CHECKING
 
 from xpeval._lazy import lazy_exports
 
-PLUGIN_API_VERSION = (1, 1)
+PLUGIN_API_VERSION = (1, 3)
 """(major, minor): a major step removes or changes a name; a minor one only adds. A plugin may
-check `PLUGIN_API_VERSION[0] == 1` and refuse to load otherwise."""
+check `compatible("1.2")` and refuse to load otherwise. tests/plugin_api.snapshot.txt records the
+names and signatures of each version (tests/test_plugin_api_snapshot.py)."""
+
+
+def compatible(required: str, provided: tuple[int, int] = PLUGIN_API_VERSION) -> bool:
+    """Whether a plugin written against plugin API `required` ("MAJOR.MINOR", or "MAJOR") can use
+    the `provided` one: the same major (a major step removes or changes names) and at least the
+    minor it requires (a minor step only adds them). A malformed `required` is a ValueError."""
+    major, dot, minor = required.strip().partition(".")
+    if not major.isdecimal() or (dot and not minor.isdecimal()):
+        raise ValueError(f"plugin API version {required!r} is not MAJOR.MINOR (e.g. '1.2')")
+    return int(major) == provided[0] and int(minor or 0) <= provided[1]
+
 
 _EXPORTS = {
     # registering
     "WirePlugin": "xpeval.adapters.wires.catalog",
     "AcceptanceMode": "xpeval.adapters.wires.catalog",
-    "WireError": "xpeval.adapters.wires.catalog",
+    "WireError": "xpeval.errors",
     "register_wire": "xpeval.adapters.wires.catalog",
     "unregister_wire": "xpeval.adapters.wires.catalog",
     "wire_names": "xpeval.adapters.wires.catalog",
     "DirectEntry": "xpeval.adapters.registry",
     "WrapperEntry": "xpeval.adapters.registry",
-    "RegistryError": "xpeval.adapters.registry",
+    "RegistryError": "xpeval.errors",
     "register_adapter": "xpeval.adapters.registry",
     "unregister_adapter": "xpeval.adapters.registry",
     "Provider": "xpeval.adapters.providers._spec",
@@ -60,6 +72,9 @@ _EXPORTS = {
     "UserMessage": "xpeval.adapters.contract",
     # writing a codec
     "Wire": "xpeval.adapters.wires._base",
+    "Codec": "xpeval.adapters.wires._base",
+    "PendingCall": "xpeval.adapters.wires._base",
+    "ReplyAccumulator": "xpeval.adapters.wires._base",
     "RenderedResponse": "xpeval.adapters.wires._base",
     "StreamAccumulator": "xpeval.adapters.wires._base",
     "BodyDescribedRequests": "xpeval.adapters.wires._base",
@@ -79,6 +94,15 @@ _EXPORTS = {
     "text_pieces": "xpeval.adapters.wires.render._frames",
     "retry_after_header": "xpeval.adapters.wires.render._frames",
     "sent_in_stream": "xpeval.adapters.wires.render._frames",
+    # a Batch API for `run --batch` (a WirePlugin's `batch_api`: docs/batch.md)
+    "BatchApi": "xpeval.adapters.wires.batch._base",
+    "BatchAnswer": "xpeval.adapters.wires.batch._base",
+    "BatchLimits": "xpeval.adapters.wires.batch._base",
+    "BatchRequest": "xpeval.adapters.wires.batch._base",
+    "BatchStatus": "xpeval.adapters.wires.batch._base",
+    "EmulatedBatch": "xpeval.adapters.wires.batch._base",
+    "EmulatedService": "xpeval.adapters.wires.batch._base",
+    "HttpAnswer": "xpeval.adapters.wires.batch._base",
     # reasoning state a wire's provider requires back (a codec's `reasoning_state`)
     "ReasoningStateRules": "xpeval.adapters.wires.loop_rules",
     "Mutation": "xpeval.adapters.wires.loop_rules",
@@ -109,7 +133,7 @@ _EXPORTS = {
     "not_recursive": "xpeval.evals.acceptance.checker.keywords",
 }
 
-__all__ = sorted([*_EXPORTS, "PLUGIN_API_VERSION"])
+__all__ = sorted([*_EXPORTS, "PLUGIN_API_VERSION", "compatible"])
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
@@ -136,15 +160,19 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.providers._http import http_transport as http_transport
     from xpeval.adapters.providers._spec import Provider as Provider
     from xpeval.adapters.registry import DirectEntry as DirectEntry
-    from xpeval.adapters.registry import RegistryError as RegistryError
     from xpeval.adapters.registry import WrapperEntry as WrapperEntry
     from xpeval.adapters.registry import register_adapter as register_adapter
     from xpeval.adapters.registry import unregister_adapter as unregister_adapter
     from xpeval.adapters.schema import PreparedTools as PreparedTools
+    from xpeval.adapters.schema._lenient import AnthropicRules, OpenAIRules
+    from xpeval.adapters.schema._rules import Rules
     from xpeval.adapters.schema.dialects import DialectSpec as DialectSpec
     from xpeval.adapters.schema.names import NameRule as NameRule
     from xpeval.adapters.wires._base import BodyDescribedRequests as BodyDescribedRequests
+    from xpeval.adapters.wires._base import Codec as Codec
+    from xpeval.adapters.wires._base import PendingCall as PendingCall
     from xpeval.adapters.wires._base import RenderedResponse as RenderedResponse
+    from xpeval.adapters.wires._base import ReplyAccumulator as ReplyAccumulator
     from xpeval.adapters.wires._base import StreamAccumulator as StreamAccumulator
     from xpeval.adapters.wires._base import Wire as Wire
     from xpeval.adapters.wires._base import error_fields as error_fields
@@ -156,8 +184,15 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.wires._base import transport_error as transport_error
     from xpeval.adapters.wires._calls import wire_call_ids as wire_call_ids
     from xpeval.adapters.wires._layout import ToolLayout as ToolLayout
+    from xpeval.adapters.wires.batch._base import BatchAnswer as BatchAnswer
+    from xpeval.adapters.wires.batch._base import BatchApi as BatchApi
+    from xpeval.adapters.wires.batch._base import BatchLimits as BatchLimits
+    from xpeval.adapters.wires.batch._base import BatchRequest as BatchRequest
+    from xpeval.adapters.wires.batch._base import BatchStatus as BatchStatus
+    from xpeval.adapters.wires.batch._base import EmulatedBatch as EmulatedBatch
+    from xpeval.adapters.wires.batch._base import EmulatedService as EmulatedService
+    from xpeval.adapters.wires.batch._base import HttpAnswer as HttpAnswer
     from xpeval.adapters.wires.catalog import AcceptanceMode as AcceptanceMode
-    from xpeval.adapters.wires.catalog import WireError as WireError
     from xpeval.adapters.wires.catalog import WirePlugin as WirePlugin
     from xpeval.adapters.wires.catalog import register_wire as register_wire
     from xpeval.adapters.wires.catalog import unregister_wire as unregister_wire
@@ -174,6 +209,8 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.adapters.wires.render._frames import sse_frame as sse_frame
     from xpeval.adapters.wires.render._frames import sse_response as sse_response
     from xpeval.adapters.wires.render._frames import text_pieces as text_pieces
+    from xpeval.errors import RegistryError as RegistryError
+    from xpeval.errors import WireError as WireError
     from xpeval.evals.acceptance.checker._types import Rule as Rule
     from xpeval.evals.acceptance.checker.keywords import Profile as Profile
     from xpeval.evals.acceptance.checker.keywords import (
@@ -192,3 +229,8 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     )
     from xpeval.evals.acceptance.checker.keywords import root_keywords_absent as root_keywords_absent
     from xpeval.evals.acceptance.checker.keywords import root_type_object as root_type_object
+
+    # exported under another name than their module's: an assignment is what mypy exports
+    SchemaRules = Rules
+    OpenAISchemaRules = OpenAIRules
+    AnthropicSchemaRules = AnthropicRules

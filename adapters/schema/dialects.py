@@ -17,12 +17,9 @@ from xpeval.adapters.schema import apply, names, prepare
 from xpeval.adapters.schema._rules import Rules
 from xpeval.adapters.schema._types import DIALECTS
 from xpeval.adapters.schema.names import NameRule
+from xpeval.errors import DialectError
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
-
-
-class DialectError(ValueError):
-    """A dialect that cannot be registered (its name taken or invalid, a field of the wrong kind)."""
 
 
 @dataclass(frozen=True)

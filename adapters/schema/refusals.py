@@ -4,12 +4,15 @@ where it comes from.
 A rule's source is a place in the repository (`docs/provider-schema-rules.md §N`, where the
 provider's evidence is cited, or a `RULES.md` for xpeval's own limits) and a phrase that place
 says; `tests/schema/test_refusal_rules.py` checks both, and that each rule has a schema that
-triggers it.
+triggers it. Both documents ship inside the package (`source_file`), so a citation resolves where
+xpeval is installed, not only in a checkout.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 
 RULES_DOC = "docs/provider-schema-rules.md"
 PASS_RULES = "adapters/schema/RULES.md"
@@ -29,6 +32,13 @@ class RefusalRule:
     @property
     def source(self) -> str:
         return f'{self.where}: "{self.quote}"'
+
+
+def source_file(where: str) -> Traversable:
+    """The file a rule's `where` names (`docs/provider-schema-rules.md §6`), inside the installed
+    xpeval: the documents of docs/ it cites ship as `xpeval/docs/...`, a `RULES.md` of
+    adapters/ as `xpeval/adapters/.../RULES.md`, under the same relative path as in the repository."""
+    return files("xpeval").joinpath(where.partition(" ")[0])
 
 
 def _doc(section: str) -> str:

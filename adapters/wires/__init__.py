@@ -1,37 +1,21 @@
-"""The direct wires, built in and registered by plugins (`catalog.py`). Only this package knows
-a provider's wire format (`RULES.md`)."""
+"""The direct wires: each one a `WirePlugin` registered in `catalog.py`, xpeval's own and
+plugins' alike. Only this package knows a provider's wire format (`RULES.md`)."""
 
 from __future__ import annotations
 
 from xpeval.adapters.contract import WireName
 from xpeval.adapters.wires._base import RenderedResponse, Wire, parse_arguments
 from xpeval.adapters.wires._layout import SchemaSemantics, ToolLayout
-from xpeval.adapters.wires.catalog import is_builtin_wire, plugin_wire, wire_names
+from xpeval.adapters.wires.catalog import is_builtin_wire, registered_wire, wire_names
 
 
 def get_wire(name: WireName) -> Wire:
-    """The wire object for `name`: a built-in one (imported lazily: each pulls in its SDK) or a
-    plugin's codec."""
-    if name == "openai-chat":
-        from xpeval.adapters.wires.openai_chat import WIRE as chat
-
-        return chat
-    if name == "openai-responses":
-        from xpeval.adapters.wires.openai_responses import WIRE as responses
-
-        return responses
-    if name == "anthropic-messages":
-        from xpeval.adapters.wires.anthropic import WIRE as anthropic
-
-        return anthropic
-    if name == "google-genai":
-        from xpeval.adapters.wires.google import WIRE as google
-
-        return google
-    plugin = plugin_wire(name)
-    if plugin is not None:
-        return plugin.codec
-    raise ValueError(f"Unknown wire: {name} (known: {', '.join(wire_names())})")
+    """The codec of the wire registered as `name` (`catalog.register_wire`: xpeval's own and
+    plugins' alike)."""
+    registered = registered_wire(name)
+    if registered is None:
+        raise ValueError(f"Unknown wire: {name} (known: {', '.join(wire_names())})")
+    return registered.codec
 
 
 def wire_for_path(url: str) -> Wire | None:

@@ -5,6 +5,12 @@ arguments, decodes the SDK's (plain or streamed) responses into a `TurnResult`, 
 to `ProviderError`, states the facts the rest of xpeval asks about its format (paths, streams,
 where tools sit), and renders canonical results back into the provider's exact response bytes
 (the emulator serves those; the rendering lives in `render/`). Rules: `adapters/wires/RULES.md`.
+
+Every codec fills in one skeleton (`Codec`): it names its SDK's plain and streamed calls, the
+accumulator a stream is folded by (`StreamAccumulator`, its calls as `PendingCall`s) and what
+ends a whole stream; `Codec.send` does the rest the same way for every wire (a failure is a
+value, a stream is read and closed by `read_stream`), and a plain reply is decoded by the same
+accumulator where the wire's plain reply reads as its stream's events.
 """
 
 from __future__ import annotations
@@ -14,13 +20,23 @@ import email.utils
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import httpx2
 
-from xpeval.adapters.contract import JsonObject, ProviderError, TurnRequest, TurnResult, WireName
+from xpeval.adapters.contract import (
+    FinishReason,
+    JsonObject,
+    ProviderError,
+    ToolCall,
+    TurnRequest,
+    TurnResult,
+    Usage,
+    WireName,
+)
 from xpeval.adapters.schema import PreparedTools
 from xpeval.adapters.wires._layout import ToolLayout
 
@@ -301,6 +317,136 @@ async def _close_quietly(stream: Any) -> None:
         outcome = close()
         if hasattr(outcome, "__await__"):
             await outcome
+
+
+@dataclass
+class PendingCall:
+    """A tool call being folded from a stream: its id and name as they arrive, and its argument
+    text in the pieces it came in."""
+
+    id: str | None = None
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The argument text so far."""
+        return "".join(self.arguments)
+
+    def tool_call(self) -> ToolCall:
+        """The call its pieces spell: arguments parsed from the text, or why they are not an
+        object (`parse_arguments`)."""
+        raw = self.text
+        arguments, problem = parse_arguments(raw)
+        return ToolCall(
+            id=self.id, name=self.name, arguments=arguments, raw_arguments=raw, parse_error=problem
+        )
+
+
+class ReplyAccumulator:
+    """What a reply of a chat-shaped wire is folded into (visible text and reasoning in pieces,
+    its raw finish reason, usage, id and model), the events seen, and the `TurnResult` it spells
+    (`reply`). A wire's accumulator subclasses it, reads its own events in `add` and says in
+    `result` how its calls and finish reason read; a stream is whole once a finish reason came,
+    unless the wire says otherwise (`terminal`)."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.finish: str | None = None
+        self.usage: Usage | None = None
+        self.response_id: str | None = None
+        self.model: str | None = None
+
+    @property
+    def terminal(self) -> bool:
+        return self.finish is not None
+
+    def reply(
+        self,
+        calls: list[ToolCall],
+        finish_reason: FinishReason | None,
+        error: ProviderError | None,
+        **more: Any,
+    ) -> TurnResult:
+        """The result the pieces spell, with `calls` and `finish_reason` as the wire reads them
+        and any field of its own (`more`: a refusal, what it keeps, the status)."""
+        fields: dict[str, Any] = {
+            "text": none_if_empty("".join(self.text)),
+            "reasoning": none_if_empty("".join(self.reasoning)),
+            "tool_calls": calls,
+            "finish_reason": finish_reason,
+            "raw_finish_reason": self.finish,
+            "usage": self.usage,
+            "response_id": self.response_id,
+            "model": self.model,
+            "error": error,
+        }
+        return TurnResult(**{**fields, **more})
+
+
+class Codec(ABC):
+    """The skeleton of a wire's codec: `send` for every wire, from the parts each fills in.
+
+    A codec names its SDK's plain call (`call`), its streamed call (`open_stream`), the
+    accumulator a stream is folded by (`accumulator`) and what ends a whole stream
+    (`stream_end`); `decode` reads a plain reply, by default through the same accumulator as
+    the events `whole_events` says it spells. The rest of the `Wire` protocol (encode, layout,
+    errors, facts, render) is the codec's own."""
+
+    stream_end: str
+    """The event that ends a whole stream, as the `truncated` error names it."""
+    reply_kind: str = "response"
+    """What a plain reply of the wire is called, as the `decode` error names what it is not."""
+
+    @abstractmethod
+    async def call(self, client: Any, kwargs: JsonObject) -> Any:
+        """The SDK's plain call with `kwargs`: its parsed reply."""
+
+    @abstractmethod
+    def open_stream(self, client: Any, kwargs: JsonObject) -> Awaitable[Any]:
+        """The SDK's streamed call with `kwargs`, not yet awaited (`read_stream` awaits it, so a
+        call that fails to open is an error value): awaited, an async iterable of events."""
+
+    @abstractmethod
+    def accumulator(self) -> StreamAccumulator:
+        """A new accumulator for one reply."""
+
+    @abstractmethod
+    def error_from_exception(self, exc: BaseException) -> ProviderError: ...
+
+    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
+        """Call the provider (streamed when `kwargs["stream"]`) and decode; never raises for a
+        provider failure."""
+        if kwargs.get("stream"):
+            return await read_stream(
+                self.open_stream(client, kwargs),
+                self.accumulator(),
+                self.error_from_exception,
+                self.stream_end,
+            )
+        try:
+            response = await self.call(client, kwargs)
+        except Exception as exc:
+            return TurnResult(error=self.error_from_exception(exc), finish_reason="error")
+        return self.decode(response)
+
+    def decode(self, response: Any) -> TurnResult:
+        """A plain reply, folded by the wire's accumulator as the events it spells; a reply that
+        is not the wire's is a `decode` error."""
+        events = self.whole_events(response)
+        if events is None:
+            return TurnResult(error=not_the_wire(self.reply_kind), finish_reason="error")
+        accumulator = self.accumulator()
+        for event in events:
+            accumulator.add(event)
+        return accumulator.result()
+
+    def whole_events(self, response: Any) -> Iterable[Any] | None:
+        """The stream events a plain reply spells, or None when it is not the wire's reply (a
+        codec that decodes its plain reply otherwise overrides `decode`)."""
+        return [response]
 
 
 def not_the_wire(what: str) -> ProviderError:

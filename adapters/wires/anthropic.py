@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable
 from functools import cache
 from typing import Any
 
@@ -26,17 +27,18 @@ from xpeval.adapters.contract import (
 from xpeval.adapters.schema import PreparedTools
 from xpeval.adapters.wires._base import (
     BodyDescribedRequests,
+    Codec,
     RenderedResponse,
     none_if_empty,
     not_the_wire,
     parse_arguments,
-    read_stream,
     stainless_error,
     validate_params,
 )
 from xpeval.adapters.wires._calls import wire_call_ids
 from xpeval.adapters.wires._layout import ToolLayout, listed_tools
-from xpeval.adapters.wires._names import ANTHROPIC_MESSAGES
+from xpeval.adapters.wires.catalog import AcceptanceMode, WirePlugin
+from xpeval.adapters.wires.loop_rules.anthropic import ANTHROPIC_MESSAGES
 from xpeval.adapters.wires.loop_rules.anthropic import RULES as REASONING_STATE
 from xpeval.adapters.wires.render import anthropic as rendering
 
@@ -336,10 +338,11 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
     return TypeAdapter(typed)
 
 
-class AnthropicMessagesWire(BodyDescribedRequests):
+class AnthropicMessagesWire(BodyDescribedRequests, Codec):
     name: WireName = WIRE_NAME
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/messages/?(\?|$)"),)
     reasoning_state = REASONING_STATE
+    stream_end = "message_stop"
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         system, messages = _encode_messages(request, tools)
@@ -376,19 +379,15 @@ class AnthropicMessagesWire(BodyDescribedRequests):
         body = {k: v for k, v in kwargs.items() if k != "extra_body"}
         validate_params(_params_adapter(bool(kwargs.get("stream"))), body)
 
-    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
-        if not kwargs.get("stream"):
-            try:
-                message = await client.messages.create(**kwargs)
-            except Exception as exc:
-                return TurnResult(error=self.error_from_exception(exc), finish_reason="error")
-            return self.decode(message)
-        return await read_stream(
-            client.messages.create(**kwargs),
-            AnthropicStreamAccumulator(),
-            self.error_from_exception,
-            "message_stop",
-        )
+    async def call(self, client: Any, kwargs: JsonObject) -> Any:
+        return await client.messages.create(**kwargs)
+
+    def open_stream(self, client: Any, kwargs: JsonObject) -> Awaitable[Any]:
+        opened: Awaitable[Any] = client.messages.create(**kwargs)
+        return opened
+
+    def accumulator(self) -> AnthropicStreamAccumulator:
+        return AnthropicStreamAccumulator()
 
     def decode(self, response: Any) -> TurnResult:
         if not isinstance(getattr(response, "content", None), list):
@@ -414,3 +413,13 @@ class AnthropicMessagesWire(BodyDescribedRequests):
 
 
 WIRE = AnthropicMessagesWire()
+PLUGIN = WirePlugin(
+    codec=WIRE,
+    batch_api="xpeval.adapters.wires.batch.anthropic:API",
+    acceptance=(
+        AcceptanceMode("anthropic", "anthropic"),
+        AcceptanceMode("anthropic-strict", "anthropic-strict", strict=True),
+    ),
+)
+"""The wire as `catalog.BUNDLED_WIRES` registers it; its acceptance modes are judged by the
+checker's rule sets of the same names (`evals/acceptance/checker/rules/`)."""

@@ -1,12 +1,13 @@
-"""Which wires exist: the four built-in ones, and those plugins register.
+"""Which wires exist: every one is a `WirePlugin`, xpeval's own (`BUNDLED_WIRES`) and those
+plugins register, through the one `register_wire`.
 
-A plugin wire is a `WirePlugin`: its codec (an object implementing `Wire`: encode, decode plain
+A wire is a `WirePlugin`: its codec (an object implementing `Wire`: encode, decode plain
 and streamed, errors, tool layout, paths, recorded-stream framing and the emulator's rendering),
 the schema dialects it adds and the acceptance rules the checker judges its requests by. It is
 registered from the `xpeval.wires` entry-point group (imported in the guarded step of
 `xpeval.adapters.plugins`, like an adapter) or in-process by `register_wire`; either way it is
 validated whole before any of it becomes visible, and a wire that fails is refused with one line
-naming what to fix. A name that is taken stays taken, the built-in ones above all.
+naming what to fix. A name that is taken stays taken, xpeval's own above all.
 docs/plugin-api.md is the reference.
 """
 
@@ -16,31 +17,37 @@ import importlib
 import inspect
 import re
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from xpeval.adapters import plugins
-from xpeval.adapters.contract import WIRE_NAMES, WireName
+from xpeval.adapters.contract import WireName
 from xpeval.adapters.schema import apply, dialects, names
 from xpeval.adapters.schema._types import DIALECTS
 from xpeval.adapters.schema.dialects import DialectSpec
 from xpeval.adapters.wires._base import Wire
 from xpeval.adapters.wires._layout import ToolLayout
+from xpeval.errors import DialectError, WireError
 
 WIRE_GROUP = "xpeval.wires"
 BUNDLED_WIRES = (
+    "xpeval.adapters.wires.openai_chat:PLUGIN",
+    "xpeval.adapters.wires.openai_responses:PLUGIN",
+    "xpeval.adapters.wires.anthropic:PLUGIN",
+    "xpeval.adapters.wires.google:PLUGIN",
     "xpeval.bundled.mistral_chat:MISTRAL_WIRE",
     "xpeval.bundled.cohere_chat:COHERE_WIRE",
     "xpeval.bundled.bedrock_converse:BEDROCK_WIRE",
 )
-"""Wires xpeval ships written as plugins (against `xpeval.plugin` only): registered like a
-plugin's, as xpeval's own, before any plugin."""
-BUILTIN = "xpeval"
+"""Every wire xpeval ships, in order: its own (`adapters/wires/`) and those written against
+`xpeval.plugin` only (`xpeval/bundled/`). Each is registered like a plugin's, by `register_wire`,
+as xpeval's own and before any plugin, the first time any wire is asked for (never at import);
+a wire not listed here does not exist."""
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 _VARIANT = re.compile(r"[a-z0-9][a-z0-9._-]*")
+_TARGET = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 CODEC_METHODS = (
     "encode",
     "tool_layout",
@@ -59,20 +66,17 @@ CODEC_METHODS = (
 _PROFILE_PARTS = ("name_checks", "tool_checks", "node_checks")
 
 
-class WireError(ValueError):
-    """A wire that cannot be registered; its message is the one line that says what to fix."""
-
-
 @dataclass(frozen=True)
 class AcceptanceMode:
-    """One rule set of the acceptance checker for a plugin wire: which requests it judges (those
-    its wire sends for `dialect` with `strict`) and the rules (`profile`, an
-    `xpeval.plugin.Profile`)."""
+    """One rule set of the acceptance checker for a wire: which requests it judges (those its
+    wire sends for `dialect` with `strict`) and the rules (`profile`, an `xpeval.plugin.Profile`)."""
 
     name: str
-    """`<wire>` or `<wire>:<variant>` (so it never takes a built-in mode's name)."""
+    """A plugin's: `<wire>` or `<wire>:<variant>` (so it never takes another wire's mode name)."""
     dialect: str
-    profile: Any
+    profile: Any = None
+    """None only for xpeval's own wires: the checker's own rule set of this name
+    (`evals/acceptance/checker/rules/`, which the adapters never import)."""
     strict: bool | None = None
     max_tools: int | None = None
     """Tools one request may carry, judged by `max_tools_rule` (a `Rule`); None: no limit."""
@@ -86,65 +90,91 @@ class WirePlugin:
     codec: Wire
     dialects: tuple[DialectSpec, ...] = ()
     acceptance: tuple[AcceptanceMode, ...] = ()
+    batch_api: str | None = None
+    """Its provider's Batch API for `xpeval run --batch`, as `"module:ATTR"` (an object of the
+    `BatchApi` protocol, `xpeval.plugin`), imported when a batch run first asks for it; None:
+    the wire's episodes play online (docs/batch.md)."""
 
 
 _WIRES: dict[str, WirePlugin] = {}
-"""The plugin wires registered in this process, by name, in registration order."""
-_ORIGINS: dict[str, str] = {}
+"""Every wire registered in this process, by name, in registration order."""
+_OWN_WIRES = threading.RLock()
+_OWN_WIRES_ASKED = threading.Event()
+"""Set once xpeval's own wires were asked for (`_ensure_own_wires`)."""
+_OWN_WIRES_FAILED: list[BaseException] = []
+"""Why registering them failed (xpeval's bug): every later lookup fails too, never partial."""
 
 
-def _loaded() -> None:
-    """The registry imported: it registers xpeval's bundled wires and loads the plugins' (once
-    per process), so asking for a wire from anywhere sees them."""
-    importlib.import_module("xpeval.adapters.registry")
+def _ensure_own_wires() -> None:
+    """Register xpeval's own plugin wires (`BUNDLED_WIRES`) once per process, when a wire is first
+    asked for. Other packages' wires come with `registry.ensure_loaded()`, which loads them under
+    the guards of both registries (docs/plugins.md, "When plugins are loaded")."""
+    with _OWN_WIRES:
+        if _OWN_WIRES_FAILED:
+            failure = _OWN_WIRES_FAILED[0]
+            raise RuntimeError(f"xpeval's own wires failed to register: {type(failure).__name__}: {failure}")
+        if _OWN_WIRES_ASKED.is_set():
+            return  # loaded, or loading: a bundled module asking while it loads sees those before it
+        _OWN_WIRES_ASKED.set()
+        try:
+            load_bundled_wires()
+        except BaseException as exc:
+            _OWN_WIRES_FAILED.append(exc)
+            raise
 
 
 def wire_names() -> tuple[WireName, ...]:
-    """Every wire an entry can name: the built-in ones, then plugins' in registration order."""
-    _loaded()
-    return (*WIRE_NAMES, *_WIRES)
+    """Every wire an entry can name, in registration order: xpeval's own, then plugins'."""
+    _ensure_own_wires()
+    return tuple(_WIRES)
 
 
-def plugin_wire(name: str) -> WirePlugin | None:
-    _loaded()
+def registered_wire(name: str) -> WirePlugin | None:
+    """The `WirePlugin` registered as `name`, or None."""
+    _ensure_own_wires()
     return _WIRES.get(name)
 
 
 def is_builtin_wire(name: str) -> bool:
-    """Whether `name` is one of xpeval's own wires (built in, or shipped as a plugin)."""
-    return name in WIRE_NAMES or _ORIGINS.get(name) == BUILTIN
+    """Whether `name` is one of xpeval's own wires (`BUNDLED_WIRES`)."""
+    _ensure_own_wires()
+    return plugins.origin_of(WIRE_GROUP, name) == plugins.BUILTIN
 
 
 def acceptance_modes() -> dict[str, tuple[WireName, AcceptanceMode]]:
-    """Every plugin wire's acceptance modes, by mode name, with the wire they judge."""
-    _loaded()
+    """Every wire's acceptance modes, by mode name, with the wire they judge."""
+    _ensure_own_wires()
     return {mode.name: (plugin.codec.name, mode) for plugin in _WIRES.values() for mode in plugin.acceptance}
 
 
-def register_wire(plugin: WirePlugin, *, distribution: str = "(registered in-process)") -> None:
+def register_wire(plugin: WirePlugin, *, distribution: str = plugins.IN_PROCESS) -> None:
     """Register a plugin wire, its dialects and its acceptance rules, all or nothing;
     `WireError` (one line) when anything about it is wrong."""
-    problem = wire_problem(plugin)
+    if distribution != plugins.BUILTIN:
+        _ensure_own_wires()  # a name xpeval ships stays xpeval's, whichever is registered first
+    problem = wire_problem(plugin, own=distribution == plugins.BUILTIN)
     if problem is not None:
         raise WireError(problem)
     for spec in plugin.dialects:
         dialects.register_dialect(spec)
     _WIRES[plugin.codec.name] = plugin
-    _ORIGINS[plugin.codec.name] = distribution
+    plugins.record_origin(WIRE_GROUP, plugin.codec.name, distribution)
 
 
 def unregister_wire(name: str) -> None:
-    """Remove a plugin wire and its dialects (tests); the built-in ones stay."""
-    if name in WIRE_NAMES or _ORIGINS.get(name) == BUILTIN:
+    """Remove a plugin wire and its dialects (tests); xpeval's own stay."""
+    if is_builtin_wire(name):
         raise WireError(f"wire {name} is built in; it cannot be unregistered")
     plugin = _WIRES.pop(name)
-    _ORIGINS.pop(name, None)
+    plugins.forget_origin(WIRE_GROUP, name)
     for spec in plugin.dialects:
         dialects.unregister_dialect(spec.name)
 
 
-def wire_problem(plugin: object) -> str | None:
-    """What is wrong with `plugin` as a wire to register, or None."""
+def wire_problem(plugin: object, *, own: bool = False) -> str | None:
+    """What is wrong with `plugin` as a wire to register, or None. `own`: one of xpeval's own
+    (`BUNDLED_WIRES`), whose acceptance modes keep their historical names and may leave their
+    rules to the checker."""
     if not isinstance(plugin, WirePlugin):
         return f"a wire plugin must be a WirePlugin, not a {type(plugin).__name__}"
     name = getattr(plugin.codec, "name", None)
@@ -152,16 +182,18 @@ def wire_problem(plugin: object) -> str | None:
     if problem is not None:
         return problem
     assert isinstance(name, str)
-    return _dialects_problem(name, plugin.dialects) or _acceptance_problem(name, plugin)
+    if plugin.batch_api is not None and not _TARGET.fullmatch(str(plugin.batch_api)):
+        return f"wire {name}: batch_api must be 'module:ATTR', not {plugin.batch_api!r}"
+    return _dialects_problem(name, plugin.dialects) or _acceptance_problem(name, plugin, own)
 
 
 def _codec_problem(codec: object, name: object) -> str | None:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         return f"invalid wire name {name!r} (lower-case letters, digits, '.', '_' and '-')"
-    if name in WIRE_NAMES or name in DIALECTS:
+    if plugins.origin_of(WIRE_GROUP, name) == plugins.BUILTIN or name in DIALECTS:
         return f"wire {name} is one of xpeval's own names; a plugin cannot take it"
     if name in _WIRES:
-        return f"wire {name} is already registered (by {_ORIGINS.get(name)})"
+        return f"wire {name} is already registered (by {plugins.origin_of(WIRE_GROUP, name)})"
     paths = getattr(codec, "request_paths", None)
     if not isinstance(paths, tuple) or not paths or not all(isinstance(p, re.Pattern) for p in paths):
         return f"wire {name}: request_paths must be a non-empty tuple of compiled re patterns"
@@ -187,35 +219,41 @@ def _dialects_problem(wire: str, specs: object) -> str | None:
     return None
 
 
-def _acceptance_problem(wire: str, plugin: WirePlugin) -> str | None:
+def _acceptance_problem(wire: str, plugin: WirePlugin, own: bool) -> str | None:
     if not isinstance(plugin.acceptance, tuple):
         return f"wire {wire}: acceptance must be a tuple of AcceptanceMode"
-    own = {spec.name for spec in plugin.dialects}
-    seen: set[str] = set()
+    dialect_names = {spec.name for spec in plugin.dialects}
+    taken = {mode.name: f"wire {name}'s" for name, other in _WIRES.items() for mode in other.acceptance}
     for mode in plugin.acceptance:
-        problem = _mode_problem(wire, plugin.codec, mode, own, seen)
+        problem = _mode_problem(wire, plugin.codec, mode, dialect_names, taken, own)
         if problem is not None:
             return f"wire {wire}: {problem}"
-        seen.add(mode.name)
+        taken[mode.name] = "listed twice"
     return None
 
 
-def _mode_problem(wire: str, codec: Wire, mode: object, own: set[str], seen: set[str]) -> str | None:
+def _mode_problem(
+    wire: str, codec: Wire, mode: object, dialect_names: set[str], taken: dict[str, str], own: bool
+) -> str | None:
     if not isinstance(mode, AcceptanceMode):
         return f"an acceptance mode must be an AcceptanceMode, not a {type(mode).__name__}"
     base, _, variant = mode.name.partition(":") if isinstance(mode.name, str) else ("", "", "")
-    if base != wire or (variant and not _VARIANT.fullmatch(variant)) or mode.name.endswith(":"):
+    if own and isinstance(mode.name, str) and _NAME.fullmatch(mode.name):
+        pass  # xpeval's own modes keep the names its reports and docs use
+    elif base != wire or (variant and not _VARIANT.fullmatch(variant)) or mode.name.endswith(":"):
         return f"acceptance mode {mode.name!r} must be named {wire!r} or {wire + ':<variant>'!r}"
-    if mode.name in seen:
-        return f"acceptance mode {mode.name} is listed twice"
-    if mode.dialect not in own and not dialects.is_dialect(mode.dialect):
+    if mode.name in taken:
+        return f"acceptance mode {mode.name} is {taken[mode.name]}"
+    if mode.dialect not in dialect_names and not dialects.is_dialect(mode.dialect):
         return f"acceptance mode {mode.name} names an unknown dialect: {mode.dialect}"
     if mode.strict is not None and not isinstance(mode.strict, bool):
         return f"acceptance mode {mode.name}: strict must be True, False or None"
-    return _rules_problem(mode) or _layout_problem(codec, mode)
+    return _rules_problem(mode, own) or _layout_problem(codec, mode)
 
 
-def _rules_problem(mode: AcceptanceMode) -> str | None:
+def _rules_problem(mode: AcceptanceMode, own: bool) -> str | None:
+    if own and mode.profile is None and mode.max_tools is None:
+        return None  # the checker's own rule set of this name (evals/acceptance/checker/rules/)
     missing = [part for part in _PROFILE_PARTS if not _callables(getattr(mode.profile, part, None))]
     if missing:
         return (
@@ -245,35 +283,24 @@ def _callables(value: object) -> bool:
     return isinstance(value, tuple) and all(callable(item) for item in value)
 
 
-BUILTIN_WIRE_MODULES = {
-    "openai-chat": "xpeval.adapters.wires.openai_chat",
-    "openai-responses": "xpeval.adapters.wires.openai_responses",
-    "anthropic-messages": "xpeval.adapters.wires.anthropic",
-    "google-genai": "xpeval.adapters.wires.google",
-}
-"""Where each built-in wire's codec lives (`get_wire` imports them lazily)."""
-
-
 class WireWatch:
     """The wires and dialects as a plugin's import found them: which names exist (a plugin's
     wire is registered by xpeval from its entry point, never by the import itself) and what each
     one IS (`plugins.IdentityWatch`: its `WirePlugin`, its codec's class and every function of it
     and of its module, its dialects' passes and name rules). A plugin that replaces the bundled
     `mistral-chat` entry or wraps one of its codec's methods changes what every Mistral number
-    means; it is refused and what it changed put back. A built-in wire module the plugin's import
-    loaded for the first time is held to its own code (`_foreign_code`)."""
+    means; it is refused and what it changed put back. xpeval's own wires are registered before
+    any plugin loads, so each of their modules is watched as it was."""
 
     def __init__(self) -> None:
         self._wires = dict(_WIRES)
         self._dialects = dialects.snapshot()
-        self._modules_before = {m for m in BUILTIN_WIRE_MODULES.values() if m in sys.modules}
         roots: list[tuple[str, object]] = []
         for name, plugin in _WIRES.items():
             roots += [
                 (f"wire {name}", plugin),
                 (f"wire {name}", sys.modules.get(type(plugin.codec).__module__)),
             ]
-        roots += [(f"wire {name}", sys.modules.get(module)) for name, module in BUILTIN_WIRE_MODULES.items()]
         for name, rules in apply.RULES.items():
             roots += [
                 (f"dialect {name}", rules),
@@ -319,37 +346,15 @@ class WireWatch:
             for name, value in before.items():
                 if table.get(name, value) is not value:
                     found.setdefault(f"dialect {name}", []).append("its table entry")
-        for name, module in BUILTIN_WIRE_MODULES.items():
-            if module not in self._modules_before and module in sys.modules:
-                foreign = _foreign_code(sys.modules[module])
-                if foreign:
-                    found.setdefault(f"wire {name}", []).extend(foreign)
-                    del sys.modules[module]  # nothing to put back: the next use imports it afresh
         return found
 
 
-def _foreign_code(module: ModuleType) -> list[str]:
-    """The members of a built-in wire's codec whose code is not in xpeval's own files (a
-    plugin's wrapper), when the module was first imported by a plugin's import (nothing to
-    compare it with)."""
-    codec = getattr(module, "WIRE", None)
-    homes = [Path(p).resolve() for name in ("xpeval", "xpeval.adapters") for p in sys.modules[name].__path__]
-    foreign = [] if codec is not None and type(codec).__module__ == module.__name__ else ["WIRE"]
-    for cls in type(codec).__mro__[:-1]:
-        for member, value in vars(cls).items():
-            code = getattr(getattr(value, "__func__", value), "__code__", None)
-            path = Path(code.co_filename).resolve() if code is not None else None
-            if path is not None and not any(path.is_relative_to(home) for home in homes):
-                foreign.append(f"{cls.__qualname__}.{member}")
-    return foreign
-
-
 def load_bundled_wires() -> None:
-    """Register the wires xpeval ships as plugins (`BUNDLED_WIRES`); one that fails is xpeval's
-    bug, so it raises."""
+    """Register every wire xpeval ships (`BUNDLED_WIRES`); one that fails is xpeval's bug, so it
+    raises."""
     for target in BUNDLED_WIRES:
         module, _, attribute = target.partition(":")
-        register_wire(getattr(importlib.import_module(module), attribute), distribution=BUILTIN)
+        register_wire(getattr(importlib.import_module(module), attribute), distribution=plugins.BUILTIN)
 
 
 def load_wire_plugins(guards: Sequence[Callable[[], plugins.Guard]] = ()) -> list[str]:
@@ -360,7 +365,7 @@ def load_wire_plugins(guards: Sequence[Callable[[], plugins.Guard]] = ()) -> lis
     registered."""
     registered: list[str] = []
     reserved = (*wire_names(), *dialects.registered_dialects())
-    for plugin in plugins.load_plugins(WIRE_GROUP, reserved=reserved, guards=[WireWatch, *guards]):
+    for plugin in plugins.load_entry_points(WIRE_GROUP, reserved=reserved, guards=[WireWatch, *guards]):
         value = plugin.value
         if isinstance(value, WirePlugin) and getattr(value.codec, "name", None) != plugin.name:
             named = getattr(value.codec, "name", None)
@@ -369,7 +374,7 @@ def load_wire_plugins(guards: Sequence[Callable[[], plugins.Guard]] = ()) -> lis
             continue
         try:
             register_wire(value, distribution=plugin.distribution)  # type: ignore[arg-type]
-        except (WireError, dialects.DialectError) as exc:
+        except (WireError, DialectError) as exc:
             plugins.refuse(plugin, WIRE_GROUP, str(exc))
             continue
         registered.append(plugin.name)

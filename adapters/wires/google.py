@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Awaitable
 from functools import cache
 from typing import Any
 
@@ -27,17 +28,18 @@ from xpeval.adapters.contract import (
 )
 from xpeval.adapters.schema import PreparedTools
 from xpeval.adapters.wires._base import (
+    Codec,
     RenderedResponse,
+    ReplyAccumulator,
     body_model,
-    none_if_empty,
-    read_stream,
     retry_after_seconds,
     transport_error,
     validate_params,
 )
 from xpeval.adapters.wires._layout import ToolLayout
-from xpeval.adapters.wires._names import GOOGLE_GENAI
+from xpeval.adapters.wires.catalog import AcceptanceMode, WirePlugin
 from xpeval.adapters.wires.loop_rules import signature_bytes
+from xpeval.adapters.wires.loop_rules.google import GOOGLE_GENAI
 from xpeval.adapters.wires.loop_rules.google import RULES as REASONING_STATE
 from xpeval.adapters.wires.render import google as rendering
 
@@ -98,7 +100,7 @@ def _usage(meta: Any) -> Usage | None:
     )
 
 
-class GeminiAccumulator:
+class GeminiAccumulator(ReplyAccumulator):
     """Folds one response or a stream of chunks into a result.
 
     Gemini streams whole function calls (never argument fragments) and text in pieces; a
@@ -106,15 +108,9 @@ class GeminiAccumulator:
     """
 
     def __init__(self) -> None:
-        self.events = 0
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
+        super().__init__()
         self.calls: list[ToolCall] = []
         self.text_signature: str | None = None
-        self.finish: str | None = None
-        self.usage: Usage | None = None
-        self.response_id: str | None = None
-        self.model: str | None = None
         self.prompt_block: str | None = None
         self.chunks_with_content = 0
 
@@ -178,22 +174,17 @@ class GeminiAccumulator:
         data: JsonObject = {}
         if self.text_signature:
             data[WIRE_NAME] = {"text_thought_signature": self.text_signature}
-        return TurnResult(
-            text=none_if_empty("".join(self.text)),
-            reasoning=none_if_empty("".join(self.reasoning)),
-            tool_calls=list(self.calls),
-            finish_reason="error"
+        return self.reply(
+            list(self.calls),
+            "error"
             if error
             else (
                 "content_filter"
                 if self.finish is None and self.prompt_block
                 else normalize_finish(finish, bool(self.calls))
             ),
+            error,
             raw_finish_reason=finish,
-            usage=self.usage,
-            response_id=self.response_id,
-            model=self.model,
-            error=error,
             provider_data=data,
             status=200,
         )
@@ -279,10 +270,11 @@ def _contents_adapter() -> TypeAdapter[Any]:
     return TypeAdapter(list[types.Content])
 
 
-class GoogleGenAIWire:
+class GoogleGenAIWire(Codec):
     name: WireName = WIRE_NAME
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r":(stream)?[gG]enerateContent(\?|$)"),)
     reasoning_state = REASONING_STATE
+    stream_end = "a candidate's finishReason"
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         system, contents = _encode_contents(request, tools)
@@ -354,26 +346,16 @@ class GoogleGenAIWire:
         validate_params(_contents_adapter(), kwargs["contents"])
         types.GenerateContentConfig.model_validate(kwargs["config"])
 
-    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
-        call = {k: v for k, v in kwargs.items() if k != "stream"}
-        if kwargs.get("stream"):
-            return await read_stream(
-                client.models.generate_content_stream(**call),
-                GeminiAccumulator(),
-                self.error_from_exception,
-                "a candidate's finishReason",
-            )
-        accumulator = GeminiAccumulator()
-        try:
-            accumulator.add(await client.models.generate_content(**call))
-        except Exception as exc:
-            return TurnResult(error=self.error_from_exception(exc), finish_reason="error")
-        return accumulator.result()
+    async def call(self, client: Any, kwargs: JsonObject) -> Any:
+        return await client.models.generate_content(**_sdk_arguments(kwargs))
 
-    def decode(self, response: Any) -> TurnResult:
-        accumulator = GeminiAccumulator()
-        accumulator.add(response)
-        return accumulator.result()
+    def open_stream(self, client: Any, kwargs: JsonObject) -> Awaitable[Any]:
+        opened: Awaitable[Any] = client.models.generate_content_stream(**_sdk_arguments(kwargs))
+        return opened
+
+    def accumulator(self) -> GeminiAccumulator:
+        """A plain response folds as a stream of one chunk (`Codec.decode`)."""
+        return GeminiAccumulator()
 
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         from google.genai import errors
@@ -435,6 +417,11 @@ class GoogleGenAIWire:
         return rendering.render(result, model=model, stream=stream)
 
 
+def _sdk_arguments(kwargs: JsonObject) -> JsonObject:
+    """The encoded arguments as the SDK's calls take them: whether to stream is the call's name."""
+    return {k: v for k, v in kwargs.items() if k != "stream"}
+
+
 def _sse_from_json_array(body: bytes) -> bytes | None:
     """The chunks of a JSON-array stream body as SSE frames; None when the body is no such array."""
     if not body.lstrip().startswith(b"["):
@@ -462,3 +449,13 @@ def _retry_delay(details: Any) -> float | None:
 
 
 WIRE = GoogleGenAIWire()
+PLUGIN = WirePlugin(
+    codec=WIRE,
+    batch_api="xpeval.adapters.wires.batch.gemini:API",
+    acceptance=(
+        AcceptanceMode("gemini-parameters", "gemini-openapi"),
+        AcceptanceMode("gemini-json-schema", "gemini-json-schema"),
+    ),
+)
+"""The wire as `catalog.BUNDLED_WIRES` registers it; its acceptance modes are judged by the
+checker's rule sets of the same names (`evals/acceptance/checker/rules/`)."""

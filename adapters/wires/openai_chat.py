@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -29,19 +30,21 @@ from xpeval.adapters.exchange import current as current_exchange
 from xpeval.adapters.schema import PreparedTools
 from xpeval.adapters.wires._base import (
     BodyDescribedRequests,
+    Codec,
+    PendingCall,
     RenderedResponse,
+    ReplyAccumulator,
     error_fields,
     none_if_empty,
     not_the_wire,
     parse_arguments,
-    read_stream,
     stainless_error,
     validate_params,
 )
 from xpeval.adapters.wires._calls import wire_call_ids
 from xpeval.adapters.wires._layout import ToolLayout, listed_tools
-from xpeval.adapters.wires._names import OPENAI_CHAT
-from xpeval.adapters.wires.loop_rules.openai_chat import REASONING_FIELDS, kept_field
+from xpeval.adapters.wires.catalog import AcceptanceMode, WirePlugin
+from xpeval.adapters.wires.loop_rules.openai_chat import OPENAI_CHAT, REASONING_FIELDS, kept_field
 from xpeval.adapters.wires.loop_rules.openai_chat import RULES as REASONING_STATE
 from xpeval.adapters.wires.render import openai_chat as rendering
 
@@ -109,11 +112,8 @@ def _call(call_id: str | None, name: str, raw: str | None) -> ToolCall:
 
 
 @dataclass
-class _PendingCall:
+class _PendingCall(PendingCall):
     index: Any = None
-    id: str | None = None
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
 
     def looks_complete(self) -> bool:
         """Whether the argument text so far is a whole JSON value (checked only when a second
@@ -138,7 +138,7 @@ class _PendingCall:
         return False
 
 
-class ChatStreamAccumulator:
+class ChatStreamAccumulator(ReplyAccumulator):
     """Reassembles chat.completion.chunk events into whole calls, in the provider's order.
 
     A call is the pieces streamed at one index until another call's head arrives at it
@@ -148,18 +148,12 @@ class ChatStreamAccumulator:
     """
 
     def __init__(self) -> None:
-        self.events = 0
-        self.text: list[str] = []
+        super().__init__()
         self.refusal: list[str] = []
-        self.reasoning: list[str] = []
         self.reasoning_field: str | None = None
         self.calls: list[_PendingCall] = []
         self.open: dict[Any, _PendingCall] = {}
         """The call each index is currently streaming (`None`: pieces sent without an index)."""
-        self.finish: str | None = None
-        self.usage: Usage | None = None
-        self.response_id: str | None = None
-        self.model: str | None = None
 
     @property
     def terminal(self) -> bool:
@@ -219,21 +213,15 @@ class ChatStreamAccumulator:
             slot.arguments.append(function.arguments)
 
     def result(self, error: ProviderError | None = None) -> TurnResult:
-        calls = [_call(c.id, c.name, "".join(c.arguments)) for c in self.calls if c.name]
-        nameless = [c for c in self.calls if not c.name and (c.id or "".join(c.arguments).strip())]
+        calls = [_call(c.id, c.name, c.text) for c in self.calls if c.name]
+        nameless = [c for c in self.calls if not c.name and (c.id or c.text.strip())]
         if error is None and nameless:
             error = _nameless_call(nameless[0])
-        return TurnResult(
-            text=none_if_empty("".join(self.text)),
+        return self.reply(
+            calls,
+            "error" if error else normalize_finish(self.finish, bool(calls)),
+            error,
             refusal=none_if_empty("".join(self.refusal)),
-            reasoning=none_if_empty("".join(self.reasoning)),
-            tool_calls=calls,
-            finish_reason="error" if error else normalize_finish(self.finish, bool(calls)),
-            raw_finish_reason=self.finish,
-            usage=self.usage,
-            response_id=self.response_id,
-            model=self.model,
-            error=error,
             provider_data=_kept_reasoning(self.reasoning_field, "".join(self.reasoning)),
             status=200,
         )
@@ -293,10 +281,11 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
     return TypeAdapter(typed)
 
 
-class OpenAIChatWire(BodyDescribedRequests):
+class OpenAIChatWire(BodyDescribedRequests, Codec):
     name: WireName = OPENAI_CHAT
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/chat/completions/?(\?|$)"),)
     reasoning_state = REASONING_STATE
+    stream_end = "a choice's finish_reason or [DONE]"
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         ids = wire_call_ids(request.messages)
@@ -332,19 +321,15 @@ class OpenAIChatWire(BodyDescribedRequests):
     def validate_encoded(self, kwargs: JsonObject) -> None:
         validate_params(_params_adapter(bool(kwargs.get("stream"))), kwargs)
 
-    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
-        if not kwargs.get("stream"):
-            try:
-                response = await client.chat.completions.create(**kwargs)
-            except Exception as exc:
-                return TurnResult(error=self.error_from_exception(exc), finish_reason="error")
-            return self.decode(response)
-        return await read_stream(
-            client.chat.completions.create(**kwargs),
-            ChatStreamAccumulator(),
-            self.error_from_exception,
-            "a choice's finish_reason or [DONE]",
-        )
+    async def call(self, client: Any, kwargs: JsonObject) -> Any:
+        return await client.chat.completions.create(**kwargs)
+
+    def open_stream(self, client: Any, kwargs: JsonObject) -> Awaitable[Any]:
+        opened: Awaitable[Any] = client.chat.completions.create(**kwargs)
+        return opened
+
+    def accumulator(self) -> ChatStreamAccumulator:
+        return ChatStreamAccumulator()
 
     def decode(self, response: Any) -> TurnResult:
         without_choice = _without_choice(response)
@@ -423,3 +408,14 @@ def _body_error(body: Any) -> ProviderError:
 
 
 WIRE = OpenAIChatWire()
+PLUGIN = WirePlugin(
+    codec=WIRE,
+    batch_api="xpeval.adapters.wires.batch.openai:API",
+    acceptance=(
+        AcceptanceMode("openai-chat", "openai"),
+        AcceptanceMode("openai-chat-strict", "openai-strict", strict=True),
+        AcceptanceMode("moonshot", "moonshot"),
+    ),
+)
+"""The wire as `catalog.BUNDLED_WIRES` registers it; its acceptance modes are judged by the
+checker's rule sets of the same names (`evals/acceptance/checker/rules/`)."""

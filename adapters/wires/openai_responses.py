@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -28,17 +29,18 @@ from xpeval.adapters.contract import (
 from xpeval.adapters.schema import PreparedTools
 from xpeval.adapters.wires._base import (
     BodyDescribedRequests,
+    Codec,
     RenderedResponse,
     none_if_empty,
     not_the_wire,
     parse_arguments,
-    read_stream,
     stainless_error,
     validate_params,
 )
 from xpeval.adapters.wires._calls import wire_call_ids
 from xpeval.adapters.wires._layout import ToolLayout, listed_tools
-from xpeval.adapters.wires._names import OPENAI_RESPONSES
+from xpeval.adapters.wires.catalog import AcceptanceMode, WirePlugin
+from xpeval.adapters.wires.loop_rules.openai_responses import OPENAI_RESPONSES
 from xpeval.adapters.wires.loop_rules.openai_responses import RULES as REASONING_STATE
 from xpeval.adapters.wires.render import openai_responses as rendering
 
@@ -363,10 +365,11 @@ def _params_adapter(stream: bool) -> TypeAdapter[Any]:
     return TypeAdapter(typed)
 
 
-class OpenAIResponsesWire(BodyDescribedRequests):
+class OpenAIResponsesWire(BodyDescribedRequests, Codec):
     name: WireName = WIRE_NAME
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/responses/?(\?|$)"),)
     reasoning_state = REASONING_STATE
+    stream_end = "response.completed (or incomplete/failed)"
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         kwargs: JsonObject = {
@@ -401,19 +404,15 @@ class OpenAIResponsesWire(BodyDescribedRequests):
     def validate_encoded(self, kwargs: JsonObject) -> None:
         validate_params(_params_adapter(bool(kwargs.get("stream"))), kwargs)
 
-    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
-        if not kwargs.get("stream"):
-            try:
-                response = await client.responses.create(**kwargs)
-            except Exception as exc:
-                return TurnResult(error=self.error_from_exception(exc), finish_reason="error")
-            return self.decode(response)
-        return await read_stream(
-            client.responses.create(**kwargs),
-            ResponsesStreamAccumulator(),
-            self.error_from_exception,
-            "response.completed (or incomplete/failed)",
-        )
+    async def call(self, client: Any, kwargs: JsonObject) -> Any:
+        return await client.responses.create(**kwargs)
+
+    def open_stream(self, client: Any, kwargs: JsonObject) -> Awaitable[Any]:
+        opened: Awaitable[Any] = client.responses.create(**kwargs)
+        return opened
+
+    def accumulator(self) -> ResponsesStreamAccumulator:
+        return ResponsesStreamAccumulator()
 
     def decode(self, response: Any) -> TurnResult:
         if (
@@ -436,3 +435,13 @@ class OpenAIResponsesWire(BodyDescribedRequests):
 
 
 WIRE = OpenAIResponsesWire()
+PLUGIN = WirePlugin(
+    codec=WIRE,
+    batch_api="xpeval.adapters.wires.batch.openai:API",
+    acceptance=(
+        AcceptanceMode("openai-responses", "openai", strict=False),
+        AcceptanceMode("openai-responses-strict", "openai-strict", strict=True),
+    ),
+)
+"""The wire as `catalog.BUNDLED_WIRES` registers it; its acceptance modes are judged by the
+checker's rule sets of the same names (`evals/acceptance/checker/rules/`)."""

@@ -34,20 +34,7 @@ _EXPORTS = {
     "read_tools": "xpeval.evals.acceptance.sources.tool_files",
 }
 
-__all__ = [
-    "FORMS",
-    "CorpusSchema",
-    "FidelityResult",
-    "FoundTool",
-    "PairResult",
-    "ToolsInputError",
-    "measure_corpus",
-    "measure_fidelity",
-    "measure_pair",
-    "measure_tools",
-    "read_mcp_tools",
-    "read_tools",
-]
+__all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 

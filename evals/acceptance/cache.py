@@ -169,7 +169,9 @@ def ensure_report(
         reason = "no key of an earlier report"
     say(f"schema acceptance: measuring ({reason})")
     rows = measure_default(corpus, adapters, examples=examples, seconds=seconds)
-    written = write_acceptance_report(pairs_frame(rows), reports_dir, str(corpus))
+    written = write_acceptance_report(
+        pairs_frame(rows), reports_dir, str(corpus), measured_by="xpeval run --schema-report"
+    )
     record = {"key": key, "reports": {kind: _digest(path) for kind, path in written.items()}, "parts": parts}
     _write_atomically(key_path, json.dumps(record, indent=1, sort_keys=True) + "\n")
     return written["md"], True

@@ -29,7 +29,7 @@ from xpeval.adapters.wires import get_wire
 from xpeval.evals.acceptance.checker import Violation, check, definitions_in_request, mode_for, sent_schema
 from xpeval.evals.acceptance.checker.walk import json_depth
 from xpeval.evals.acceptance.fidelity import ArgumentMappings, InstanceCache, measure_fidelity
-from xpeval.evals.acceptance.sources.tool_files import Form, FoundTool, read_tools, tool_at, tool_files
+from xpeval.evals.acceptance.sources.tool_files import Form, FoundTool, read_tools, tool_at
 
 Verdict = Literal["as-is", "rewritten", "refused"]
 
@@ -92,10 +92,6 @@ class CorpusSchema:
     """Why there is no tool (a caller's own entry; the readers raise instead)."""
     source: str | None = None
     form: Form | None = None
-
-
-corpus_files = tool_files
-"""Every schema file under a folder (recursive `*.json`, MANIFEST/README excluded)."""
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -11,6 +11,7 @@ import pandas as pd
 
 from xpeval.adapters.schema import FORM_ACTIONS, Loss
 from xpeval.evals.acceptance.measure import PairResult
+from xpeval.evals.acceptance.outcomes import OUTCOME_LABELS, outcome_legend
 
 EXACT_ACTIONS: frozenset[str] = FORM_ACTIONS
 """Loss entries that change a schema's form, not its meaning."""
@@ -280,17 +281,17 @@ def to_markdown(pairs: pd.DataFrame, corpus: str) -> str:
         "",
         f"> {PROVENANCE}",
         "",
-        f"Corpus: `{corpus}`; {pairs['schema'].nunique()} schemas x {pairs['adapter'].nunique()} adapters.",
+        f"Tools from `{corpus}`; {pairs['schema'].nunique()} tools x {pairs['adapter'].nunique()} adapters.",
         "",
-        "`sent_with_violations`: pairs the adapter would send although a published rule refuses them "
-        "(should be 0). `lossy_validation`: pairs sent with a loss that changes what a validator accepts; "
-        "`lossy_guidance_only`: pairs whose losses only change what the model is told. "
+        f"Tools per adapter: {outcome_legend()} (`violating` should be 0). "
         "`false_rejections`: generated calls valid under the original schema that the "
         "sent schema refuses; `narrowed`: the same, but explained by a narrowing the adapter reported; "
         "`mean_loss_rate`: share of calls valid under the sent schema that the original forbids; "
         "`silent_changes`: pairs whose measured change no reported loss accounts for (should be 0).",
         "",
-        table.to_markdown(index=False, floatfmt=".3f") if not table.empty else "(no pairs)",
+        table.rename(columns={"pairs": "tools", **OUTCOME_LABELS}).to_markdown(index=False, floatfmt=".3f")
+        if not table.empty
+        else "(no pairs)",
         "",
     ]
     remaining = remaining_violations(pairs)
@@ -329,10 +330,18 @@ def _escape(text: str) -> str:
     return text.replace("\n", " ").replace("|", "\\|")
 
 
-def write_acceptance_report(pairs: pd.DataFrame, directory: Path, corpus: str) -> dict[str, Path]:
-    """reports/schema_acceptance.{csv,md}."""
+MEASURED_COLUMNS = ("tools_from", "measured_by")
+"""Written with every pair (last, after `PAIR_COLUMNS`): where the tools came from and the command
+that measured them, so a reader of the csv (the HTML report) says which tools it shows."""
+
+
+def write_acceptance_report(
+    pairs: pd.DataFrame, directory: Path, corpus: str, *, measured_by: str
+) -> dict[str, Path]:
+    """reports/schema_acceptance.{csv,md}: `corpus` says where the tools came from, `measured_by`
+    the command that measured them (both written into every csv row)."""
     directory.mkdir(parents=True, exist_ok=True)
     paths = {"csv": directory / "schema_acceptance.csv", "md": directory / "schema_acceptance.md"}
-    pairs.to_csv(paths["csv"], index=False)
+    pairs.assign(tools_from=corpus, measured_by=measured_by).to_csv(paths["csv"], index=False)
     paths["md"].write_text(to_markdown(pairs, corpus), encoding="utf-8")
     return paths

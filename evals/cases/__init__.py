@@ -28,27 +28,7 @@ _EXPORTS = {
     "value_acceptable": "xpeval.evals.cases.acceptable",
 }
 
-__all__ = [
-    "BUILTIN_DIR",
-    "CATEGORIES",
-    "OPTIONAL",
-    "Case",
-    "Category",
-    "Decision",
-    "Expected",
-    "ExpectedCall",
-    "FollowUp",
-    "LoadedCase",
-    "ScriptedOutput",
-    "ScriptedToolError",
-    "Turn",
-    "UnscriptedCallError",
-    "load_case_file",
-    "load_cases",
-    "normalize_string",
-    "scripted_handler",
-    "value_acceptable",
-]
+__all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 

@@ -4,8 +4,9 @@ An expected argument is a list of alternatives; a value is acceptable when it ma
 - strings match after BFCL's normalization (spaces and `,./-_*^` removed, lower case, `'`
   read as `"`), so "April 1, 2024" and "april 1 2024" are the same answer;
 - numbers match by value: an int is accepted where a float is expected and the other way
-  round (JSON has one number type, so `5` and `5.0` are one value; BFCL's Python checker also
-  rejects `5.0` for an integer parameter, which only penalizes how a provider serializes);
+  round (JSON has one number type, so `5` and `5.0` are one value; BFCL's Python checker
+  rejects `5.0` for an integer parameter, which only penalizes how a provider serializes, so
+  only cases imported from BFCL are judged that way: `xpeval.evals.verdict.bfcl_types`);
 - booleans are not numbers: `true` never matches `1`, and `1` never matches `true`;
 - `null` matches only `null`;
 - a list matches a list alternative of the same length element by element (order counts);

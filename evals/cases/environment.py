@@ -5,17 +5,19 @@ not by matching calls: each turn's `expected.ground_truth` is executed on fresh 
 states compared, as BFCL's multi-turn checker does (docs/cases.md, "Tool environments").
 
 A case file never names code to import: `kind` picks a family of classes xpeval knows, and
-`classes` names classes of that family. The one family today is `bfcl`, the API classes shipped in
-the `bfcl-eval` package (`BFCL_CLASSES`); the package is an optional install, never copied here.
+`classes` names classes of that family (`ENVIRONMENT_CLASSES`). Two families: `bfcl`, the API
+classes shipped in the `bfcl-eval` package (`BFCL_CLASSES`; an optional install, never copied
+here), and `retail`, xpeval's own store written from τ-bench's published retail domain
+(`xpeval.evals.runtime.retail`, docs/cases.md "Task cases").
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-EnvironmentKind = Literal["bfcl"]
+EnvironmentKind = Literal["bfcl", "retail"]
 
 _BFCL_SOURCE = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 BFCL_CLASSES: dict[str, str] = {
@@ -31,6 +33,14 @@ BFCL_CLASSES: dict[str, str] = {
 """The multi-turn API classes of bfcl-eval and their modules (the package's own
 `CLASS_FILE_PATH_MAPPING`, less the web-search and memory backends, which need network or
 heavy dependencies)."""
+
+RETAIL_CLASSES: dict[str, str] = {"RetailStore": "xpeval.evals.runtime.retail"}
+"""xpeval's retail store (τ-bench's retail domain: users, orders, products), part of xpeval."""
+RETAIL_TABLES = ("users", "orders", "products")
+"""What a retail `initial_state` may replace records of (by id)."""
+
+ENVIRONMENT_CLASSES: dict[str, dict[str, str]] = {"bfcl": BFCL_CLASSES, "retail": RETAIL_CLASSES}
+"""Per family (`kind`), its classes and their modules: the only code a case file can name."""
 
 BFCL_INSTALL_HINT = (
     "install it with: pip install --no-deps bfcl-eval==2026.3.23 mpmath "
@@ -69,15 +79,23 @@ class Environment(BaseModel):
     steps_per_turn: int = Field(default=BFCL_STEPS_PER_TURN, ge=1, le=100)
     """Model steps with calls allowed per user turn; one more that calls again ends the episode."""
 
-    @field_validator("classes")
-    @classmethod
-    def _known_classes(cls, classes: list[str]) -> list[str]:
-        for name in classes:
-            if name not in BFCL_CLASSES:
-                raise ValueError(f"{name!r} is not a bfcl environment class ({', '.join(BFCL_CLASSES)})")
-        if len(set(classes)) != len(classes):
+    @model_validator(mode="after")
+    def _known_classes(self) -> Environment:
+        family = ENVIRONMENT_CLASSES[self.kind]
+        for name in self.classes:
+            if name not in family:
+                raise ValueError(f"{name!r} is not a {self.kind} environment class ({', '.join(family)})")
+        if len(set(self.classes)) != len(self.classes):
             raise ValueError("a class is listed twice")
-        return classes
+        if self.kind == "retail":  # xpeval's own store: its tables are known before a run
+            for name, state in self.initial_state.items():
+                if name not in self.classes:
+                    raise ValueError(f"initial_state.{name}: not a class of this environment")
+                unknown = ", ".join(sorted(set(state) - set(RETAIL_TABLES)))
+                if unknown:
+                    known = ", ".join(RETAIL_TABLES)
+                    raise ValueError(f"initial_state.{name}: unknown tables {unknown} (known: {known})")
+        return self
 
 
 __all__ = [
@@ -85,6 +103,9 @@ __all__ = [
     "BFCL_INSTALL_HINT",
     "BFCL_STATELESS",
     "BFCL_STEPS_PER_TURN",
+    "ENVIRONMENT_CLASSES",
+    "RETAIL_CLASSES",
+    "RETAIL_TABLES",
     "Environment",
     "EnvironmentCall",
     "EnvironmentKind",

@@ -29,8 +29,8 @@ from typing import Annotated, Any, Union, get_args, get_origin
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from xpeval.errors import UserError
 from xpeval.evals.cases.model import Case, Category
-from xpeval.evals.errors import UserError
 from xpeval.evals.project import input_limits
 from xpeval.evals.untrusted import InputLimits, InputRefused, load_yaml, read_bounded
 
@@ -254,12 +254,24 @@ def case_problems(exc: ValidationError, raw: Any) -> list[str]:
     """Each error of a case as the case file states it: `field: what is wrong; what is allowed`,
     the field as written in the file (`expected.calls[0].arguments.order_id`), duplicates once."""
     lines: list[str] = []
-    for error in exc.errors(include_url=False):
+    for error in _one_problem_each(exc.errors(include_url=False)):
         path, wrong = _problem(error, raw)
         line = f"{_field(path)}: {wrong}" if path else wrong
         if line not in lines:
             lines.append(line)
     return lines
+
+
+def _one_problem_each(errors: list[Any]) -> Iterator[Any]:
+    """pydantic's errors, a case's rules relating its fields split into one error a problem
+    (`Case._consistent` reports them all, a line each)."""
+    for error in errors:
+        message = str(error["msg"])
+        if error["type"] != "value_error" or "\n" not in message:
+            yield error
+            continue
+        for line in message.removeprefix("Value error, ").splitlines():
+            yield {**error, "msg": line}
 
 
 _PATH_PREFIX = re.compile(r"^([A-Za-z_][\w-]*(?:(?:\.[\w-]+)|(?:\[\d+\]))*): (.+)$", re.DOTALL)

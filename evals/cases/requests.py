@@ -29,8 +29,8 @@ from pydantic import ValidationError
 
 from xpeval.adapters.schema.safe_json import JsonDepthError, loads
 from xpeval.adapters.wires.openai_chat_request import request_from_body
+from xpeval.errors import UserError
 from xpeval.evals.cases.model import Case
-from xpeval.evals.errors import UserError
 from xpeval.evals.untrusted import InputLimits, InputRefused, check_json_values, json_lines
 
 MAX_LINE_DEPTH = 200

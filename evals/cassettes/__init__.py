@@ -9,7 +9,7 @@ from xpeval._lazy import lazy_exports
 
 _EXPORTS = {
     "PLACEHOLDER": "xpeval.evals.scrub",
-    "CassetteError": "xpeval.evals.cassettes.format",
+    "CassetteError": "xpeval.errors",
     "CassetteMeta": "xpeval.evals.cassettes.meta",
     "CassetteMiss": "xpeval.evals.cassettes.binding",
     "CassetteStore": "xpeval.evals.cassettes.store",
@@ -25,33 +25,19 @@ _EXPORTS = {
     "record_command": "xpeval.evals.cassettes.binding",
 }
 
-__all__ = [
-    "PLACEHOLDER",
-    "BoundCassette",
-    "CassetteError",
-    "CassetteMeta",
-    "CassetteMiss",
-    "CassetteStore",
-    "CassetteTransport",
-    "Interaction",
-    "Mode",
-    "Scrubber",
-    "Source",
-    "bind_cassette",
-    "load_cassette",
-    "load_interactions",
-    "record_command",
-]
+__all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
-if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
+if TYPE_CHECKING:
+    from xpeval.errors import (
+        CassetteError as CassetteError,
+    )  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
     from xpeval.evals.cassettes.binding import BoundCassette as BoundCassette
     from xpeval.evals.cassettes.binding import CassetteMiss as CassetteMiss
     from xpeval.evals.cassettes.binding import CassetteTransport as CassetteTransport
     from xpeval.evals.cassettes.binding import bind_cassette as bind_cassette
     from xpeval.evals.cassettes.binding import record_command as record_command
-    from xpeval.evals.cassettes.format import CassetteError as CassetteError
     from xpeval.evals.cassettes.format import Interaction as Interaction
     from xpeval.evals.cassettes.format import load_cassette as load_cassette
     from xpeval.evals.cassettes.format import load_interactions as load_interactions

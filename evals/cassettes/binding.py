@@ -3,7 +3,7 @@
 vcrpy's `use_cassette` patches httpx2's transport classes for the whole process, which breaks
 when the runner replays many cassettes at once in asyncio tasks. Here a cassette is bound to a
 single adapter instead: `CassetteTransport` is the httpx2 transport handed to that adapter's SDK
-client (`AdapterSettings(transport=episode.transport)`), and it runs vcrpy's own request
+client (`AdapterSettings(transport=bound.transport)`), and it runs vcrpy's own request
 handler (`vcr_handle_async_request`) around one `IndexedCassette`.
 
 Rules enforced:
@@ -33,21 +33,18 @@ from vcr.stubs.httpx_stubs import vcr_handle_async_request
 
 from xpeval.adapters import connection_pool
 from xpeval.adapters.contract import ProviderError
+from xpeval.errors import CassetteError
 from xpeval.evals.cassettes.cassette import IndexedCassette, load_recording
-from xpeval.evals.cassettes.format import CassetteError
 from xpeval.evals.cassettes.matching import RequestKey, closest, describe, request_diff, requests_fingerprint
-from xpeval.evals.cassettes.meta import META_KEY, CassetteMeta, Mode, Source
+from xpeval.evals.cassettes.meta import META_KEY, TARGET_OF_SOURCE, CassetteMeta, Delivery, Mode, Source
 from xpeval.evals.cassettes.store import CassetteStore
 from xpeval.evals.scrub import Scrubber, install_log_filter, known_secrets
 from xpeval.evals.version import xpeval_version
 
-TARGET_OF_SOURCE = {"live": "provider", "local-model": "local-model", "emulated": "emulator"}
-"""The `xpeval run --target` that records a cassette of each source."""
-
 
 def record_command(
     adapter_id: str,
-    case_id: str,
+    episode_id: str,
     *,
     model: str | None = None,
     source: Source | None = None,
@@ -57,7 +54,7 @@ def record_command(
     target it was recorded from, its model, and `flags` (the run's --case-dir, --cassettes)."""
     from xpeval.evals.results.run_plan import split_episode_id
 
-    case, trial = split_episode_id(case_id)
+    case, trial = split_episode_id(episode_id)
     parts = ["xpeval", "run", "--mode", "record", "--adapters", adapter_id, "--cases", case]
     if trial:
         parts += ["--repeat", str(trial + 1)]
@@ -116,20 +113,20 @@ class CassetteTransport(httpx2.AsyncBaseTransport):
     """An httpx2 transport that answers from one cassette (and records through `upstream`)."""
 
     def __init__(
-        self, episode: BoundCassette, cassette: IndexedCassette, upstream: httpx2.AsyncBaseTransport | None
+        self, bound: BoundCassette, cassette: IndexedCassette, upstream: httpx2.AsyncBaseTransport | None
     ) -> None:
-        self.episode = episode
+        self.bound = bound
         self.cassette = cassette
         self.upstream = upstream
         self._handle = vcr_handle_async_request(cassette, _forward, httpx2)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        self.episode.requests_seen += 1
+        self.bound.requests_seen += 1
         seen = request if self.upstream is not None else _ReplayView(request)
         try:
             response: httpx2.Response = await self._handle(self, seen)
         except CannotOverwriteExistingCassetteException as exc:
-            raise CassetteMiss(self.episode.note_miss(exc.failed_request)) from None
+            raise CassetteMiss(self.bound.note_miss(exc.failed_request)) from None
         return response
 
     async def aclose(self) -> None:
@@ -140,13 +137,13 @@ class CassetteTransport(httpx2.AsyncBaseTransport):
 class _RefusingTransport(httpx2.AsyncBaseTransport):
     """Replay without a usable cassette (absent or unreadable): every request is a miss."""
 
-    def __init__(self, episode: BoundCassette) -> None:
-        self.episode = episode
+    def __init__(self, bound: BoundCassette) -> None:
+        self.bound = bound
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        self.episode.requests_seen += 1
-        self.episode.refused += 1
-        raise CassetteMiss(f"{self.episode.cassette_path}: {self.episode.open_problem}")
+        self.bound.requests_seen += 1
+        self.bound.requests_without_cassette += 1
+        raise CassetteMiss(f"{self.bound.cassette_path}: {self.bound.open_problem}")
 
 
 class BoundCassette:
@@ -159,7 +156,7 @@ class BoundCassette:
         self,
         *,
         adapter_id: str,
-        case_id: str,
+        episode_id: str,
         mode: Mode,
         source: Source,
         model: str,
@@ -167,9 +164,10 @@ class BoundCassette:
         flags: Sequence[str] = (),
         text_calls: bool = False,
         case_digest: str | None = None,
+        delivery: Delivery = "online",
     ) -> None:
         self.adapter_id = adapter_id
-        self.case_id = case_id
+        self.episode_id = episode_id
         self.mode = mode
         self.source = source
         self.model = model
@@ -180,11 +178,13 @@ class BoundCassette:
         """Whether the adapter reads calls written as text (saved in the metadata)."""
         self.case_digest = case_digest
         """An emulated episode: the digest of the case its answers are rendered from (saved)."""
+        self.delivery: Delivery = delivery
+        """How its responses were asked for (saved): online, or through a Batch API."""
         self.transport = None
         self.cassette: IndexedCassette | None = None
         self.open_problem: str | None = None
         self.requests_seen = 0
-        self.refused = 0
+        self.requests_without_cassette = 0
         self._misses: list[_Miss] = []
         self._replaced_meta = False
         self._result: list[str] | None = None
@@ -192,13 +192,13 @@ class BoundCassette:
     @property
     def record_command(self) -> str:
         return record_command(
-            self.adapter_id, self.case_id, model=self.model, source=self.source, flags=self.flags
+            self.adapter_id, self.episode_id, model=self.model, source=self.source, flags=self.flags
         )
 
     @property
     def has_misses(self) -> bool:
         """Whether a request found no recorded answer (a cassette problem, not a provider fault)."""
-        return bool(self._misses) or self.refused > 0
+        return bool(self._misses) or self.requests_without_cassette > 0
 
     def note_miss(self, request: VcrRequest) -> str:
         """Remember an unanswered request; the short message raised inside the transport."""
@@ -294,11 +294,12 @@ class BoundCassette:
             model=self.model,
             recorded_at=datetime.now(UTC),
             adapter=self.adapter_id,
-            case=self.case_id,
+            case=self.episode_id,
             xpeval_version=xpeval_version(),
             fingerprint=requests_fingerprint(keys),
             text_calls=self.text_calls,
             case_digest=self.case_digest if self.source == "emulated" else None,
+            delivery=self.delivery,
         )
         try:
             cassette.save_interactions(used, {META_KEY: meta.model_dump(mode="json")})
@@ -343,7 +344,7 @@ def _case_changed(recorded: object, digest: str | None) -> bool:
 def bind_cassette(
     store: CassetteStore,
     adapter_id: str,
-    case_id: str,
+    episode_id: str,
     mode: Mode | str,
     *,
     source: Source,
@@ -354,6 +355,7 @@ def bind_cassette(
     flags: Sequence[str] = (),
     text_calls: bool = False,
     case_digest: str | None = None,
+    delivery: Delivery = "online",
 ) -> BoundCassette:
     """Bind the cassette of (adapter, case) to a transport for one episode.
 
@@ -369,10 +371,10 @@ def bind_cassette(
     (kept; in replay, a recording of another case is refused as "changed since recorded").
     """
     mode = Mode(mode)
-    path = None if mode is Mode.LIVE else store.path(adapter_id, case_id, model)
-    episode = BoundCassette(
+    path = None if mode is Mode.LIVE else store.path(adapter_id, episode_id, model)
+    bound = BoundCassette(
         adapter_id=adapter_id,
-        case_id=case_id,
+        episode_id=episode_id,
         mode=mode,
         source=source,
         model=model,
@@ -380,9 +382,10 @@ def bind_cassette(
         flags=flags,
         text_calls=text_calls,
         case_digest=case_digest,
+        delivery=delivery,
     )
     if path is None:
-        return episode
+        return bound
     install_log_filter()
     if mode is Mode.REPLAY:
         # Nothing is written in replay: the explicit secrets only keep matching and problem texts
@@ -391,37 +394,37 @@ def bind_cassette(
         try:
             recording = load_recording(path)
         except CassetteError as exc:
-            episode.open_problem = f"cannot read the cassette ({exc})"
-            episode.transport = _RefusingTransport(episode)
-            return episode
+            bound.open_problem = f"cannot read the cassette ({exc})"
+            bound.transport = _RefusingTransport(bound)
+            return bound
         if recording is None:
-            episode.open_problem = f"no cassette for adapter {adapter_id} and case {case_id}"
-            episode.transport = _RefusingTransport(episode)
-            return episode
+            bound.open_problem = f"no cassette for adapter {adapter_id} and case {episode_id}"
+            bound.transport = _RefusingTransport(bound)
+            return bound
         raw = recording.metadata.get(META_KEY)
         raw = raw if isinstance(raw, dict) else {}
         if raw.get("source") == "emulated" and _case_changed(raw.get("case_digest"), case_digest):
-            episode.open_problem = (
-                f"case {case_id} changed since it was recorded (the emulator's answers were "
+            bound.open_problem = (
+                f"case {episode_id} changed since it was recorded (the emulator's answers were "
                 "rendered from the case as it was then)"
             )
-            episode.transport = _RefusingTransport(episode)
-            return episode
-        episode.cassette = IndexedCassette(
+            bound.transport = _RefusingTransport(bound)
+            return bound
+        bound.cassette = IndexedCassette(
             path, record_mode=RecordMode.NONE, scrubber=scrubber, recording=recording
         )
-        episode.transport = CassetteTransport(episode, episode.cassette, upstream=None)
-        return episode
+        bound.transport = CassetteTransport(bound, bound.cassette, upstream=None)
+        return bound
     scrubber = Scrubber([*secrets, *known_secrets()])
     recording, replaced = (
         (None, True) if refresh else _existing_for_record(path, source, model, text_calls, case_digest)
     )
-    episode._replaced_meta = replaced
-    episode.cassette = IndexedCassette(
+    bound._replaced_meta = replaced
+    bound.cassette = IndexedCassette(
         path, record_mode=RecordMode.NEW_EPISODES, scrubber=scrubber, recording=recording
     )
-    episode.transport = CassetteTransport(episode, episode.cassette, upstream or connection_pool())
-    return episode
+    bound.transport = CassetteTransport(bound, bound.cassette, upstream or connection_pool())
+    return bound
 
 
 def recording_fault(cassette: object, error: ProviderError | None) -> str | None:

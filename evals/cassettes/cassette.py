@@ -28,7 +28,8 @@ from vcr.request import Request as VcrRequest
 from vcr.serialize import serialize
 from vcr.serializers import yamlserializer
 
-from xpeval.evals.cassettes.format import CassetteError, Interaction, load_interactions, read_document
+from xpeval.errors import CassetteError
+from xpeval.evals.cassettes.format import Interaction, load_interactions, read_document
 from xpeval.evals.cassettes.matching import VCR_MATCH_ON, RequestKey, request_key
 from xpeval.evals.project import input_limits
 from xpeval.evals.scrub import Scrubber
@@ -195,10 +196,6 @@ class IndexedCassette(Cassette):  # type: ignore[misc]  # vcrpy ships no type in
     def _positions(self, key: RequestKey) -> Iterator[int]:
         yield from self._loaded_index.get(key, ())
         yield from self._new_index.get(key, ())
-
-    def _responses(self, request: VcrRequest) -> Iterator[tuple[int, dict[str, Any]]]:
-        for position in self._positions(self.key_of(request)):
-            yield position, self.data[position][1]
 
     def _unplayed(self, request: VcrRequest) -> int | None:
         for position in self._positions(self.key_of(request)):

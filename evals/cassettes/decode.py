@@ -11,9 +11,9 @@ from xpeval.adapters.adapter import AdapterSettings
 from xpeval.adapters.contract import ProviderError, ToolCall, TurnResult, WireName
 from xpeval.adapters.registry import create_adapter, direct_adapter_for_wire
 from xpeval.adapters.wires import Wire, wire_for_path, wire_names
+from xpeval.errors import UserError
 from xpeval.evals.cassettes.format import Interaction
 from xpeval.evals.cassettes.ordered_replay import InOrderReplay
-from xpeval.evals.errors import UserError
 
 
 def infer_wire(uri: str) -> WireName:

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import CassetteError
 from xpeval.evals.project import input_limits
 from xpeval.evals.untrusted import (
     DecodeBudget,
@@ -34,10 +34,6 @@ from xpeval.evals.untrusted import (
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader; the pure-Python one (same result, slower) where libyaml is missing."""
-
-
-class CassetteError(UserError):
-    """A cassette that cannot be read, with the file and the reason."""
 
 
 @dataclass

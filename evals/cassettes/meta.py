@@ -34,6 +34,19 @@ class Mode(StrEnum):
 Source = Literal["live", "local-model", "emulated"]
 """Where recorded responses came from: a real provider, the local model server, or the emulator."""
 
+TargetKind = Literal["provider", "local-model", "emulator"]
+"""Where an episode's requests go (`xpeval run --target`)."""
+
+TARGET_OF_SOURCE: dict[Source, TargetKind] = {
+    "live": "provider",
+    "local-model": "local-model",
+    "emulated": "emulator",
+}
+"""The target that records a cassette of each source (and that replays it as it was recorded)."""
+
+
+Delivery = Literal["online", "batch"]
+
 
 class CassetteMeta(BaseModel):
     """The provenance of one recorded episode."""
@@ -57,6 +70,11 @@ class CassetteMeta(BaseModel):
     """An emulated recording: sha256 of the case it was rendered from (`case_digest`), so a
     case edited since (its expected answer, say) is told apart from a pipeline bug. None for
     other sources, whose answers are the model's, and for recordings made before the field."""
+
+    delivery: Delivery = "online"
+    """How the responses were asked for: one request at a time, or through the provider's Batch
+    API (`xpeval run --batch`: a whole reply, never streamed, at the batch price; docs/batch.md).
+    A batch recording replays like an online one."""
 
     def age_days(self, now: datetime) -> float:
         return (now - self.recorded_at).total_seconds() / 86400.0

@@ -13,8 +13,8 @@ from urllib.parse import quote, unquote
 
 from pydantic import ValidationError
 
+from xpeval.errors import CassetteError
 from xpeval.evals.cassettes.cassette import load_recording
-from xpeval.evals.cassettes.format import CassetteError
 from xpeval.evals.cassettes.meta import META_KEY, CassetteMeta, Source
 
 SUFFIX = ".yaml"
@@ -33,12 +33,13 @@ class CassetteStore:
     def __init__(self, root: Path = Path("cassettes")) -> None:
         self.root = Path(root)
 
-    def path(self, adapter_id: str, case_id: str, model: str) -> Path:
+    def path(self, adapter_id: str, episode_id: str, model: str) -> Path:
+        """Where an episode's cassette lives; its id is the case's, `@<trial>` after the first."""
         return (
             self.root
             / _checked_name("adapter", adapter_id)
             / model_folder(model)
-            / f"{_checked_name('case', case_id)}{SUFFIX}"
+            / f"{_checked_name('case', episode_id)}{SUFFIX}"
         )
 
     def models(self, adapter_id: str) -> list[str]:

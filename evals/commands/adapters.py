@@ -20,7 +20,8 @@ def register(subparsers: Any) -> None:
         "--capabilities",
         action="store_true",
         help="the capability matrix: tool_choice modes, parallel calls, streamed calls, strict schemas, "
-        "the reasoning state each keeps and sends back, the call ids it takes in a handoff, dialect",
+        "the reasoning state each keeps and sends back, the call ids it takes in a handoff and what it "
+        "keeps, converts or drops of another provider's history, dialect",
     )
     parser.set_defaults(handler=run)
 
@@ -28,7 +29,9 @@ def register(subparsers: Any) -> None:
 def capability_rows() -> list[dict[str, Any]]:
     """One row per adapter: what its registry entry (or the nearest parent's) declares."""
     from xpeval.adapters.registry import ADAPTER_REGISTRY, effective_contract
+    from xpeval.adapters.wires.handoff import declared_behaviour
     from xpeval.adapters.wires.handoff_ids import FORMATS
+    from xpeval.evals.handoff.switch import party_of
 
     rows = []
     for adapter_id in ADAPTER_REGISTRY:
@@ -41,9 +44,14 @@ def capability_rows() -> list[dict[str, Any]]:
                 "schema_dialect": contract.schema_dialect,
                 **contract.capabilities.row(),
                 "handoff_call_ids": call_ids.pattern.pattern if call_ids else None,
+                "handoff": declared_behaviour(party_of(adapter_id)),
             }
         )
     return rows
+
+
+_EVERY_ADAPTER = ("call ids", "signed state", "reasoning text")
+"""Handoff behaviours every adapter shares (in the JSON): the table shows the others."""
 
 
 def _show_capabilities(as_json: bool) -> int:
@@ -67,9 +75,12 @@ def _show_capabilities(as_json: bool) -> int:
         "strict",
         "reasoning state",
         "call ids taken (handoff)",
+        "foreign history (handoff)",
         title="What each adapter supports: tool_choice modes, parallel calls, streamed tool calls, strict "
         "schemas, the reasoning state it sends back between turns (declared in the registry, checked by "
-        "the conformance suite), the call ids a conversation handed to it is given",
+        "the conformance suite), the call ids a conversation handed to it is given and what another "
+        "provider's history gets beyond its ids and its signed state dropped (docs/provider-loop-rules.md, "
+        "Handoff)",
     )
     for row in rows:
         table.add_row(
@@ -80,7 +91,15 @@ def _show_capabilities(as_json: bool) -> int:
             *("yes" if row[k] else "no" for k in ("parallel_calls", "streamed_tool_calls", "strict_schemas")),
             ", ".join(row["reasoning_state"]) or "-",
             escape(row["handoff_call_ids"] or "kept as they are"),  # a pattern's [...] is not markup
+            "\n".join(
+                f"{what}: {action.split(' (')[0]}"
+                for what, action in row["handoff"].items()
+                if what not in _EVERY_ADAPTER
+            ),
         )
+    call_ids = table.columns[-2]  # a pattern cut short says nothing: never elided
+    call_ids.no_wrap = True
+    call_ids.min_width = max(len(str(cell)) for cell in call_ids.cells)
     print_table(table, whole=3)
     return 0
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 
 if TYPE_CHECKING:
     from xpeval.evals.cases.bfcl_data import Converted

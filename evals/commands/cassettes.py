@@ -18,7 +18,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 
 SUMMARY = "check recorded cassettes against today's adapters"
 """What `xpeval --help` says of this command."""

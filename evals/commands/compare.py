@@ -73,7 +73,7 @@ def register(subparsers: Any) -> None:
 
 
 def check_fractions(args: argparse.Namespace, names: tuple[str, ...]) -> None:
-    from xpeval.evals.errors import UserError
+    from xpeval.errors import UserError
 
     for name in names:
         value = getattr(args, name, None)
@@ -81,44 +81,25 @@ def check_fractions(args: argparse.Namespace, names: tuple[str, ...]) -> None:
             raise UserError(f"--{name.replace('_', '-')} must be between 0 and 1, got {value:g}")
 
 
-def reference_verdicts(
-    args: argparse.Namespace, results: Path, root: Path, cases: Any, *, results_checked: bool = False
-) -> list[Any]:
-    """`vendor_verdicts` with the options `compare` and `gate --reference` share, on the
-    project's case set `cases` (`xpeval.evals.results.evidence.CaseSet`). Both files are
-    evidence, not verdicts: each must pass the gate's chain of custody (a row spliced in or a
-    second final row would change what the vendor is judged on); `results_checked` when the
-    caller has checked `results` already."""
-    from xpeval.evals.report.vendors import vendor_verdicts
-    from xpeval.evals.results.load import load_run
-    from xpeval.evals.verdict.custody import check_custody
+def run(args: argparse.Namespace) -> int:
+    from xpeval.evals.project import project_settings
+    from xpeval.evals.report.vendors import vendor_frame, vendor_markdown
+    from xpeval.evals.results.evidence import project_case_set
+    from xpeval.evals.verdict.file_gate import reference_verdicts
 
-    verdicts = vendor_verdicts(
-        results,
+    check_fractions(args, ("alpha", "min_f1", "min_agreement"))
+    project = project_settings()
+    cases = project_case_set(project.root, args.case_dir)
+    verdicts = reference_verdicts(
+        args.results,
         args.reference,
-        cases.cases.values(),
+        project.root,
+        cases,
         against=args.against,
         alpha=args.alpha,
         min_f1=args.min_f1,
         min_agreement=args.min_agreement,
     )
-    # After the comparison, so that files of different case sets are told so first.
-    if not results_checked:
-        check_custody(load_run(results), root, cases)
-    if args.against is not None:
-        check_custody(load_run(args.against), root, cases)
-    return verdicts
-
-
-def run(args: argparse.Namespace) -> int:
-    from xpeval.evals.project import project_settings
-    from xpeval.evals.report.vendors import vendor_frame, vendor_markdown
-    from xpeval.evals.results.evidence import project_case_set
-
-    check_fractions(args, ("alpha", "min_f1", "min_agreement"))
-    project = project_settings()
-    cases = project_case_set(project.root, args.case_dir)
-    verdicts = reference_verdicts(args, args.results, project.root, cases)
     frame = vendor_frame(verdicts)
     text = vendor_markdown(frame)
     out: Path = args.out or project.reports

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xpeval.evals.verdict.file_gate import GateOptions
 
 SUMMARY = "fail on conformance failures and regressions against a baseline"
 """What `xpeval --help` says of this command."""
@@ -77,49 +79,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from xpeval.adapters.registry import refuse_if_refused_plugin_in_use
-    from xpeval.evals.commands.compare import check_fractions
-    from xpeval.evals.commands.run import no_baseline
-    from xpeval.evals.errors import UserError
-    from xpeval.evals.project import project_settings
-    from xpeval.evals.results.evidence import project_case_set
-    from xpeval.evals.results.load import load_run
-    from xpeval.evals.running.suite import CONFORMANCE_ONLY, default_baseline, scope_of
-    from xpeval.evals.verdict.baseline import read_baseline
-    from xpeval.evals.verdict.custody import check_custody
-    from xpeval.evals.verdict.gate import baseline_for_run, diff_text, evaluate, junit_xml, step_summary
+    from xpeval.evals.verdict.file_gate import gate_file
+    from xpeval.evals.verdict.gate import diff_text, junit_xml, step_summary
 
-    if args.reference and (args.update_baseline or args.no_baseline or args.baseline):
-        raise UserError("--reference judges against a reference row, not a baseline: drop the baseline flags")
-    if args.accept_regressions and not args.update_baseline:
-        raise UserError("--accept-regressions only goes with --update-baseline")
-    if args.update_baseline and args.no_baseline:
-        raise UserError("--update-baseline writes a baseline: it cannot go with --no-baseline")
-    unbased = no_baseline(args)
-    check_fractions(args, ("tolerance", "alpha", "max_error_rate", "max_malformed_rate"))
-    project = project_settings()
-    run = load_run(args.results or project.results)
-    run.check_complete()
-    cases = project_case_set(project.root, args.case_dir)
-    check_custody(run, project.root, cases)
-    # The case set is the project's (its cases are the run's: custody checked their digests),
-    # never the folder the header names: a header must not choose what the gate reads.
-    scope = dataclasses.replace(scope_of(run.header), case_set=cases.label)
-    case_set = scope.case_set
-    configured = project.baseline if project.cases and case_set != "builtin" else None
-    baseline_path: Path = args.baseline or configured or default_baseline(case_set, project.root)
-    frame = run.frame
-    refuse_if_refused_plugin_in_use(frame["adapter"].unique())
     if args.update_baseline:
-        return _update_baseline(args, run, scope, baseline_path)
-    if args.reference:
-        report = _against_reference(args, frame, scope, project.root, cases)
-    elif unbased:
-        report = evaluate(frame, None, scope)
-        report.basis = f"{CONFORMANCE_ONLY}, --no-baseline"
-    else:
-        compared = baseline_for_run(read_baseline(baseline_path), scope, baseline_path)
-        report = evaluate(frame, compared, scope, tolerance=args.tolerance, alpha=args.alpha)
+        return _update_baseline(args)
+    report = gate_file(args.results, options_of(args))
     print(diff_text(report))
     if args.junit is not None:
         args.junit.parent.mkdir(parents=True, exist_ok=True)
@@ -131,53 +96,35 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
-def _update_baseline(args: argparse.Namespace, run: Any, scope: Any, path: Path) -> int:
-    """Write the baseline from a good run: refused for a run with conformance failures or too
-    many errors, and for one the gate fails against the baseline it replaces, unless the user
-    accepts its regressions by name (`--accept-regressions` prints every flipped case)."""
-    from xpeval.evals.errors import UserError
-    from xpeval.evals.verdict.baseline import Thresholds, read_baseline, refusals, update
-    from xpeval.evals.verdict.gate import accepted_regressions, evaluate, rows_of_run
+def options_of(args: argparse.Namespace) -> GateOptions:
+    """The flags as `GateOptions` (`xpeval.evals.verdict.file_gate`)."""
+    from xpeval.evals.verdict.file_gate import GateOptions
 
-    frame = run.frame
-    problems = refusals(frame, Thresholds(args.max_error_rate, args.max_malformed_rate))
-    if problems:
-        raise UserError("not writing a baseline from this run: " + "; ".join(problems))
-    old = read_baseline(path) if path.exists() or path.is_symlink() else None
-    if old is not None and old.case_set == scope.case_set:
-        report = evaluate(frame, rows_of_run(old, scope), scope, tolerance=args.tolerance, alpha=args.alpha)
-        if not report.passed:
-            flipped = accepted_regressions(report)
-            if not args.accept_regressions:
-                raise UserError(
-                    f"not writing a baseline from a run the gate fails against {path}: "
-                    f"{len(report.failures)} problem(s), {len(flipped)} to accept (see `xpeval gate`); "
-                    "pass --accept-regressions to accept them by name"
-                )
-            for line in flipped:
-                print(f"accepting {line}")
-    new, diff = update(old, frame, case_set=scope.case_set, run=run.header.run, all_cases=scope.all_cases)
-    new.write(path)
-    for line in diff or ["(no change)"]:
-        print(line)
-    print(f"xpeval: wrote baseline {path} ({len(new.rows)} rows)", file=sys.stderr)
-    return 0
-
-
-def _against_reference(args: argparse.Namespace, frame: Any, scope: Any, root: Path, cases: Any) -> Any:
-    """Conformance and nothing-measured as always, then every row against the reference row
-    instead of the baseline."""
-    from xpeval.evals.commands.compare import check_fractions, reference_verdicts
-    from xpeval.evals.project import project_settings
-    from xpeval.evals.verdict.gate import evaluate
-    from xpeval.evals.verdict.reference import gate_findings
-
-    check_fractions(args, ("min_f1", "min_agreement"))
-    report = evaluate(frame, None, scope)
-    verdicts = reference_verdicts(
-        args, args.results or project_settings().results, root, cases, results_checked=True
+    return GateOptions(
+        baseline=args.baseline,
+        no_baseline=args.no_baseline,
+        tolerance=args.tolerance,
+        alpha=args.alpha,
+        case_dir=args.case_dir,
+        reference=args.reference,
+        against=args.against,
+        min_f1=args.min_f1,
+        min_agreement=args.min_agreement,
+        max_error_rate=args.max_error_rate,
+        max_malformed_rate=args.max_malformed_rate,
+        accept_regressions=args.accept_regressions,
     )
-    report.findings.extend(gate_findings(verdicts))
-    report.notes.extend(f.message for f in report.findings if f.metric == "reference" and f.ok)
-    report.notes.insert(0, f"judged against the reference {args.reference}, not a baseline")
-    return report
+
+
+def _update_baseline(args: argparse.Namespace) -> int:
+    """`--update-baseline`: the baseline written from a good run (`update_baseline`), printing
+    every flipped case it accepts and what changed."""
+    from xpeval.evals.verdict.file_gate import update_baseline
+
+    written = update_baseline(args.results, options_of(args))
+    for line in written.accepted:
+        print(f"accepting {line}")
+    for line in written.changes or ["(no change)"]:
+        print(line)
+    print(f"xpeval: wrote baseline {written.path} ({len(written.baseline.rows)} rows)", file=sys.stderr)
+    return 0

@@ -75,13 +75,13 @@ def _table(table: Any) -> str:
 
 
 def _append(args: argparse.Namespace, store: Path) -> int:
-    from xpeval.evals.errors import UserError
+    from xpeval.errors import UserError
     from xpeval.evals.project import project_settings
     from xpeval.evals.results.history import append
     from xpeval.evals.results.load import load_run
-    from xpeval.evals.running.suite import default_baseline, scope_of
     from xpeval.evals.verdict.baseline import read_baseline
     from xpeval.evals.verdict.custody import check_custody
+    from xpeval.evals.verdict.file_gate import project_baseline, scope_of
     from xpeval.evals.verdict.gate import baseline_for_run, evaluate
 
     loaded = load_run(args.append)
@@ -90,8 +90,7 @@ def _append(args: argparse.Namespace, store: Path) -> int:
     scope = scope_of(loaded.header)
     project = project_settings()
     # The baseline `xpeval gate` judges this run against: [tool.xpeval] baseline for the project's cases.
-    configured = project.baseline if project.cases and scope.case_set != "builtin" else None
-    baseline_path = args.baseline or configured or default_baseline(scope.case_set, project.root)
+    baseline_path = args.baseline or project_baseline(project, scope.case_set)
     try:
         compared = baseline_for_run(read_baseline(baseline_path), scope, baseline_path)
     except UserError as exc:  # the gate cannot pass this run: kept, as not passed

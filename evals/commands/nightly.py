@@ -76,6 +76,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--dry-run", action="store_true", help="say each adapter's target or why it is skipped, and stop"
     )
+    parser.add_argument(
+        "--batch",
+        action="store_true",
+        help="ask episodes through the providers' Batch APIs, a multi-turn one's turns as successive batches "
+        "(half price, answers within hours; a stopped nightly resumes its batches: docs/batch.md)",
+    )
     parser.add_argument("--concurrency", type=int, default=4, help="requests in flight per adapter (1-1000)")
     parser.add_argument("--rate", type=float, help="requests per second per adapter (default: unlimited)")
     parser.add_argument("--retries", type=int, default=2, help="retries of a retryable provider failure")
@@ -110,6 +116,7 @@ def config_from(args: argparse.Namespace) -> Any:
         retries=args.retries,
         timeout=args.timeout,
         tolerance=args.tolerance,
+        batch=args.batch,
         root=root,
         local_model_url=local_model_url(args.local_model_url or project.local_model_url),
     )
@@ -127,7 +134,7 @@ def config_from(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from xpeval.evals.errors import UserError
+    from xpeval.errors import UserError
     from xpeval.evals.nightly.run import run_nightly
     from xpeval.evals.running.progress import RichProgress
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.errors import MissingExtraError, UserError
+from xpeval.errors import MissingExtraError, UserError
 
 SUMMARY = "the HTML report of a run: plots, scorecard, every episode"
 """What `xpeval --help` says of this command."""

@@ -86,6 +86,25 @@ def register(subparsers: Any) -> None:
         default="alternate",
         help="which episodes ask for streamed responses (alternate: half the cases, by id)",
     )
+    parser.add_argument(
+        "--batch",
+        action="store_true",
+        help="record/live: ask episodes through the providers' Batch APIs, a multi-turn one's turns as "
+        "successive batches (half price, answers within hours, never streamed; a stopped run resumes its "
+        "batches: docs/batch.md)",
+    )
+    parser.add_argument(
+        "--batch-poll",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="--batch: seconds before a batch's first poll (doubling up to 10 minutes)",
+    )
+    parser.add_argument(
+        "--emulator-url",
+        metavar="URL",
+        help="the emulator target is an emulator already running at this loopback URL (tests, demos)",
+    )
     parser.add_argument("--concurrency", type=int, default=4, help="episodes in flight per adapter (1-1000)")
     parser.add_argument("--rate", type=float, help="requests per second per adapter (default: unlimited)")
     parser.add_argument("--retries", type=int, default=2, help="retries of a retryable provider failure")
@@ -139,6 +158,9 @@ def config_from(args: argparse.Namespace) -> Any:
         refresh=args.refresh,
         repeat=args.repeat,
         stream=args.stream,
+        batch=args.batch,
+        batch_poll=args.batch_poll,
+        emulator_url=args.emulator_url,
         concurrency=args.concurrency,
         rate=args.rate,
         retries=args.retries,
@@ -162,7 +184,7 @@ def local_model_url(url: str | None) -> str | None:
 
 def no_baseline(args: argparse.Namespace) -> bool:
     """`--no-baseline`, refused next to `--baseline` (which one the user meant is not ours to pick)."""
-    from xpeval.evals.errors import UserError
+    from xpeval.errors import UserError
 
     if args.no_baseline and args.baseline is not None:
         raise UserError("--no-baseline and --baseline contradict each other: pass one")

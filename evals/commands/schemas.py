@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
+from xpeval.evals.acceptance.outcomes import OUTCOME_LABELS, outcome_legend
 
 
 def _outcomes(text: str) -> list[str]:
@@ -199,8 +200,30 @@ def run(args: argparse.Namespace) -> int:
         started = rows if first is None else itertools.chain([first], rows)
         pairs = pairs_frame(_streamed(started, echo=args.json))  # one flat record kept per pair
     if not args.json:
-        _report(pairs, label, reports, per_tool=args.per_tool or count <= PER_TOOL_ROWS)
+        _report(
+            pairs,
+            label,
+            reports,
+            measured_by=_command_line(args, adapters if args.adapters else None),
+            per_tool=args.per_tool or count <= PER_TOOL_ROWS,
+        )
     return _fail_on(pairs, fail_on)
+
+
+def _command_line(args: argparse.Namespace, adapters: list[str] | None) -> str:
+    """The `xpeval schemas` command that chose these tools and adapters, as a user would type it."""
+    import shlex
+
+    words = ["xpeval", "schemas"]
+    if args.corpus is not None:
+        words += ["--corpus", str(args.corpus)]
+    if args.tools:
+        words += ["--tools", *(str(path) for path in args.tools)]
+    for server in args.mcp or []:
+        words += ["--mcp", server]
+    if adapters:
+        words += ["--adapters", ",".join(adapters)]
+    return shlex.join(words)
 
 
 PER_TOOL_ROWS = 50
@@ -241,7 +264,7 @@ def _fail_on(pairs: Any, outcomes: list[Any]) -> int:
     return 1
 
 
-def _report(pairs: Any, label: str, directory: Path, *, per_tool: bool = True) -> None:
+def _report(pairs: Any, label: str, directory: Path, *, measured_by: str, per_tool: bool = True) -> None:
     from rich.table import Table
 
     from xpeval.evals.acceptance.table import over_cap, summary, tool_matrix, write_acceptance_report
@@ -264,6 +287,8 @@ def _report(pairs: Any, label: str, directory: Path, *, per_tool: bool = True) -
         console.print(_LEGEND, markup=False, highlight=False)
         for reason, note in notes.items():
             console.print(f"{note}: {reason}", markup=False, highlight=False)
+        if notes:
+            console.print(f"{RULE_SOURCES} {_installed_root()}", markup=False, highlight=False)
     table = summary(pairs)
     view = Table(title=f"Schema acceptance - {label}", caption="offline: published rules, not live answers")
     shown = [column for column in _HEADERS if column in table.columns]
@@ -272,27 +297,38 @@ def _report(pairs: Any, label: str, directory: Path, *, per_tool: bool = True) -
     for record in table[shown].itertuples(index=False):
         view.add_row(*(_cell(value) for value in record))
     console.print(view)
+    console.print(f"tools per adapter - {outcome_legend()}", markup=False, highlight=False)
     capped = over_cap(table)
     if capped:
         print(f"xpeval: {capped}", file=sys.stderr)
-    paths = write_acceptance_report(pairs, directory, label)
+    paths = write_acceptance_report(pairs, directory, label, measured_by=measured_by)
     print(f"wrote {paths['csv']} and {paths['md']}", file=sys.stderr)
+
+
+RULE_SOURCES = "the rules' sources (docs/..., adapters/.../RULES.md) are files of the installed xpeval, under"
+
+
+def _installed_root() -> str:
+    from xpeval.adapters.schema.refusals import source_file
+
+    return str(source_file(""))
 
 
 _LEGEND = (
     "rewritten: changed in form only; N lost: rewritten with N reported losses that change what a "
-    "validator accepts; M guidance: losses that change only what the model is told; violates N: sent "
+    "validator accepts (a validation loss); M guidance: losses that change only what the model is told "
+    "(a guidance loss); violates N: sent "
     "with N provider rules broken; refused Rn: not sent, the reason below"
 )
 
 _HEADERS = {
-    "adapter": "adapter", "pairs": "pairs", "as_is": "as-is", "rewritten": "rewr", "refused": "refused",
-    "sent_with_violations": "violating", "lossy_validation": "lossy", "lossy_guidance_only": "guidance",
+    "adapter": "adapter", "pairs": "tools", **OUTCOME_LABELS,
     "losses": "losses", "mean_loss_rate": "loss",
     "false_rejections": "false rej", "silent_changes": "silent",
     "tools_per_request": "cap", "requests_needed": "requests",
 }  # fmt: skip
-"""The console shows these; the csv/md have every column."""
+"""The console shows these; the csv/md have every column. The outcome counts carry the words of
+`xpeval.evals.acceptance.outcomes`, as the md and the HTML report do."""
 
 
 def _styled(text: str) -> Any:

@@ -6,7 +6,9 @@ registry-derived conformance suite, as a guest in any project's test run.
 
 Nothing happens in a host's run unless it asks: every fixture and option is named `xpeval_*` /
 `--xpeval-*`, and a test is parametrized over adapters only when it takes `xpeval_adapter_id`
-(a host's own `adapter_id` argument is the host's business; xpeval never touches it).
+(a host's own `adapter_id` argument is the host's business; xpeval never touches it). The
+adapter and wire plugins are loaded (`ensure_loaded()`) only then too: by `--xpeval-conformance`,
+a test taking `xpeval_adapter_id`, or an `xpeval_cassette` / `xpeval_adapter` in use.
 
 - `xpeval_adapter_id`: a test taking it runs once per adapter in scope: `--xpeval-adapters A,B`,
   else the project's `[tool.xpeval] adapters`, else every registered adapter (wrappers and
@@ -91,8 +93,10 @@ def _refuse_refused_plugins() -> None:
     """A conformance run of a registry that silently lost a plugin (it did not load, was not an
     entry, changed the registry, was offered by two distributions) would pass without ever
     checking it: stop, naming each."""
-    from xpeval.adapters.registry import refused_plugins
+    from xpeval.adapters.plugins import refused_plugins
+    from xpeval.adapters.registry import ensure_loaded
 
+    ensure_loaded()
     refused = refused_plugins()
     if refused:
         named = "; ".join(plugin.line() for plugin in refused)
@@ -100,7 +104,7 @@ def _refuse_refused_plugins() -> None:
 
 
 def _project(config: pytest.Config) -> ProjectSettings:
-    from xpeval.evals.errors import UserError
+    from xpeval.errors import UserError
     from xpeval.evals.project import project_settings
 
     cached = config.stash.get(_PROJECT, None)
@@ -119,8 +123,9 @@ def adapters_in_scope(config: pytest.Config) -> list[str]:
     cached = config.stash.get(_SCOPE, None)
     if cached is not None:
         return cached
-    from xpeval.adapters.registry import ADAPTER_REGISTRY
+    from xpeval.adapters.registry import ADAPTER_REGISTRY, ensure_loaded
 
+    ensure_loaded()  # asked for: a test takes xpeval_adapter_id, or the run is --xpeval-conformance
     option = config.getoption("xpeval_adapters")
     if option is not None:
         wanted = [part.strip() for part in str(option).split(",") if part.strip()]
@@ -203,7 +208,10 @@ def xpeval_cassette(
         secrets: Sequence[str] = (),
         upstream: httpx2.AsyncBaseTransport | None = None,
     ) -> BoundCassette:
-        episode = bind_cassette(
+        from xpeval.adapters.registry import ensure_loaded
+
+        ensure_loaded()  # the adapter's wire may be a plugin's: its requests are matched by it
+        bound = bind_cassette(
             xpeval_cassette_store,
             adapter_id,
             case_id,
@@ -213,12 +221,12 @@ def xpeval_cassette(
             secrets=secrets,
             upstream=upstream,
         )
-        opened.append(episode)
-        return episode
+        opened.append(bound)
+        return bound
 
     yield open_one
     passed = request.node.stash.get(_PASSED, False)
-    problems = [problem for episode in opened for problem in episode.finish(succeeded=passed)]
+    problems = [problem for bound in opened for problem in bound.finish(succeeded=passed)]
     if problems:
         pytest.fail("\n".join(problems), pytrace=False)
 

@@ -90,7 +90,7 @@ def test_no_secret_header_reaches_a_recording(
     upstream = ScriptedTransport(wire_of(xpeval_adapter_id), [Reply(result=TurnResult(text="ok"))])
 
     async def record() -> list[str]:
-        episode = bind_cassette(
+        bound = bind_cassette(
             store,
             xpeval_adapter_id,
             "provider_data",
@@ -100,12 +100,12 @@ def test_no_secret_header_reaches_a_recording(
             upstream=upstream.transport(),
         )
         adapter = create_adapter(
-            xpeval_adapter_id, AdapterSettings(model="test-model", transport=episode.transport, timeout=10.0)
+            xpeval_adapter_id, AdapterSettings(model="test-model", transport=bound.transport, timeout=10.0)
         )
         result = await adapter.turn(request())
         await adapter.aclose()
         assert result.error is None, result.error
-        return episode.finish(succeeded=True)
+        return bound.finish(succeeded=True)
 
     assert asyncio.run(record()) == []
     (sent,) = upstream.requests

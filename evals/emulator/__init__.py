@@ -15,13 +15,7 @@ _EXPORTS = {
     "ScriptedTransport": "xpeval.evals.emulator.script",
 }
 
-__all__ = [
-    "EmulatorServer",
-    "EmulatorTransport",
-    "ReceivedRequest",
-    "Reply",
-    "ScriptedTransport",
-]
+__all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 

@@ -27,12 +27,14 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import httpx2
 
 from xpeval.adapters.contract import TurnResult
 from xpeval.adapters.wires import RenderedResponse, Wire, wire_for_path
+from xpeval.adapters.wires.batch import BatchRequest
+from xpeval.evals.emulator.batches import BatchKnobs, BatchService
 from xpeval.evals.emulator.script import Reply
 from xpeval.evals.emulator.strict import strict_refusal
 
@@ -40,6 +42,9 @@ SCRIPT_HEADER = "x-emulator-script"
 ORIGIN_HEADER = "x-emulator-origin"
 """The scheme and host a request was meant for (a wire may be told by its host: Mistral's path
 is OpenAI Chat's)."""
+SCRIPTS_PATH = "/__xpeval/scripts"
+"""Where a run in another process registers its episodes' scripts (`RemoteEmulator`): POST
+`{"name": ..., "results": [TurnResult, ...]}`."""
 RECEIVED_KEPT = 2000
 """The latest requests kept for inspection: a long run must not hold every body it sent."""
 DEFAULT_SCRIPT = "default"
@@ -76,6 +81,10 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.emulator._answer(self, b"")
 
+    def do_PUT(self) -> None:
+        """S3's object upload (Bedrock batch inference's input)."""
+        self.do_POST()
+
 
 class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
@@ -92,9 +101,17 @@ class _QuietServer(ThreadingHTTPServer):
 class EmulatorServer:
     """A loopback provider emulator. Use as a context manager, or `start()` / `stop()`."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, strict: bool = False) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        strict: bool = False,
+        batch_knobs: BatchKnobs | None = None,
+    ) -> None:
         """`strict`: a request that drops, moves or alters the reasoning state of the replies its
-        script served gets the provider's real refusal (`strict.py`)."""
+        script served gets the provider's real refusal (`strict.py`). `batch_knobs`: how its
+        Batch APIs answer (`batches.py`)."""
         self._address = (host, port)
         self.strict = strict
         self._scripts: dict[str, deque[Reply]] = {}
@@ -104,6 +121,7 @@ class EmulatorServer:
         self._server: _QuietServer | None = None
         self._thread: threading.Thread | None = None
         self.received: deque[ReceivedRequest] = deque(maxlen=RECEIVED_KEPT)
+        self.batches = BatchService(self._batch_reply, batch_knobs)
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -192,6 +210,16 @@ class EmulatorServer:
         headers = {k.lower(): v for k, v in handler.headers.items()}
         with self._lock:
             self.received.append(ReceivedRequest(script_id, handler.command, handler.path, headers, body))
+        if handler.path == SCRIPTS_PATH and handler.command == "POST":
+            _send(handler, self._register(body))
+            return
+        batch_answer = self.batches.serve(handler.command, handler.path, headers, body)
+        if batch_answer is not None:
+            answer = RenderedResponse(
+                batch_answer.status, {"content-type": batch_answer.content_type}, [batch_answer.body]
+            )
+            _send(handler, answer)
+            return
         origin = handler.headers.get(ORIGIN_HEADER) or ""
         wire = wire_for_path(origin + handler.path)
         if wire is None:
@@ -210,6 +238,30 @@ class EmulatorServer:
         if reply.delay:
             time.sleep(reply.delay)
         _send(handler, _rendered(reply, wire, handler.path, body), reply)
+
+    def _register(self, body: bytes) -> RenderedResponse:
+        """A script registered by a run in another process (`RemoteEmulator`)."""
+        try:
+            document = json.loads(body)
+            results = [TurnResult.model_validate(item) for item in document["results"]]
+            name = str(document["name"])
+        except (ValueError, KeyError, TypeError) as exc:
+            return _plain_error(400, f"emulator: not a script: {exc}")
+        self.script([Reply(result=result) for result in results], name=name)
+        return RenderedResponse(200, {"content-type": "application/json"}, [b"{}"])
+
+    def _batch_reply(self, request: BatchRequest) -> tuple[int, bytes]:
+        """What the online endpoint would answer a batch request: the reply of the script named
+        by its custom id, rendered whole by the wire of its path."""
+        wire = wire_for_path(request.path)
+        if wire is None:
+            return _plain_error(404, f"emulator: no wire serves {request.path}").status, b"{}"
+        found = self._next_reply(request.custom_id)
+        if found is None:
+            error = _plain_error(500, f"emulator: script {request.custom_id!r} has no reply left")
+            return error.status, error.body
+        rendered = found[0].rendered(wire, stream=False)
+        return rendered.status, rendered.body
 
 
 def _request_json(body: bytes) -> dict[str, Any] | None:
@@ -270,11 +322,21 @@ def _cut(handler: _Handler) -> None:
         handler.connection.shutdown(socket.SHUT_RDWR)
 
 
+class Reachable(Protocol):
+    """Where an emulator listens (this process's `EmulatorServer`, or a `RemoteEmulator`)."""
+
+    @property
+    def host(self) -> str: ...
+
+    @property
+    def port(self) -> int: ...
+
+
 class EmulatorTransport(httpx2.AsyncBaseTransport):
     """Sends every request to the emulator (path and query kept), tagged with a script id."""
 
     def __init__(
-        self, server: EmulatorServer, script_id: str, *, pool: httpx2.AsyncBaseTransport | None = None
+        self, server: Reachable, script_id: str, *, pool: httpx2.AsyncBaseTransport | None = None
     ) -> None:
         self.server = server
         self.script_id = script_id

@@ -46,33 +46,7 @@ _EXPORTS = {
     "served_model_for": "xpeval.evals.local_model.local_adapters",
 }
 
-__all__ = [
-    "DEFAULT_MODEL",
-    "HOST",
-    "MODELS",
-    "MODEL_ALIAS",
-    "PORT",
-    "SERVED_WIRES",
-    "Artifacts",
-    "ExtraNotInstalledError",
-    "LocalModelError",
-    "LocalModelPaths",
-    "LocalModelServer",
-    "ModelIntegrityError",
-    "ServedModel",
-    "ServerStatus",
-    "base_url",
-    "chat_template_path",
-    "create_local_adapter",
-    "find_artifacts",
-    "force_named_tool",
-    "get_model",
-    "local_adapter_ids",
-    "local_base_url",
-    "openai_base_url",
-    "prepare_for_local_server",
-    "served_model_for",
-]
+__all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 
 
 class LocalModelError(UserError):

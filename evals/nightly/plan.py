@@ -138,7 +138,7 @@ class _LocalServerPlan:
 
 def _own_server(config: NightlyConfig, url: str) -> _LocalServerPlan:
     """The team's own server at `url`: the `--local-models` it lists are up (it is never started)."""
-    from xpeval.evals.errors import UserError
+    from xpeval.errors import UserError
     from xpeval.evals.local_model import LocalModelError
     from xpeval.evals.local_model.own_server import served_models
 

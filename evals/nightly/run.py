@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.nightly.alerts import Alert, finding_alerts, schema_alerts
 from xpeval.evals.nightly.config import NightlyConfig
 from xpeval.evals.nightly.outcome import NightlyOutcome, write_reports
@@ -41,8 +41,9 @@ from xpeval.evals.nightly.plan import plan_nightly
 from xpeval.evals.nightly.schema_probes import ProbeUpstream, probe_schemas, probes_frame
 from xpeval.evals.nightly.servers import InstalledServers, LocalServers
 from xpeval.evals.results.load import FRAME_COLUMNS, LoadedRun
-from xpeval.evals.running.suite import Log, run_suite, scope_of
+from xpeval.evals.running.suite import Log, run_suite
 from xpeval.evals.verdict.baseline import update
+from xpeval.evals.verdict.file_gate import scope_of
 from xpeval.evals.verdict.gate import RunScope, evaluate, rows_of_run
 from xpeval.evals.verdict.paired_test import ALPHA
 

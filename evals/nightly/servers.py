@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 
 
 class LocalServers(Protocol):

@@ -41,26 +41,7 @@ _EXPORTS = {
     "write_report": "xpeval.evals.report.html",
 }
 
-__all__ = [
-    "CHART_SOURCES",
-    "TREND_COLUMNS",
-    "Chart",
-    "EpisodeDetail",
-    "accuracy_charts",
-    "answered_in_run",
-    "category_charts",
-    "check_trend",
-    "episodes_html",
-    "history_charts",
-    "latency_charts",
-    "latency_note",
-    "read_details",
-    "read_trend",
-    "report_html",
-    "run_cases",
-    "schema_chart",
-    "write_report",
-]
+__all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 

@@ -134,6 +134,8 @@ def _expected_html(expected: Expected | None) -> str:
         return '<div class="expected"><b>unlabelled</b>: judged against a reference row</div>'
     if expected.no_call:
         return '<div class="expected"><b>expected</b> no call</div>'
+    if expected.any_call:
+        return '<div class="expected"><b>expected</b> a call of any tool (relevance)</div>'
     calls = "".join(
         f'<li><code>{_t(call.name)}</code> <code class="args">{_t(_compact(call.arguments))}</code></li>'
         for call in expected.calls

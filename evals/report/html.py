@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from xpeval.evals.acceptance.table import PROVENANCE
+from xpeval.errors import UserError
+from xpeval.evals.acceptance.outcomes import OUTCOME_LABELS, SCHEMA_OUTCOMES, outcome_legend
+from xpeval.evals.acceptance.table import MEASURED_COLUMNS, PROVENANCE, summary
 from xpeval.evals.cases import Case
-from xpeval.evals.errors import UserError
 from xpeval.evals.report.episodes import DEFAULT_MAX_PER_GROUP, episodes_html, read_details, shown_keys
 from xpeval.evals.report.plots import (
     Chart,
@@ -108,23 +109,44 @@ def _schema_section(pairs: pd.DataFrame | None) -> str:
             '<p class="note">No schema-acceptance table given: run <code>xpeval schemas</code> (or '
             "<code>xpeval run --schema-report</code>) to write reports/schema_acceptance.csv.</p>"
         )
-    table = ""
-    if "lost" in pairs.columns:
-        rows = []
-        for adapter, group in pairs.groupby("adapter", sort=False):
-            verdicts = group["verdict"]
-            lossy = int(((verdicts != "refused") & (group["lost"] > 0)).sum())
-            rows.append(
-                f"<tr><td>{escape(str(adapter))}</td><td>{int((verdicts == 'as-is').sum())}</td>"
-                f"<td>{int((verdicts == 'rewritten').sum())}</td><td>{lossy}</td>"
-                f"<td>{int((verdicts == 'refused').sum())}</td></tr>"
-            )
-        table = (
-            "<table><thead><tr><th>adapter</th><th>as-is</th><th>rewritten</th><th>sent with a loss of "
-            "meaning</th><th>refused</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
-        )
     provenance = re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(PROVENANCE))  # its Markdown code spans
-    return f'<p class="note">{provenance}</p>{chart.html()}{table}'
+    return f'<p class="note">{_schema_origin(pairs)}</p><p class="note">{provenance}</p>{chart.html()}' + (
+        _outcome_table(pairs)
+    )
+
+
+def _schema_origin(pairs: pd.DataFrame) -> str:
+    """Which tools the section shows and which command measured them (the csv's own columns)."""
+    tools, adapters = int(pairs["schema"].nunique()), int(pairs["adapter"].nunique())
+    shown = f"{tools} tools x {adapters} adapters"
+    if not set(MEASURED_COLUMNS) <= set(pairs.columns) or pairs.empty:
+        return (
+            f"{shown}; the table does not say which tools or which command: it was written before "
+            "xpeval recorded that (run <code>xpeval schemas</code> again)."
+        )
+    first = pairs.iloc[0]
+    return (
+        f"{shown}, the tools from <code>{escape(str(first['tools_from']))}</code>, measured by "
+        f"<code>{escape(str(first['measured_by']))}</code>."
+    )
+
+
+def _outcome_table(pairs: pd.DataFrame) -> str:
+    """Tools per adapter by outcome, in the words and counts of `xpeval schemas`'s own table."""
+    needed = {"verdict", "violations", "validation_lost", "guidance_lost", "losses", "loss_rate"}
+    if not needed <= set(pairs.columns):
+        return ""
+    table = summary(pairs)
+    columns = ["adapter", "pairs", *(outcome.column for outcome in SCHEMA_OUTCOMES)]
+    head = "".join(f"<th>{escape({'pairs': 'tools', **OUTCOME_LABELS}.get(c, c))}</th>" for c in columns)
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{escape(str(record[c]))}</td>" for c in columns) + "</tr>"
+        for record in table.to_dict("records")
+    )
+    return (
+        f'<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table><p class="note">'
+        f"{escape(outcome_legend())}</p>"
+    )
 
 
 def _run_summary(run: LoadedRun) -> str:

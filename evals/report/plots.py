@@ -364,7 +364,7 @@ def schema_chart(pairs: pd.DataFrame | None) -> Chart | None:
         left += widths
     ax.set_yticks(y, [literal(a) for a in counts.index], fontsize=9)
     ax.set_ylim(len(counts) - 0.5, -0.5)
-    ax.set_xlabel(f"schemas ({schemas} in the corpus)", fontsize=9)
+    ax.set_xlabel(f"tools ({schemas} measured)", fontsize=9)
     ax.spines[["top", "right"]].set_visible(False)
     ax.legend(
         ncols=3,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.report.plots import check_trend
 from xpeval.evals.results.history import load_history
 from xpeval.evals.verdict.trend import trend

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.results.file import ResultsFile, final_results
 from xpeval.evals.results.load import load_run
 from xpeval.evals.results.rows import ResultRow

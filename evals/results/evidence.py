@@ -17,10 +17,11 @@ from typing import Annotated
 
 from pydantic import Field, TypeAdapter, ValidationError
 
+from xpeval.errors import UserError
 from xpeval.evals.cases.model import Case
 from xpeval.evals.cassettes.meta import CassetteMeta
 from xpeval.evals.cassettes.store import CassetteStore
-from xpeval.evals.errors import UserError
+from xpeval.evals.results.batch_records import BatchAnswerKept, BatchIntent, BatchSettled, BatchSubmitted
 from xpeval.evals.results.file import NotAResultsFileError
 from xpeval.evals.results.rows import EpisodeKey, ResultRow, RunHeader, RunTrailer
 from xpeval.evals.results.run_plan import CASE_DIGESTS, case_digest, case_digests
@@ -30,8 +31,8 @@ BUILTIN_CASE_SET = "builtin"
 DEFAULT_CASSETTES = "cassettes"
 """The cassette folder a header without one names (the run's default)."""
 
-Record = ResultRow | RunTrailer
-"""A line after the header: a result row or a completion record."""
+Record = ResultRow | RunTrailer | BatchIntent | BatchSubmitted | BatchSettled | BatchAnswerKept
+"""A line after the header: a result row, a completion record, or a `--batch` run's batch record."""
 
 
 _RECORD: TypeAdapter[Record] = TypeAdapter(Annotated[Record, Field(discriminator="type")])
@@ -67,6 +68,14 @@ def _record(path: Path, number: int, line: bytes) -> Record:
             return ResultRow.model_validate(value)
         if value.get("type") == "complete":
             return RunTrailer.model_validate(value)
+        if value.get("type") == "batch":
+            return BatchIntent.model_validate(value)
+        if value.get("type") == "batch_submitted":
+            return BatchSubmitted.model_validate(value)
+        if value.get("type") == "batch_settled":
+            return BatchSettled.model_validate(value)
+        if value.get("type") == "batch_answer":
+            return BatchAnswerKept.model_validate(value)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])

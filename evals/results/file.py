@@ -23,7 +23,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
+from xpeval.evals.results.batch_records import (
+    BatchAnswerKept,
+    BatchIntent,
+    BatchRecord,
+    BatchSettled,
+    BatchSubmitted,
+)
 from xpeval.evals.results.rows import (
     EpisodeKey,
     ResultRow,
@@ -81,7 +88,7 @@ class _Writer:
 
     def __init__(self, path: Path) -> None:
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._lines: queue.Queue[bytes | threading.Event | None] = queue.Queue()
         self._error: OSError | None = None
         self._thread = threading.Thread(target=self._run, name="xpeval-results", daemon=True)
         self._thread.start()
@@ -90,6 +97,15 @@ class _Writer:
         if self._error is not None:
             raise self._error
         self._lines.put(line)
+
+    def sync(self) -> None:
+        """Return once everything queued so far is written and fsynced (a batch's record must
+        be on disk before the step that depends on it)."""
+        done = threading.Event()
+        self._lines.put(done)
+        done.wait()
+        if self._error is not None:
+            raise self._error
 
     def close(self) -> None:
         """Write everything queued, fsync, close; raises what writing met."""
@@ -109,6 +125,16 @@ class _Writer:
                 line = b""
             if line is None:
                 break
+            if isinstance(line, threading.Event):
+                try:
+                    os.fsync(self._fd)
+                    synced, dirty = time.monotonic(), False
+                except OSError as exc:
+                    self._error = exc
+                line.set()
+                if self._error is not None:
+                    return
+                continue
             try:
                 if line:
                     _write_all(self._fd, line)
@@ -146,6 +172,8 @@ class ResultsFile:
         self.rows: list[ResultRow] = []
         """The rows parsed by `read()` (rows appended since are in the file, not here)."""
         self.complete = False
+        self.batches: list[BatchRecord] = []
+        """The batch records so far (a `--batch` run's: `xpeval.evals.results.batch_records`)."""
         self._finals: set[EpisodeKey] = set()
         self._attempts: dict[EpisodeKey, int] = {}
         self._writer: _Writer | None = None
@@ -170,6 +198,8 @@ class ResultsFile:
                     results._index(row)
                 elif kind == "complete":
                     results.complete = True
+                elif kind in _BATCH_RECORDS:
+                    results.batches.append(_BATCH_RECORDS[kind].model_validate(record))
                 else:
                     raise NotAResultsFileError(f"{path}: a line of unknown type {kind!r}")
         except ValidationError as exc:
@@ -233,6 +263,15 @@ class ResultsFile:
         self._index(row)
         self._append(row.model_dump(mode="json"))
 
+    def append_batch(self, record: BatchRecord, *, sync: bool = True) -> None:
+        """A batch record, on disk (fsynced) when this returns (`sync=False`: with the next
+        record that is, the file being written in order)."""
+        self.batches.append(record)
+        self._append(record.model_dump(mode="json"))
+        assert self._writer is not None
+        if sync:
+            self._writer.sync()
+
     def _index(self, row: ResultRow) -> None:
         key = row.key
         self._attempts[key] = max(self._attempts.get(key, 0), row.attempt)
@@ -257,6 +296,14 @@ class ResultsFile:
         assert self._writer is not None, "the results file is not open for writing"
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
         self._writer.put(line.encode("utf-8"))
+
+
+_BATCH_RECORDS: dict[str, type[BatchRecord]] = {
+    "batch": BatchIntent,
+    "batch_submitted": BatchSubmitted,
+    "batch_settled": BatchSettled,
+    "batch_answer": BatchAnswerKept,
+}
 
 
 def missing_episodes(plan: Iterable[PlannedKey], finals: set[EpisodeKey]) -> list[PlannedKey]:

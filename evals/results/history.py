@@ -40,7 +40,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.results.load import FRAME_TYPES, LoadedRun
 
 RunKind = Literal["nightly", "run"]

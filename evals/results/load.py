@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pajson
 
+from xpeval.evals.results.batch_records import BATCH_RECORD_TYPES
 from xpeval.evals.results.file import IncompleteRunError, NotAResultsFileError, check_complete
 from xpeval.evals.results.rows import MAX_ROW_BYTES, EpisodeKey, RunHeader
 from xpeval.evals.results.run_plan import TRIAL_MARK
@@ -180,6 +181,10 @@ def _header(path: Path) -> tuple[RunHeader, int]:
         raise NotAResultsFileError(f"{path}: its run header is not an xpeval run header: {exc}") from exc
 
 
+_KNOWN_TYPES = ("result", "complete", *BATCH_RECORD_TYPES)
+"""The lines after the header: rows, the completion record, and a `--batch` run's batch records
+(which this reader, reading rows, skips)."""
+
 REQUIRED = (
     "run",
     "case_id",
@@ -213,7 +218,7 @@ def _final_rows(path: Path, start: int, end: int) -> tuple[pa.Table, bool]:
             reader = pajson.open_json(stream, read_options=read_options, parse_options=options)
             for batch in reader:
                 kinds = batch.column("type")
-                strange = [k for k in pc.unique(kinds).to_pylist() if k not in ("result", "complete")]
+                strange = [k for k in pc.unique(kinds).to_pylist() if k not in _KNOWN_TYPES]
                 if strange:
                     raise NotAResultsFileError(
                         f"{path}: a line of unknown type {strange[0]!r}: not an xpeval results file"
@@ -268,9 +273,4 @@ def episode_ids(frame: pd.DataFrame) -> pd.Series:
     return cases.where(trial == 0, cases + TRIAL_MARK + trial.astype(str))
 
 
-def load_frame(path: Path) -> pd.DataFrame:
-    """Just the tidy frame of a results file (for notebooks)."""
-    return load_run(path).frame
-
-
-__all__ = ["FRAME_COLUMNS", "FRAME_TYPES", "LoadedRun", "frame_of", "load_frame", "load_run"]
+__all__ = ["FRAME_COLUMNS", "FRAME_TYPES", "LoadedRun", "frame_of", "load_run"]

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
+from xpeval.evals.results.batch_records import BATCH_RECORD_TYPES
 from xpeval.evals.results.load import LoadedRun, load_run
 from xpeval.evals.results.rows import RunHeader, RunTrailer, merged_run_id, now_iso, settings_fingerprint
 from xpeval.evals.results.run_plan import RunPlan, Shard
@@ -168,14 +169,18 @@ def merged_header(runs: Sequence[LoadedRun], root: Path) -> RunHeader:
 
 
 def _results(path: Path) -> Iterator[dict[str, Any]]:
-    """Every result record of a shard file, in order (a torn last write is no line)."""
+    """Every result record of a shard file, and its batch records (a `--batch` shard's batches
+    stay accounted for in the merged run), in order (a torn last write is no line)."""
     with path.open("rb") as handle:
         for line in handle:
             if not line.endswith(b"\n"):
                 return
             record = json.loads(line)
-            if record.get("type") == "result":
+            if record.get("type") in _CARRIED:
                 yield record
+
+
+_CARRIED = ("result", *BATCH_RECORD_TYPES)
 
 
 def merge_shards(paths: Sequence[Path], out: Path, *, vouch: Vouch, root: Path | None = None) -> MergedRun:
@@ -222,7 +227,7 @@ def _write(out: Path, header: RunHeader, shards: Sequence[Path]) -> int:
                 for record in _results(shard):
                     record["run"] = header.run
                     handle.write(_line(record))
-                    rows += 1
+                    rows += record["type"] == "result"
             handle.write(_line(RunTrailer(run=header.run, finished_at=now_iso(), rows=rows).model_dump()))
             handle.flush()
             os.fsync(handle.fileno())

@@ -61,6 +61,8 @@ cut name never names a case's tool)."""
 MAX_ROW_CALLS = 256
 """Most calls a row keeps (an episode of a handful of turns makes far fewer): the first ones,
 the rest counted in `dropped_calls` (a model that answers 300,000 calls must not make a 50 MB row)."""
+MAX_ROW_SAID = 64
+"""Most agent texts a task row keeps (`said`): the first ones; the rest are one `truncated` note."""
 MAX_ROW_BYTES = 1024 * 1024
 """Most bytes of a row's line in a results file: past it the row keeps fewer calls (the first
 ones that fit), so every row the writer writes fits the readers' block
@@ -137,9 +139,17 @@ class ResultRow(BaseModel):
     """The model's refusal, when it refused (scored as no call)."""
     truncated: list[Truncation] = Field(default_factory=list)
     """Values cut to `MAX_VALUE_BYTES`: each keeps its first bytes, its length and its sha256."""
+    batch: str | None = None
+    """The batch that answered this episode (`xpeval run --batch`: its id in the file's batch
+    records), or "recorded" when replayed from a batch recording; None: asked online."""
     dropped_calls: int = Field(default=0, ge=0)
     """Calls the answer had past the first ones the row keeps (`MAX_ROW_CALLS`, `MAX_ROW_BYTES`):
     counted, not kept. A row that dropped calls is never scored correct (what they were is gone)."""
+    said: list[str] | None = None
+    """A task case: the agent's texts to the user, in order, each cut to `MAX_VALUE_BYTES`, at
+    most `MAX_ROW_SAID` of them; the task's reward searches them (`xpeval.evals.verdict.task_reward`)."""
+    ended: str | None = None
+    """A task case: how its conversation ended (`user_stop`, `max_turns`, `max_steps`, `error`)."""
 
     @property
     def key(self) -> EpisodeKey:
@@ -227,6 +237,8 @@ def bounded(row: ResultRow) -> ResultRow:
         value = getattr(row, name)
         if isinstance(value, str):
             update[name] = _cut(value, name, notes)
+    if row.said is not None:
+        update["said"] = _bounded_said(row.said, notes)
     base = row.model_copy(update={**update, "calls": [], "truncated": [*row.truncated, *notes]})
     room = MAX_ROW_BYTES - RESERVED_ROW_BYTES - _line_bytes(base.model_dump(mode="json"))
     calls: list[CallRecord] = []
@@ -245,6 +257,19 @@ def bounded(row: ResultRow) -> ResultRow:
     return row.model_copy(
         update={**update, "calls": calls, "truncated": [*row.truncated, *notes], "dropped_calls": dropped}
     )
+
+
+def _bounded_said(said: list[str], notes: list[Truncation]) -> list[str]:
+    """A task row's agent texts: the first `MAX_ROW_SAID`, each cut to `MAX_VALUE_BYTES`."""
+    kept = [_cut(text, f"said[{index}]", notes) for index, text in enumerate(said[:MAX_ROW_SAID])]
+    if len(said) > MAX_ROW_SAID:
+        rest = "\n".join(said[MAX_ROW_SAID:]).encode("utf-8")
+        notes.append(
+            Truncation(
+                field=f"said[{MAX_ROW_SAID}:]", bytes=len(rest), sha256=hashlib.sha256(rest).hexdigest()
+            )
+        )
+    return kept
 
 
 def with_text(row: ResultRow, field: str, value: str | None) -> ResultRow:

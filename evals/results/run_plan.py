@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 
 if TYPE_CHECKING:
     from xpeval.evals.cases.model import Case

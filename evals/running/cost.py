@@ -22,9 +22,17 @@ PRICED_SOURCES = frozenset({"live", "cassette"})
 
 
 def episode_cost(
-    *, adapter_id: str, model: str, source: str, usage: Usage, at: str | None = None
+    *,
+    adapter_id: str,
+    model: str,
+    source: str,
+    usage: Usage,
+    at: str | None = None,
+    processing: str | None = None,
 ) -> float | None:
-    """US dollars for the episode's tokens; None when it has no known price."""
+    """US dollars for the episode's tokens; None when it has no known price. `processing="batch"`:
+    the provider's Batch API price, where genai-prices knows it (its `processing` price variant);
+    where it does not, the online price (docs/batch.md)."""
     if source not in PRICED_SOURCES or usage.input_tokens is None or usage.output_tokens is None:
         return None
     from xpeval.adapters.registry import provider_of
@@ -42,11 +50,18 @@ def episode_cost(
             usage.cache_read_tokens or 0,
             usage.cache_write_tokens or 0,
         ),
+        processing,
     )
 
 
 @lru_cache(maxsize=4096)
-def _price(model: str, provider: str, day: str | None, tokens: tuple[int, int, int, int]) -> float | None:
+def _price(
+    model: str,
+    provider: str,
+    day: str | None,
+    tokens: tuple[int, int, int, int],
+    processing: str | None = None,
+) -> float | None:
     """genai-prices' total for (input, output, cache read, cache write) tokens, or None."""
     from genai_prices import Usage as PricedUsage
     from genai_prices import calc_price
@@ -64,6 +79,7 @@ def _price(model: str, provider: str, day: str | None, tokens: tuple[int, int, i
             model,
             provider_id=provider,
             genai_request_timestamp=when,
+            price_context={"processing": processing} if processing else None,
         )
     except LookupError:
         return None

@@ -1,59 +1,54 @@
 """Drift: do the adapters still send what their cassettes recorded?
 
-For each cassette, the whole episode is played again through the real adapter in replay mode,
-the way the runner plays it (`xpeval.evals.running.play.play_case`: one turn, or the agent loop for
-multi-turn and approval cases; the adapter built by `xpeval.evals.running.targets.build_adapter` for the
-target the cassette was recorded from). Every request the adapter builds today is matched
-against the recording: a request that no longer matches comes back with a unified diff against
-the closest recorded one, and a recorded interaction left unplayed is drift too. A cassette the
+For each cassette, the whole episode is played again exactly as `xpeval run` replays it: the
+run's backend opens it (`xpeval.evals.running.targets.EpisodeFactory`: the cassette bound, the
+run's one adapter for the target the cassette was recorded from, read as it was read then) and
+the runner's `play_open` plays it (one turn, or the agent loop for multi-turn and approval
+cases), streamed as it was recorded. Every request the adapter builds today is matched against
+the recording: a request that no longer matches comes back with a unified diff against the
+closest recorded one, and a recorded interaction left unplayed is drift too. A cassette the
 registry or the case set no longer explains, a cassette without xpeval metadata, and a
 (registered adapter, case) pair without a cassette are reported as well.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from xpeval.adapters.adapter import AdapterSettings
 from xpeval.adapters.registry import (
-    UnknownAdapterError,
     adapter_ids,
     effective_contract,
     get_entry,
     provider_of,
 )
 from xpeval.adapters.wires import get_wire
-from xpeval.evals.cassettes.binding import BoundCassette, bind_cassette, record_command, recording_fault
+from xpeval.errors import CassetteError, UnknownAdapterError
+from xpeval.evals.cassettes.binding import record_command
 from xpeval.evals.cassettes.cassette import load_recording
-from xpeval.evals.cassettes.format import CassetteError
 from xpeval.evals.cassettes.meta import CassetteMeta, Mode
 from xpeval.evals.cassettes.store import CassetteStore
 from xpeval.evals.results.run_plan import split_episode_id
 
 if TYPE_CHECKING:
     from xpeval.evals.cases import Case
+    from xpeval.evals.running.targets import EpisodeFactory
 
 EPISODE_TIMEOUT = 60.0
 """Seconds one replayed episode may take before it counts as hung."""
 
-Replayer = Callable[[BoundCassette, str, "Case", CassetteMeta], Awaitable[list[str]]]
-"""Plays one (adapter, case) episode through `episode.transport`; returns what the recorded
-responses themselves got wrong (a body that no longer decodes)."""
 
-
-def recorded_stream(episode: BoundCassette, adapter_id: str) -> bool:
-    """Whether the recorded episode asked for streamed responses (from its first request).
+def recorded_stream(path: Path, adapter_id: str) -> bool:
+    """Whether the recorded episode at `path` asked for streamed responses (from its first request).
 
     Which cases stream is the runner's policy, not the adapter's contract: drift checks what
     the adapter sends for the same question.
     """
-    recording = load_recording(episode.cassette_path) if episode.cassette_path else None
+    recording = load_recording(path)
     if recording is None or not recording.pairs:
         return False
     request = recording.pairs[0][0]
@@ -63,23 +58,6 @@ def recorded_stream(episode: BoundCassette, adapter_id: str) -> bool:
         body = None
     wire = get_wire(effective_contract(adapter_id).wire)
     return wire.is_stream(request.uri, body if isinstance(body, dict) else None)
-
-
-async def replay_with_runner(
-    episode: BoundCassette, adapter_id: str, case: Case, meta: CassetteMeta
-) -> list[str]:
-    """Play the episode exactly as the runner does, against the cassette."""
-    from xpeval.evals.running.play import play_case
-    from xpeval.evals.running.targets import KIND_OF, build_adapter
-
-    settings = AdapterSettings(model=meta.model, transport=episode.transport)
-    adapter = build_adapter(adapter_id, KIND_OF[meta.source], settings, meta.text_calls)
-    try:
-        outcome = await play_case(adapter, case, meta.model, stream=recorded_stream(episode, adapter_id))
-    finally:
-        await adapter.aclose()
-    fault = None if episode.has_misses else recording_fault(episode.cassette_path, outcome.error)
-    return [fault] if fault else []
 
 
 @dataclass(frozen=True)
@@ -114,22 +92,26 @@ class DriftReport:
 
 
 async def _replay_one(
-    store: CassetteStore,
-    adapter_id: str,
-    name: str,
-    case: Case,
-    meta: CassetteMeta,
-    replayer: Replayer,
-    record_flags: Sequence[str] = (),
+    factory: EpisodeFactory, adapter_id: str, name: str, case: Case, model: str, path: Path
 ) -> list[str]:
-    episode = bind_cassette(
-        store, adapter_id, name, Mode.REPLAY, source=meta.source, model=meta.model, flags=record_flags
-    )
+    """The episode of one cassette played as `xpeval run` replays it (the run's backend opens it,
+    `play_open` plays it), streamed as recorded: what the replay found wrong."""
+    from xpeval.evals.running.plan import PlannedEpisode
+    from xpeval.evals.running.runner import play_open, replay_problems, unique
+
+    planned = PlannedEpisode(case, adapter_id, model, split_episode_id(name)[1])
+    if planned.episode_id != name:  # e.g. `case@0`: no run plays it under this name
+        return [
+            f"{path}: not a cassette name `xpeval run` plays (it would be {planned.episode_id}); delete it"
+        ]
+    episode = factory.open(planned)
     try:
-        broken = await asyncio.wait_for(replayer(episode, adapter_id, case, meta), EPISODE_TIMEOUT)
+        outcome = await play_open(
+            episode, case, timeout=EPISODE_TIMEOUT, stream=recorded_stream(path, adapter_id)
+        )
     except TimeoutError:
-        return [f"{episode.cassette_path}: replay did not finish within {EPISODE_TIMEOUT:.0f} s"]
-    return [*episode.finish(), *broken]
+        return [f"{path}: replay did not finish within {EPISODE_TIMEOUT:.0f} s"]
+    return unique([*episode.finish(True), *replay_problems(episode, outcome.error)])
 
 
 def _known_adapter(adapter_id: str) -> bool:
@@ -145,7 +127,6 @@ async def check_cassettes(
     cases: Mapping[str, Case],
     *,
     adapters: Iterable[str],
-    replayer: Replayer | None = None,
     max_age_days: float | None = None,
     now: datetime,
     on_cassette: Callable[[int, int, str], None] | None = None,
@@ -157,8 +138,29 @@ async def check_cassettes(
     `on_cassette(done, total, name)` is told of each cassette checked (a progress bar).
     `record_flags` go into every printed re-record hint (the project's --case-dir, --cassettes).
     """
-    replayer = replayer or replay_with_runner
-    wanted = list(adapters)
+    from xpeval.evals.running.targets import EpisodeFactory, TargetPicker
+
+    factory = EpisodeFactory(
+        mode=Mode.REPLAY, store=store, picker=TargetPicker(), record_flags=tuple(record_flags)
+    )
+    try:
+        return await _check_all(
+            store, cases, list(adapters), factory, max_age_days, now, on_cassette, record_flags
+        )
+    finally:
+        await factory.aclose()  # the adapters the episodes shared, as the run closes its own
+
+
+async def _check_all(
+    store: CassetteStore,
+    cases: Mapping[str, Case],
+    wanted: list[str],
+    factory: EpisodeFactory,
+    max_age_days: float | None,
+    now: datetime,
+    on_cassette: Callable[[int, int, str], None] | None,
+    record_flags: Sequence[str],
+) -> DriftReport:
     every_adapter = set(wanted) >= set(adapter_ids())
     report = DriftReport()
     seen: set[tuple[str, str, str]] = set()
@@ -171,7 +173,7 @@ async def check_cassettes(
         seen.add((adapter_id, model, case_id))
         report.checked += 1
         finding = await _check_one(
-            store, adapter_id, model, case_id, path, cases, replayer, max_age_days, now, report, record_flags
+            store, adapter_id, model, case_id, path, cases, factory, max_age_days, now, report, record_flags
         )
         if finding is not None:
             report.findings.append(finding)
@@ -207,7 +209,7 @@ async def _check_one(
     case_id: str,
     path: Path,
     cases: Mapping[str, Case],
-    replayer: Replayer,
+    factory: EpisodeFactory,
     max_age_days: float | None,
     now: datetime,
     report: DriftReport,
@@ -250,7 +252,7 @@ async def _check_one(
             "orphan",
             (f"{path}: case {case_id!r} is not in the case set any more; delete the cassette",),
         )
-    problems = await _replay_one(store, adapter_id, case_id, case, meta, replayer, record_flags)
+    problems = await _replay_one(factory, adapter_id, case_id, case, meta.model, path)
     if problems:
         return CassetteFinding(adapter_id, model, case_id, path, "drift", tuple(problems))
     return None

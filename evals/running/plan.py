@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xpeval.adapters.registry import get_entry
+from xpeval.errors import UserError
 from xpeval.evals.cases import Case
-from xpeval.evals.errors import UserError
 from xpeval.evals.results.run_plan import Shard, episode_id
 
 

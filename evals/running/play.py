@@ -3,7 +3,8 @@
 Single-turn categories are one model turn; the calls are scored, not executed. Multi-turn and
 approval cases run the agent loop: calls go through the tool router, which answers with the
 case's scripted outputs and asks the simulated human (the case's `approvals`) about gated tools;
-a case with an environment runs against it instead (`xpeval.evals.running.play_environment`).
+a case with an environment runs against it instead (`xpeval.evals.running.play_environment`), and
+a task case is a conversation with its simulated user (`xpeval.evals.running.play_task`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ class EpisodeOutcome:
     usage: Usage = field(default_factory=Usage)
     final_text: str | None = None
     refusal: str | None = None
+    said: list[str] | None = None
+    """A task case: every text the agent wrote to the user, in order (its reward searches them)."""
+    ended: str | None = None
+    """A task case: how its conversation ended (`xpeval.evals.running.play_task.Ending`)."""
 
     def add_turn(self, state: AgentState) -> None:
         """What the agent loop did in one user turn: its steps, usage, calls, text and error."""
@@ -150,10 +155,47 @@ def simulated_human(case: Case) -> Callable[[ApprovalRequest], ApprovalDecision]
     return decide
 
 
+AdapterSwitch = Callable[[str, int], TurnTaker]
+"""The adapter a case turn names (`FollowUp.adapter`) for that turn (its index) on, reached the
+way the episode's own is."""
+
+
+def _handed_over(
+    conversation: list[Message], source: str | None, target: str, turn: int, switch: AdapterSwitch | None
+) -> tuple[list[Message], TurnTaker] | ProviderError:
+    """The conversation converted for `target` and `target`'s adapter, or the `handoff` error."""
+    from xpeval.evals.handoff.switch import hand_over
+
+    if source is None:
+        return ProviderError(
+            kind="handoff", message=f"handoff to {target}: the episode's own adapter is not known"
+        )
+    converted = hand_over(conversation, source, target)
+    if isinstance(converted, ProviderError):
+        return converted
+    if switch is None:
+        return ProviderError(
+            kind="handoff",
+            message=f"handoff {source} -> {target}: this run reaches one adapter per episode "
+            "(a live run against the emulator reaches others)",
+        )
+    return converted, switch(target, turn)
+
+
 async def play_case(
-    adapter: TurnTaker, case: Case, model: str, *, stream: bool = False, max_steps: int = DEFAULT_MAX_STEPS
+    adapter: TurnTaker,
+    case: Case,
+    model: str,
+    *,
+    stream: bool = False,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    adapter_id: str | None = None,
+    switch: AdapterSwitch | None = None,
 ) -> EpisodeOutcome:
-    """Run `case` through `adapter`; never raises for anything the provider or model does."""
+    """Run `case` through `adapter` (registered as `adapter_id`); never raises for anything the
+    provider or model does. A follow-up naming another adapter hands the conversation to it
+    (`switch` reaches it; docs/provider-loop-rules.md, "Handoff"): a handoff a rule makes
+    impossible ends the episode with a `handoff` error."""
     outcome = EpisodeOutcome()
     if not is_multi_step(case.category):
         request = case.turn_request(model).model_copy(update={"stream": stream})
@@ -166,6 +208,8 @@ async def play_case(
         outcome.refusal = result.refusal
         return outcome
 
+    if case.task is not None:
+        return await _play_task(adapter, case, model, stream=stream)
     if case.environment is not None:
         for state in await play_in_environment(adapter, case, model, stream=stream):
             outcome.add_turn(state)
@@ -181,11 +225,45 @@ async def play_case(
         approval_policy=simulated_human(case),
     )
     conversation: list[Message] = []
+    current = adapter_id
     for turn in case.turns:
         conversation = [*conversation, *turn.messages]
+        if turn.adapter is not None and turn.adapter != current:
+            moved = _handed_over(conversation, current, turn.adapter, turn.index, switch)
+            if isinstance(moved, ProviderError):
+                outcome.error = moved
+                break
+            conversation, taker = moved
+            current = turn.adapter
+            loop = AgentLoop(
+                taker,
+                registry,
+                router,
+                max_steps=max_steps,
+                stream=stream,
+                approval_policy=simulated_human(case),
+            )
         state = await loop.run(conversation)
         outcome.add_turn(state)
         if state.error is not None:
             break
         conversation = list(state.messages)
+    return outcome
+
+
+async def _play_task(adapter: TurnTaker, case: Case, model: str, *, stream: bool) -> EpisodeOutcome:
+    """A task's conversation as an episode's outcome: the agent's calls per user turn, its texts,
+    how it ended; the user model's replies count in its steps and usage."""
+    from xpeval.evals.running.play_task import play_task
+
+    play = await play_task(adapter, case, model, stream=stream)
+    outcome = EpisodeOutcome()
+    for state in play.agent_turns:
+        outcome.add_turn(state)
+    for result in play.user_turns:
+        outcome.steps += 1
+        outcome.add_usage(result)
+    outcome.error = play.error
+    outcome.said = play.said
+    outcome.ended = play.ended
     return outcome

@@ -20,7 +20,8 @@ import httpx2
 from aiolimiter import AsyncLimiter
 
 from xpeval.adapters.contract import ProviderError, TurnRequest, TurnResult, Usage
-from xpeval.adapters.registry import AdapterFactoryError
+from xpeval.errors import AdapterFactoryError
+from xpeval.evals.cases import Case
 from xpeval.evals.cassettes.binding import recording_fault
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.rows import (
@@ -36,7 +37,7 @@ from xpeval.evals.results.rows import (
 from xpeval.evals.running.cost import episode_cost
 from xpeval.evals.running.episode_transport import bound
 from xpeval.evals.running.plan import PlannedEpisode
-from xpeval.evals.running.play import EpisodeOutcome, play_case
+from xpeval.evals.running.play import AdapterSwitch, EpisodeOutcome, play_case
 from xpeval.evals.running.retry import backoff_delay
 from xpeval.evals.runtime.loop import TurnTaker
 from xpeval.evals.scrub import current_scrubber, scrub_value
@@ -71,6 +72,11 @@ class OpenEpisode:
     """Close the episode (save a recording when `succeeded`); returns replay problems."""
     retry: Callable[[], None] = field(default=lambda: None)
     """Called before a retried attempt (a recording keeps only the final attempt)."""
+    switch: AdapterSwitch | None = None
+    """Reaches the adapter a case turn names (a handoff); None: the run reaches only this one."""
+    batch: str | None = None
+    """The batch (xpeval's id) that answered this episode (`xpeval run --batch`), or, replayed,
+    "recorded" for a batch recording: priced at the batch price."""
 
 
 class EpisodeBackend(Protocol):
@@ -129,6 +135,7 @@ def _usage(episode: OpenEpisode, outcome: EpisodeOutcome | None) -> dict[str, ob
         source=episode.source,
         usage=usage,
         at=episode.recorded_at,
+        processing="batch" if episode.batch else None,
     )
     return {
         "input_tokens": usage.input_tokens,
@@ -182,6 +189,9 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
         started_at=attempt.started,
         text=outcome.final_text if outcome else None,
         refusal=outcome.refusal if outcome else None,
+        batch=episode.batch,
+        said=outcome.said if outcome else None,
+        ended=outcome.ended if outcome else None,
         **_usage(episode, outcome),  # type: ignore[arg-type]
     )
     # Secrets first (a provider may echo a key in any text), then the size bound, then the
@@ -190,7 +200,9 @@ def _row(run: str, planned: PlannedEpisode, episode: OpenEpisode, attempt: Attem
     if scrubber.has_secrets:
         row = ResultRow.model_validate(scrub_value(row.model_dump(), scrubber))
     row = bounded(row)
-    verdict = episode_verdict(case, stored_turns(row.calls), failed, dropped_calls=row.dropped_calls)
+    verdict = episode_verdict(
+        case, stored_turns(row.calls), failed, dropped_calls=row.dropped_calls, said=row.said, ended=row.ended
+    )
     reason = verdict.pop("reason")
     if not failed:
         row = with_text(row, "reason", reason)
@@ -292,11 +304,7 @@ class Runner:
         runner_error: str | None = None
         try:
             await self._limit(planned.adapter_id)
-            with bound(episode.transport):
-                outcome = await asyncio.wait_for(
-                    play_case(episode.adapter, planned.case, episode.model, stream=episode.stream),
-                    timeout=self.settings.episode_timeout,
-                )
+            outcome = await play_open(episode, planned.case, timeout=self.settings.episode_timeout)
             error = outcome.error
         except TimeoutError:
             error = ProviderError(
@@ -305,7 +313,7 @@ class Runner:
         except Exception as exc:  # our bug must cost one row, never the run
             runner_error = f"{type(exc).__name__}: {exc}"
         latency = time.monotonic() - clock
-        problems = _replay_problems(episode, error)
+        problems = replay_problems(episode, error)
         retry = (
             error is not None
             and error.retryable
@@ -317,11 +325,32 @@ class Runner:
             # A recording keeps every deterministic outcome, the provider's refusals and the
             # adapter's own included (replay must reproduce them); never a transient fault.
             succeeded = runner_error is None and not problems and (error is None or not error.retryable)
-            problems = _unique([*problems, *episode.finish(succeeded)])
+            problems = unique([*problems, *episode.finish(succeeded)])
         return Attempt(number, not retry, outcome, error, problems, latency, started, runner_error)
 
 
-def _replay_problems(episode: OpenEpisode, error: ProviderError | None) -> list[str]:
+async def play_open(
+    episode: OpenEpisode, case: Case, *, timeout: float, stream: bool | None = None
+) -> EpisodeOutcome:
+    """Play an opened episode once, within `timeout` seconds: its transport (its cassette, in a
+    replay) bound around this task, so the run's shared adapter sends this episode's requests
+    there. `stream`: as the episode says unless given (`xpeval cassettes check` streams as the
+    recording did). The one way `xpeval run` and `xpeval cassettes check` play an episode."""
+    with bound(episode.transport):
+        return await asyncio.wait_for(
+            play_case(
+                episode.adapter,
+                case,
+                episode.model,
+                stream=episode.stream if stream is None else stream,
+                adapter_id=episode.adapter_id,
+                switch=episode.switch,
+            ),
+            timeout=timeout,
+        )
+
+
+def replay_problems(episode: OpenEpisode, error: ProviderError | None) -> list[str]:
     """Replay problems so far: unmatched requests, and a recorded response that no longer decodes
     (in a replay that is the cassette's fault, never the model's)."""
     problems = episode.problems()
@@ -329,7 +358,8 @@ def _replay_problems(episode: OpenEpisode, error: ProviderError | None) -> list[
     return [*problems, fault] if fault else problems
 
 
-def _unique(items: list[str]) -> list[str]:
+def unique(items: list[str]) -> list[str]:
+    """`items` without repeats, in their first order."""
     return list(dict.fromkeys(items))
 
 

@@ -18,16 +18,16 @@ from typing import Any
 import pandas as pd
 
 from xpeval.adapters.registry import (
-    AdapterFactoryError,
     adapter_ids,
     create_adapter,
+    ensure_loaded,
     refuse_if_refused_plugin_in_use,
     select_adapters,
 )
+from xpeval.errors import AdapterFactoryError, UserError
 from xpeval.evals.cases import CATEGORIES, Case, load_cases
 from xpeval.evals.cases.loader import BUILTIN_DIR
 from xpeval.evals.cassettes import CassetteStore, Mode
-from xpeval.evals.errors import UserError
 from xpeval.evals.results.file import ResultsFile
 from xpeval.evals.results.load import LoadedRun, load_run
 from xpeval.evals.results.rows import RunHeader, new_run_id, now_iso, settings_fingerprint
@@ -45,15 +45,13 @@ from xpeval.evals.running.targets import (
     describe_target,
 )
 from xpeval.evals.verdict.baseline import Baseline, read_baseline, split_key
+from xpeval.evals.verdict.file_gate import CONFORMANCE_ONLY, default_baseline, scope_of
 from xpeval.evals.verdict.gate import GateReport, RunScope, baseline_for_run, evaluate, headline
-from xpeval.evals.verdict.scorecard import scorecard, write_scorecard
+from xpeval.evals.verdict.scorecard import refusal_explanations, scorecard, write_scorecard
 
 BUILTIN_CASE_SET = "builtin"
 DEFAULT_RESULTS = Path("reports/results.jsonl")
 DEFAULT_REPORTS = Path("reports")
-DEFAULT_BASELINE = Path("reports/baseline.json")
-CASE_DIR_BASELINE = "baseline.json"
-"""A case folder's own baseline lives in the folder (the loader reads only case files)."""
 
 Log = Callable[[str], None]
 
@@ -87,6 +85,13 @@ class SuiteConfig:
     repeat: int = 1
     """Play each case this many times (trials; each its own cassette when recorded)."""
     stream: StreamPolicy = "alternate"
+    batch: bool = False
+    """Record/live: episodes go through the providers' Batch APIs, a multi-turn episode's turns as
+    successive batches (docs/batch.md)."""
+    batch_poll: float = 30.0
+    """Seconds before a batch's first poll (doubling up to `xpeval.evals.batch.session.POLL_CAP`)."""
+    emulator_url: str | None = None
+    """The emulator target is an emulator already running at this loopback URL."""
     concurrency: int = 4
     rate: float | None = None
     retries: int = 2
@@ -114,6 +119,7 @@ class SuiteConfig:
             raise UserError(f"--repeat must be between 1 and 100, got {self.repeat}")
         if self.retries < 0 or self.retries > 20:
             raise UserError(f"--retries must be between 0 and 20, got {self.retries}")
+        self._validate_batch()
         if not 0 <= self.tolerance < 1:
             raise UserError(f"--tolerance must be between 0 and 1, got {self.tolerance:g}")
         unknown = [c for c in self.categories if c not in CATEGORIES]
@@ -123,6 +129,18 @@ class SuiteConfig:
             raise UserError(f"--reports {self.reports} is a file, not a folder")
         if self.results.exists() and self.results.is_dir():
             raise UserError(f"--results {self.results} is a folder, not a results file")
+
+    def _validate_batch(self) -> None:
+        if self.batch and self.mode is Mode.REPLAY:
+            raise UserError(
+                "--batch asks providers through their Batch APIs; a replay asks no one (--mode record)"
+            )
+        if self.batch and self.stream == "always":
+            raise UserError(
+                "--batch with --stream always: Batch APIs do not stream (docs/batch.md); drop one"
+            )
+        if not self.batch_poll > 0:
+            raise UserError(f"--batch-poll must be a positive number of seconds, got {self.batch_poll:g}")
 
     @property
     def case_set(self) -> str:
@@ -145,14 +163,6 @@ def project_label(path: Path, root: Path) -> str:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.as_posix()
-
-
-def default_baseline(case_set: str, root: Path) -> Path:
-    """reports/baseline.json for the built-in cases; a case folder keeps its own baseline.json."""
-    if case_set == BUILTIN_CASE_SET:
-        return root / DEFAULT_BASELINE
-    folder = Path(case_set)
-    return (folder if folder.is_absolute() else root / folder) / CASE_DIR_BASELINE
 
 
 @dataclass
@@ -316,6 +326,8 @@ def _header(config: SuiteConfig, suite: SuitePlan) -> RunHeader:
     }
     if config.strict_emulator:  # named only when on: every other run's fingerprint is as it was
         settings["strict_emulator"] = True
+    if config.batch:  # likewise
+        settings["batch"] = True
     run_fingerprint = settings_fingerprint(settings)
     started = now_iso()
     return RunHeader(
@@ -342,6 +354,7 @@ def run_suite(
     `advance(row)` (the CLI's progress bar). `emulator` answers the emulator target (default:
     a loopback emulator giving a perfect model's answers, started for the run).
     """
+    ensure_loaded()  # xpeval's adapters and wires, and every installed plugin's
     store = CassetteStore(config.cassettes)
     picker = TargetPicker(
         choice=config.target,
@@ -382,22 +395,9 @@ def run_suite(
         report.basis = CONFORMANCE_ONLY
     paths = write_scorecard(frame, config.reports, headline(report))
     log(f"{len(frame)} episodes; scorecard: {paths['md']}")
+    for _, explained in refusal_explanations(frame):
+        log(explained)
     return SuiteOutcome(results, frame, card, report, paths, suite, resumed, loaded, compared)
-
-
-def scope_of(header: RunHeader | None) -> RunScope:
-    """What a run covered, read from its results file's header (the gate needs no flags)."""
-    config = header.config if header is not None else {}
-    pairs = header.plan.pairs() if header is not None and header.plan is not None else set()
-    return RunScope(
-        adapters=frozenset(config.get("adapters") or ()),
-        case_set=str(config.get("case_set") or BUILTIN_CASE_SET),
-        all_cases=not config.get("some_cases"),
-        pairs=frozenset(pairs) or None,
-    )
-
-
-CONFORMANCE_ONLY = "conformance only: no baseline compared"
 
 
 def _baseline_of(config: SuiteConfig) -> tuple[Baseline | None, str | None]:
@@ -453,8 +453,13 @@ def _play(
         from xpeval.evals.emulator.case_script import CaseEmulator
         from xpeval.evals.emulator.server import EmulatorServer
 
-        server = EmulatorServer(strict=config.strict_emulator).start()
-        emulator = owned = CaseEmulator(server)
+        if config.emulator_url:
+            from xpeval.evals.emulator.remote import RemoteEmulator
+
+            emulator = owned = CaseEmulator(RemoteEmulator(config.emulator_url))
+        else:
+            server = EmulatorServer(strict=config.strict_emulator).start()
+            emulator = owned = CaseEmulator(server)
     factory = EpisodeFactory(
         mode=config.mode,
         store=store,
@@ -473,10 +478,22 @@ def _play(
     if resumed:
         log(f"resuming {results.path}: {resumed} of {len(suite.episodes)} episodes already done")
 
+    session = None
+    if config.batch:
+        from xpeval.evals.batch.rounds import play_rounds
+        from xpeval.evals.batch.session import POLL_CAP, BatchSession, BatchSettings
+
+        poll = BatchSettings(poll_first=config.batch_poll, poll_cap=max(POLL_CAP, config.batch_poll))
+        session = BatchSession(factory, results, settings, poll, emulator, log, rounds=play_rounds)
+
     async def play(bar: Progress | None) -> None:
         runner.progress = bar
         try:
-            await runner.run(todo)
+            online = todo
+            if session is not None:
+                session.progress = bar
+                online = await session.run(suite.episodes, todo)
+            await runner.run(online)
         finally:
             await factory.aclose()
             if owned is not None:

@@ -22,24 +22,20 @@ import httpx2
 
 from xpeval.adapters.adapter import Adapter, AdapterSettings
 from xpeval.adapters.registry import create_adapter, effective_contract, provider_of
+from xpeval.errors import UserError
 from xpeval.evals.cases import Case
 from xpeval.evals.cassettes import CassetteStore, Mode, Source, bind_cassette
-from xpeval.evals.cassettes.meta import case_digest
-from xpeval.evals.errors import UserError
+from xpeval.evals.cassettes.meta import TARGET_OF_SOURCE, CassetteMeta, case_digest
+from xpeval.evals.cassettes.meta import TargetKind as TargetKind
 from xpeval.evals.results.rows import REPLAYED_SOURCE, RowSource
 from xpeval.evals.running.episode_transport import EpisodeRouter, upstream_pool
 from xpeval.evals.running.plan import PlannedEpisode
+from xpeval.evals.running.play import AdapterSwitch
 from xpeval.evals.running.runner import OpenEpisode
 from xpeval.evals.scrub import install_log_filter, scrub_line
 
-TargetKind = Literal["provider", "local-model", "emulator"]
 TargetChoice = Literal["auto", "provider", "local-model", "emulator"]
-SOURCE_OF: dict[TargetKind, Source] = {
-    "provider": "live",
-    "local-model": "local-model",
-    "emulator": "emulated",
-}
-KIND_OF: dict[Source, TargetKind] = {source: kind for kind, source in SOURCE_OF.items()}
+SOURCE_OF: dict[TargetKind, Source] = {kind: source for source, kind in TARGET_OF_SOURCE.items()}
 StreamPolicy = Literal["never", "always", "alternate"]
 
 
@@ -305,14 +301,14 @@ class EpisodeFactory:
     def target_of(self, adapter_id: str, recorded: Source | None, model: str | None = None) -> TargetKind:
         if self.mode is Mode.REPLAY:
             if recorded:
-                return KIND_OF[recorded]
+                return TARGET_OF_SOURCE[recorded]
             # No cassette yet: its record hint names the target the adapter's other recordings
             # were made with, else the one the model is served by.
             if adapter_id not in self._other_sources:
                 self._other_sources[adapter_id] = self.store.sources_of(adapter_id, model)
             others = self._other_sources[adapter_id]
             if len(others) == 1:
-                return KIND_OF[next(iter(others))]
+                return TARGET_OF_SOURCE[next(iter(others))]
             from xpeval.evals.local_model.models import find_model
 
             served = find_model(model) is not None and local_capable(adapter_id)
@@ -342,7 +338,16 @@ class EpisodeFactory:
         for adapter, _ in built:
             await adapter.aclose()
 
-    def open(self, planned: PlannedEpisode) -> OpenEpisode:
+    def open(
+        self,
+        planned: PlannedEpisode,
+        *,
+        via: httpx2.AsyncBaseTransport | None = None,
+        batch: str | None = None,
+    ) -> OpenEpisode:
+        """The episode ready to play. `via`, `batch` (a `--batch` run): its upstream requests go
+        through `via` (captured for a batch, then answered by it), never streamed, and its
+        recording says it came through the Batch API (xpeval's id of the batch: `batch`)."""
         adapter_id, case = planned.adapter_id, planned.case
         contract = effective_contract(adapter_id)
         recorded = None
@@ -350,14 +355,10 @@ class EpisodeFactory:
             recorded = self.store.meta(self.store.path(adapter_id, planned.episode_id, planned.model))
         kind = self.target_of(adapter_id, recorded.source if recorded else None, planned.model)
         model = planned.model or default_model(adapter_id, kind)
-        upstream = None
-        if kind == "emulator" and self.mode is not Mode.REPLAY:
-            if self.emulator is None:
-                raise RuntimeError("the emulator target needs a running emulator")
-            upstream = self.emulator.upstream_for(case, adapter_id)
+        upstream = via if via is not None else self._emulated(planned, kind)
         # Replay reads a reply as it was read when recorded (`CassetteMeta.text_calls`).
         adapter, router = self.adapter(adapter_id, kind, model, recorded.text_calls if recorded else None)
-        episode = bind_cassette(
+        bound = bind_cassette(
             self.store,
             adapter_id,
             planned.episode_id,
@@ -370,8 +371,11 @@ class EpisodeFactory:
             refresh=self.refresh and self.mode is Mode.RECORD,
             text_calls=adapter.reply_hook is not None,
             case_digest=case_digest(case) if kind == "emulator" else None,
+            delivery="batch" if via is not None else "online",
         )
-        transport = episode.transport if self.mode is not Mode.LIVE else upstream
+        transport = bound.transport if self.mode is not Mode.LIVE else upstream
+        switch = self._switch(case) if kind == "emulator" and self.mode is Mode.LIVE else None
+        delivered = _delivered(via, batch, recorded)
         return OpenEpisode(
             adapter=adapter,
             adapter_id=adapter_id,
@@ -381,13 +385,49 @@ class EpisodeFactory:
             transport=transport,
             recorded_at=recorded.recorded_at.isoformat(timespec="seconds") if recorded else None,
             recorded_model=recorded.model if recorded else None,
-            stream=streams(case.id, self.stream_policy),
+            # Batch APIs do not stream: a batched episode, and the replay of its recording, ask for
+            # the whole reply (docs/batch.md, "Streamed episodes").
+            stream=streams(case.id, self.stream_policy) and delivered is None,
             sleeps=self.mode is not Mode.REPLAY,
-            replayed_from=str(episode.cassette_path) if self.mode is Mode.REPLAY else None,
-            problems=lambda: episode.unmatched_problems() if episode.has_misses else [],
-            finish=lambda succeeded: episode.finish(succeeded=succeeded),
-            retry=episode.retry,
+            replayed_from=str(bound.cassette_path) if self.mode is Mode.REPLAY else None,
+            problems=lambda: bound.unmatched_problems() if bound.has_misses else [],
+            finish=lambda succeeded: bound.finish(succeeded=succeeded),
+            retry=bound.retry,
+            switch=switch,
+            batch=delivered,
         )
+
+    def _switch(self, case: Case) -> AdapterSwitch | None:
+        """The adapters a live emulated episode hands its conversation to: each answered by the
+        emulator from the turn it takes over (none when the emulator cannot start mid-case)."""
+        emulator = self.emulator
+        upstream_from = getattr(emulator, "upstream_from", None)
+        if upstream_from is None:
+            return None
+
+        def reach(adapter_id: str, turn: int) -> Adapter:
+            settings = AdapterSettings(transport=upstream_from(case, adapter_id, turn), timeout=self.timeout)
+            return build_adapter(adapter_id, "emulator", settings)
+
+        return reach
+
+    def _emulated(self, planned: PlannedEpisode, kind: TargetKind) -> httpx2.AsyncBaseTransport | None:
+        """The emulator's script for the episode (the emulator target, recording or live)."""
+        if kind != "emulator" or self.mode is Mode.REPLAY:
+            return None
+        if self.emulator is None:
+            raise RuntimeError("the emulator target needs a running emulator")
+        return self.emulator.upstream_for(planned.case, planned.adapter_id)
+
+
+def _delivered(
+    via: httpx2.AsyncBaseTransport | None, batch: str | None, recorded: CassetteMeta | None
+) -> str | None:
+    """The batch an episode is answered by (`via` given), "recorded" for the replay of a batch
+    recording, None for an episode asked online."""
+    if via is not None:
+        return batch
+    return "recorded" if recorded is not None and recorded.delivery == "batch" else None
 
 
 def _row_source(mode: Mode, kind: TargetKind) -> RowSource:

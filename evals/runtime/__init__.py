@@ -36,35 +36,7 @@ _EXPORTS = {
     "read_audit_jsonl": "xpeval.evals.runtime.audit",
 }
 
-__all__ = [
-    "AgentLoop",
-    "AgentState",
-    "AgentStatus",
-    "ApprovalDecision",
-    "ApprovalPolicy",
-    "ApprovalRequest",
-    "AuditLog",
-    "AuditOutcome",
-    "AuditRow",
-    "AuditSinkError",
-    "CallResult",
-    "CheckedArguments",
-    "PendingRequest",
-    "Resolution",
-    "Risk",
-    "ToolDefinition",
-    "ToolNotFoundError",
-    "ToolRegistry",
-    "ToolRegistryError",
-    "ToolRouter",
-    "ToolRouterError",
-    "TurnTaker",
-    "approve_all",
-    "check_arguments",
-    "deny_all",
-    "now_ms",
-    "read_audit_jsonl",
-]
+__all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 

@@ -13,7 +13,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 
 AuditOutcome = Literal[
     "ok", "error", "unknown_tool", "invalid_args", "pending", "approved", "denied", "expired"

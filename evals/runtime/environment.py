@@ -41,8 +41,14 @@ try:
 except ImportError:  # not on Windows: there the memory bound is not checked
     resource = None  # type: ignore[assignment]
 
-from xpeval.evals.cases.environment import BFCL_CLASSES, BFCL_INSTALL_HINT, BFCL_STATELESS, Environment
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
+from xpeval.evals.cases.environment import (
+    BFCL_INSTALL_HINT,
+    BFCL_STATELESS,
+    ENVIRONMENT_CLASSES,
+    Environment,
+    EnvironmentKind,
+)
 from xpeval.evals.runtime.tool_errors import describe_exception
 
 DEFAULT_TIME_LIMIT_S = 5.0
@@ -140,14 +146,19 @@ def guarded(function: Callable[[], T], limits: Limits = DEFAULT_LIMITS) -> T:
         _guard.active = False
 
 
-def load_class(name: str) -> type:
-    """The class `name` of the bfcl family, imported from the installed bfcl-eval."""
-    module_name = BFCL_CLASSES.get(name)
+def load_class(name: str, kind: EnvironmentKind = "bfcl") -> type:
+    """The class `name` of the family `kind`: bfcl's imported from the installed bfcl-eval,
+    retail's from xpeval itself."""
+    module_name = ENVIRONMENT_CLASSES[kind].get(name)
     if module_name is None:
-        raise EnvironmentUnavailable(f"{name!r} is not a bfcl environment class")
+        raise EnvironmentUnavailable(f"{name!r} is not a {kind} environment class")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
+        if kind != "bfcl":  # xpeval's own module: nothing to install
+            raise EnvironmentUnavailable(
+                f"environment class {name} cannot be imported ({describe_exception(exc)})"
+            ) from exc
         raise EnvironmentUnavailable(
             f"environment class {name} needs bfcl-eval ({describe_exception(exc)}); {BFCL_INSTALL_HINT}"
         ) from exc
@@ -186,8 +197,8 @@ class ToolEnvironment:
         self.instances: dict[str, Any] = {}
         self._methods: dict[str, Callable[..., Any]] = {}
         for name in spec.classes:
-            instance = load_class(name)()
-            if name not in BFCL_STATELESS:
+            instance = load_class(name, spec.kind)()
+            if not (spec.kind == "bfcl" and name in BFCL_STATELESS):
                 scenario = copy.deepcopy(spec.initial_state.get(name, {}))
                 guarded(partial(instance._load_scenario, scenario, long_context=spec.long_context), limits)
             self.instances[name] = instance

@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.results.run_plan import TRIAL_MARK
 from xpeval.evals.verdict.scorecard import RATES
 
@@ -37,9 +37,10 @@ CODE_LEGEND = (
     "accuracy,tool_selection,arguments,irrelevance,malformed,errors,schema_valid; y=true n=false -=n/a"
 )
 LOWER_IS_BETTER = frozenset({"malformed", "errors"})
-CONFORMANCE_KINDS = frozenset({"cassette", "runner", "reasoning_state"})
+CONFORMANCE_KINDS = frozenset({"cassette", "runner", "reasoning_state", "handoff"})
 """Error kinds that are the suite's own failures (a replay problem, a runner bug, a loop that lost
-the reasoning state its provider requires back), never the model's."""
+the reasoning state its provider requires back, a conversation the loop could not hand to the
+adapter a case turn names), never the model's: each fails the gate whatever the error rate."""
 DETERMINISTIC_SOURCES = frozenset({"emulated"})
 """Rows whose answers are a perfect model's: any flipped case is a pipeline bug, not noise."""
 DEFAULT_MAX_ERROR_RATE = 0.05

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.results.rows import (
     MAX_ROW_CALLS,
     REPLAYED_SOURCE,
@@ -108,7 +108,9 @@ def name_of(key: EpisodeKey) -> str:
 def rescore(row: ResultRow, case: Case) -> dict[str, Any]:
     """The verdict fields of `row` as its stored calls and its case score them."""
     failed = row.error_kind is not None
-    verdict = episode_verdict(case, stored_turns(row.calls), failed, dropped_calls=row.dropped_calls)
+    verdict = episode_verdict(
+        case, stored_turns(row.calls), failed, dropped_calls=row.dropped_calls, said=row.said, ended=row.ended
+    )
     # A row without calls is left as it is by `with_schema_validity`: its `schema_valid` is
     # the runner's default (not judged), never what the row claims.
     unjudged = row.model_copy(update={"schema_valid": None})
@@ -121,8 +123,8 @@ MAX_REMEMBERED_ANSWERS = 50_000
 hold a million scores in memory); answers past it are scored each time."""
 
 AnswerKey = tuple[str, bool, str, tuple[str, ...], int]
-"""A case id, whether the episode failed, its calls as JSON, the fields the row bound cut, the
-calls it dropped."""
+"""A case id, whether the episode failed, its calls as JSON (a task's with its texts and ending),
+the fields the row bound cut, the calls it dropped."""
 
 
 def _answer_key(row: ResultRow, case: Case) -> AnswerKey:
@@ -131,7 +133,8 @@ def _answer_key(row: ResultRow, case: Case) -> AnswerKey:
     the first violation a validator names may depend on it."""
     calls = [(c.turn, c.name, c.arguments, c.parse_error) for c in row.calls]
     cut = tuple(note.field for note in row.truncated)
-    return case.id, row.error_kind is not None, json.dumps(calls, default=str), cut, row.dropped_calls
+    answer = [calls, row.said, row.ended] if case.task is not None else calls  # a task's texts are scored too
+    return case.id, row.error_kind is not None, json.dumps(answer, default=str), cut, row.dropped_calls
 
 
 def _scored(row: ResultRow, case: Case, rescored: dict[AnswerKey, dict[str, Any]] | None) -> dict[str, Any]:
@@ -176,7 +179,7 @@ def _json(value: object) -> str:
     return "null" if value is None else str(value).lower() if isinstance(value, bool) else repr(value)
 
 
-def judge(header: RunHeader, records: Iterable[ResultRow | RunTrailer], cases: Mapping[str, Case]) -> Custody:
+def judge(header: RunHeader, records: Iterable[Any], cases: Mapping[str, Case]) -> Custody:
     """Every check of the module docstring but the cassettes', over a file's records in order
     (the header's run, its plan, its case set's cases by id)."""
     custody = Custody()
@@ -193,6 +196,9 @@ def judge(header: RunHeader, records: Iterable[ResultRow | RunTrailer], cases: M
                 refuse(
                     f"its completion record is of run {record.run!r}, not of this file's run {header.run!r}"
                 )
+            continue
+        if not isinstance(record, ResultRow):  # a `--batch` run's batch record
+            _judge_batch_record(record, header, bool(trailers), refuse)
             continue
         row = record
         results += 1
@@ -216,6 +222,18 @@ def judge(header: RunHeader, records: Iterable[ResultRow | RunTrailer], cases: M
         if trailer.rows != results:
             refuse(f"its completion record counts {trailer.rows} result rows, the file holds {results}")
     return custody
+
+
+def _judge_batch_record(
+    record: Any, header: RunHeader, after_trailer: bool, refuse: Callable[[str], None]
+) -> None:
+    """A batch record is of the file's run and comes before its completion record (what a batch
+    holds is checked by the rows: each planned episode has exactly one final row)."""
+    name = f"batch record {getattr(record, 'batch', '?')!r}"
+    if getattr(record, "run", None) != header.run:
+        refuse(f"{name} is of run {getattr(record, 'run', None)!r}, not of this file's run {header.run!r}")
+    if after_trailer:
+        refuse(f"{name} comes after the completion record: not one run's file")
 
 
 class _PlannedEpisodes:

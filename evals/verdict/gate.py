@@ -22,7 +22,7 @@ from xml.etree import ElementTree
 
 import pandas as pd
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.verdict.baseline import (
     BASELINE_VERSION,
     CONFORMANCE_KINDS,

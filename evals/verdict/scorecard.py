@@ -9,6 +9,7 @@ pipeline, never a provider: the table says so in the row itself.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -135,6 +136,42 @@ def _counts(group: pd.DataFrame) -> dict[str, tuple[int, int]]:
     }
 
 
+REFUSED_TOOLS = " cannot send these tools: "
+"""What an adapter's refused turn says (`adapters/adapter.py`): `<adapter> cannot send these tools:
+<tool>: <why>; <tool>: <why>`."""
+_REFUSED_TOOL = re.compile(r"(?:^|; )([\w.-]+): ")
+
+
+def _refused_names(reason: str) -> list[str]:
+    _, _, listed = reason.partition(REFUSED_TOOLS)
+    return _REFUSED_TOOL.findall(listed)
+
+
+def refusal_explanations(frame: pd.DataFrame) -> list[tuple[str, str]]:
+    """(source, line) for each row some of whose episodes were never sent because the adapter
+    refuses a tool's schema: its accuracy, how many episodes and which tools, so a row below
+    100 % (an emulated one above all: a perfect model answers it) says why."""
+    refused = frame[
+        (frame["error_kind"] == "refused")
+        & frame["reason"].astype(str).str.contains(REFUSED_TOOLS, regex=False)
+    ]
+    lines: list[tuple[str, str]] = []
+    for (source, adapter, model), group in refused.groupby(KEY, sort=False):
+        row = frame[(frame["source"] == source) & (frame["adapter"] == adapter) & (frame["model"] == model)]
+        correct, labelled = _counts(row)["accuracy"]
+        tools = sorted({name for reason in group["reason"].astype(str) for name in _refused_names(reason)})
+        rate = f"{100 * correct / labelled:.0f} %" if labelled else "-"
+        lines.append(
+            (
+                str(source),
+                f"{source}|{adapter}|{model}: {rate} — {len(group)} of {len(row)} episode(s) not sent: "
+                f"{len(tools)} tool(s) refused by {adapter}'s schema rules: {', '.join(tools)} "
+                f"(`xpeval schemas --adapters {adapter}` says why)",
+            )
+        )
+    return lines
+
+
 def _summary(group: pd.DataFrame) -> dict[str, object]:
     out: dict[str, object] = {"n": len(group)}
     for rate, (k, n) in _counts(group).items():
@@ -244,8 +281,16 @@ def _seconds(value: float) -> str:
     return "-" if math.isnan(value) else f"{value:.3f}"
 
 
-def to_markdown(card: pd.DataFrame, categories: pd.DataFrame, headline: Sequence[str] = ()) -> str:
-    """The scorecard as markdown; `headline`: lines said first (the run's verdict, what changed)."""
+def to_markdown(
+    card: pd.DataFrame,
+    categories: pd.DataFrame,
+    headline: Sequence[str] = (),
+    tasks: pd.DataFrame | None = None,
+    explanations: Sequence[tuple[str, str]] = (),
+) -> str:
+    """The scorecard as markdown; `headline`: lines said first (the run's verdict, what changed);
+    `tasks`: the task cases' pass^k (`xpeval.evals.verdict.pass_hat_k`), a section of its own;
+    `explanations`: (source, line) said under that source's table (`refusal_explanations`)."""
     lines = [
         "# Tool-calling scorecard",
         "",
@@ -283,6 +328,8 @@ def to_markdown(card: pd.DataFrame, categories: pd.DataFrame, headline: Sequence
                 + f" | {_dollars(r.get('cost_usd', math.nan))} | {r['recorded'] or '-'} |"
             )
         lines.append("")
+        said = [f"- {line}" for where, line in explanations if where == source]
+        lines += [*said, ""] if said else []
     repeated = card[card["trials"] > 1] if "trials" in card else card.iloc[0:0]
     if not repeated.empty:
         lines += [
@@ -315,6 +362,10 @@ def to_markdown(card: pd.DataFrame, categories: pd.DataFrame, headline: Sequence
                 f"{_pct(r['accuracy'], r['accuracy_lo'], r['accuracy_hi'])} |"
             )
         lines.append("")
+    if tasks is not None:
+        from xpeval.evals.verdict import pass_hat_k
+
+        lines += pass_hat_k.to_markdown(tasks)
     return "\n".join(lines)
 
 
@@ -330,8 +381,10 @@ def write_scorecard(frame: pd.DataFrame, directory: Path, headline: Sequence[str
         "categories": directory / "scorecard_by_category.csv",
         "results": directory / "results.parquet",
     }
-    flaky = flaky_cases(frame)
-    text = to_markdown(card, categories, headline)
+    from xpeval.evals.verdict.pass_hat_k import task_pass_hat_k
+
+    flaky, tasks = flaky_cases(frame), task_pass_hat_k(frame)
+    text = to_markdown(card, categories, headline, tasks, refusal_explanations(frame))
     if not flaky.empty:
         listed = [
             f"- {r.adapter} ({r.model}, {r.source}): {r.case_id}: {r.passed}/{r.trials} trials passed"
@@ -343,5 +396,8 @@ def write_scorecard(frame: pd.DataFrame, directory: Path, headline: Sequence[str
     card.to_csv(paths["csv"], index=False)
     card.astype({"source": str}).to_parquet(paths["parquet"], index=False)
     categories.to_csv(paths["categories"], index=False)
+    if not tasks.empty:
+        paths["tasks"] = directory / "scorecard_tasks.csv"
+        tasks.to_csv(paths["tasks"], index=False)
     frame.to_parquet(paths["results"], index=False)
     return paths

@@ -3,12 +3,15 @@
 `score(case, tool_calls)` is pure. Per turn, a turn is correct when:
 - it expects no call (irrelevance) and the model made none; an empty call list never counts
   as a correct call when calls are expected;
+- it expects any call (relevance) and the model made one or more, every one readable (BFCL
+  passes any call that decodes);
 - otherwise the calls and the expected calls pair up one to one, where a call fits an expected
   call when the function names are equal, every argument the tool's schema requires is present,
   every argument given is both in the schema and in the expected answer, every given value is
   among its acceptable values (`xpeval.evals.cases.acceptable`), and every expected argument left out
   has `""` (optional) among its acceptable values. A call whose arguments could not be parsed
-  fits nothing (and marks the turn malformed).
+  fits nothing (and marks the turn malformed). A case imported from BFCL also holds BFCL's
+  type rules (`20.0` is no `integer`: `xpeval.evals.verdict.bfcl_types`).
 Pairing is a maximum bipartite matching over the "fits" relation, so the verdict never
 depends on the order of the calls (BFCL's first-fit pairing fails `parallel_178` in one order
 and passes it in another). A case is correct when all its turns are.
@@ -26,6 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from xpeval.evals.cases.acceptable import OPTIONAL, value_acceptable
 from xpeval.evals.cases.model import is_multi_step
 from xpeval.evals.cases.schema_root import root_properties, root_required
+from xpeval.evals.verdict.bfcl_types import bfcl_type_error, is_bfcl_case
 from xpeval.evals.verdict.calls import CallLike, ReadCall, read_call
 
 if TYPE_CHECKING:
@@ -110,7 +114,13 @@ def score(case: Case, tool_calls: Sequence[CallLike] | Sequence[Sequence[CallLik
 
 
 def episode_verdict(
-    case: Case, calls_per_turn: Sequence[Sequence[CallLike]], failed: bool, *, dropped_calls: int = 0
+    case: Case,
+    calls_per_turn: Sequence[Sequence[CallLike]],
+    failed: bool,
+    *,
+    dropped_calls: int = 0,
+    said: Sequence[str] | None = None,
+    ended: str | None = None,
 ) -> dict[str, Any]:
     """A result row's verdict fields (`correct`, `tool_selection_correct`, `arguments_correct`,
     `irrelevance`, `malformed`, `reason`) from the calls a row keeps, one list per turn, whether
@@ -122,7 +132,9 @@ def episode_verdict(
     A row that dropped calls is never correct: what the dropped calls were is gone.
 
     An unlabelled case is not scored (it is judged against a reference row): only whether a call
-    was malformed. A single-step case is scored on its first turn's calls."""
+    was malformed. A single-step case is scored on its first turn's calls. A task case is scored
+    by its reward (`xpeval.evals.verdict.task_reward`), from its calls, what the agent `said` and
+    how its conversation `ended` (both kept in the row)."""
     if not case.labelled:
         malformed = any(read_call(c).parse_error is not None for turn in calls_per_turn for c in turn)
         return {
@@ -133,6 +145,8 @@ def episode_verdict(
             "malformed": malformed,
             "reason": None,
         }
+    if case.task is not None:
+        return _task_fields(case, calls_per_turn, failed, dropped_calls, said or [], ended)
     if case.environment is not None:
         return _state_fields(case, calls_per_turn, failed)
     turns = [list(turn) for turn in calls_per_turn]
@@ -183,6 +197,37 @@ def _state_fields(case: Case, calls_per_turn: Sequence[Sequence[CallLike]], fail
     }
 
 
+def _task_fields(
+    case: Case,
+    calls_per_turn: Sequence[Sequence[CallLike]],
+    failed: bool,
+    dropped_calls: int,
+    said: Sequence[str],
+    ended: str | None,
+) -> dict[str, Any]:
+    """A task case's row fields: `correct` is its reward (1 or 0); the reason says what missed."""
+    from xpeval.evals.verdict.task_reward import task_reward
+
+    calls = [call for turn in calls_per_turn for call in turn]
+    fields: dict[str, Any] = {
+        "correct": False,
+        "tool_selection_correct": None,
+        "arguments_correct": None,
+        "irrelevance": False,
+        "malformed": any(read_call(c).parse_error is not None for c in calls),
+        "reason": None,
+    }
+    if failed:  # the episode's error is its reason; nothing is executed for it
+        return fields
+    if dropped_calls:
+        fields["reason"] = f"{dropped_calls} calls past the {len(calls)} the row keeps: never correct"
+        return fields
+    reward = task_reward(case, calls, said, ended)
+    fields["correct"] = reward.reward == 1
+    fields["reason"] = None if reward.reward == 1 else f"reward 0: {reward.reason}"
+    return fields
+
+
 def score_turn(
     case: Case, expected: Expected, tool_calls: Sequence[CallLike], *, index: int = 0
 ) -> TurnScore:
@@ -204,6 +249,16 @@ def score_turn(
     if expected.no_call:
         reason = f"expected no call, got {len(calls)}: {_names(calls)}" if calls else None
         return verdict(not calls, reason, not calls, None)
+    if expected.any_call:
+        unread = [call.name for call in calls if call.parse_error is not None]
+        if not calls or unread:
+            why = (
+                "expected a call of any tool, got none"
+                if not calls
+                else f"unparseable call(s): {', '.join(unread)}"
+            )
+            return verdict(False, why, False, None)
+        return verdict(True, None, True, None)
     expected_names = [call.name for call in expected.calls]
     if not calls:
         return verdict(
@@ -254,6 +309,10 @@ def _call_mismatch(case: Case, call: ReadCall, wanted: ExpectedCall) -> str | No
                 f"{call.name}: argument {argument!r} = {_short(value)} is not one of "
                 f"{_short(wanted.arguments[argument])}"
             )
+        if is_bfcl_case(case.origin):
+            type_error = bfcl_type_error(value, properties[argument], wanted.arguments[argument])
+            if type_error is not None:
+                return f"{call.name}: argument {argument!r}: {type_error}"
     for argument, alternatives in wanted.arguments.items():
         if argument not in call.arguments and OPTIONAL not in alternatives:
             return f"{call.name}: missing argument {argument!r} (expected one of {_short(alternatives)})"

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.verdict.scorecard import RATES, wilson
 
 TREND_COLUMNS = ["run_date", "run", "source", "adapter", "model", "metric", "k", "n", "rate", "lo", "hi"]

@@ -13,8 +13,6 @@ from xpeval.adapters.registry import effective_contract
 from xpeval.adapters.schema import prepare_tools
 from xpeval.adapters.wires import get_wire
 from xpeval.evals.acceptance.checker import (
-    MODES,
-    PROVIDER_MODES,
     ProviderMode,
     build_definition,
     check,
@@ -23,7 +21,11 @@ from xpeval.evals.acceptance.checker import (
     layout_for,
     mode_for,
 )
-from xpeval.evals.acceptance.checker.layout import mode_specs
+from xpeval.evals.acceptance.checker.layout import modes
+from xpeval.evals.acceptance.checker.rules import PROFILES
+
+OWN_MODES = tuple(PROFILES)
+"""The rule sets the checker ships (each judges requests of one of xpeval's own wires)."""
 
 CONFORMING: dict[str, Any] = {
     "type": "object",
@@ -48,7 +50,7 @@ def _deep(levels: int) -> dict[str, Any]:
     return schema
 
 
-@pytest.mark.parametrize("mode", PROVIDER_MODES)
+@pytest.mark.parametrize("mode", OWN_MODES)
 def test_a_plain_conforming_tool_has_no_violations_in_any_mode(mode: ProviderMode) -> None:
     schema = {**CONFORMING, **STRICT_EXTRA} if "strict" in mode else CONFORMING
     assert check(mode, build_definition(mode, "get_weather", "Weather", schema)) == []
@@ -57,7 +59,7 @@ def test_a_plain_conforming_tool_has_no_violations_in_any_mode(mode: ProviderMod
 def test_every_registered_adapter_is_judged_by_some_mode(xpeval_adapter_id: str) -> None:
     contract = effective_contract(xpeval_adapter_id)
     strict = prepare_tools(contract.schema_dialect, []).strict
-    assert mode_for(contract.wire, contract.schema_dialect, strict) in mode_specs()
+    assert mode_for(contract.wire, contract.schema_dialect, strict) in modes()
 
 
 def test_gemini_modes_read_different_fields() -> None:
@@ -96,20 +98,20 @@ def test_a_strict_mode_definition_without_the_strict_flag_is_a_violation() -> No
 
 def test_every_violation_cites_its_source() -> None:
     hostile = {"type": "object", "properties": {"x": {"type": "array"}}, "default": {}, "$schema": 3}
-    for mode in PROVIDER_MODES:
+    for mode in OWN_MODES:
         for found in check(mode, build_definition(mode, "1 bad.name", "", hostile)):
             assert found.source.startswith("["), found
 
 
 @pytest.mark.parametrize("definition", [None, [], "tool", {"function": 3}, {"type": "function"}])
 def test_a_definition_that_is_not_a_tool_is_refused_not_raised(definition: Any) -> None:
-    for mode in PROVIDER_MODES:
+    for mode in OWN_MODES:
         assert check(mode, definition)
 
 
 def test_a_twenty_thousand_deep_schema_is_refused_quickly_without_recursion() -> None:
     deep = _deep(20_000)
-    for mode in PROVIDER_MODES:
+    for mode in OWN_MODES:
         started = time.perf_counter()
         found = check(mode, build_definition(mode, "deep", "", deep))
         assert time.perf_counter() - started < 1
@@ -196,12 +198,15 @@ def test_the_checker_shares_no_code_with_the_dialect_passes() -> None:
 
 
 def test_every_mode_reads_its_layout_from_its_wire() -> None:
-    """The mode table names every mode once; each mode's layout is what its wire sends for its
-    dialect, and `mode_for` finds the mode back from that wire and dialect."""
-    assert tuple(MODES) == PROVIDER_MODES
-    for mode, spec in MODES.items():
-        assert layout_for(mode) == get_wire(spec.wire).tool_layout(spec.dialect, spec.strict)
-        assert mode_for(spec.wire, spec.dialect, spec.strict) == mode
+    """The one mode table is the wires' own (`WirePlugin.acceptance`): every rule set the checker
+    ships is the mode of some registered wire that leaves its rules to the checker, and no such
+    mode lacks one; each mode's layout is what its wire sends for its dialect, and `mode_for`
+    finds the mode back from that wire and dialect."""
+    own = [mode for mode, (_, spec) in modes().items() if spec.profile is None]
+    assert sorted(own) == sorted(OWN_MODES)
+    for mode, (wire, spec) in modes().items():
+        assert layout_for(mode) == get_wire(wire).tool_layout(spec.dialect, spec.strict)
+        assert mode_for(wire, spec.dialect, spec.strict) == mode
 
 
 def test_mode_for_follows_the_strict_flag_the_wire_sends() -> None:

@@ -25,7 +25,6 @@ import pytest
 from tests._corpus import REPO_ROOT, corpus_files
 from xpeval import plugin
 from xpeval.adapters.registry import (
-    AdapterFactoryError,
     create_adapter,
     factory_of,
     get_entry,
@@ -33,6 +32,7 @@ from xpeval.adapters.registry import (
 )
 from xpeval.adapters.schema import apply_dialect, prepare_tools
 from xpeval.adapters.wires import get_wire, wire_for_path, wire_names
+from xpeval.errors import AdapterFactoryError
 from xpeval.evals.acceptance.checker import check, mode_for
 
 EXAMPLE = REPO_ROOT / "examples" / "ollama-xpeval"
@@ -363,6 +363,10 @@ def _invalid() -> list[tuple[object, str]]:
         (
             dataclasses.replace(good, acceptance=(dataclasses.replace(mode, name="openai-chat"),)),
             "must be named 'bad-wire'",
+        ),
+        (
+            _renamed("gemini-parameters", "bad-dialect"),
+            "acceptance mode gemini-parameters is wire google-genai's",
         ),
         (
             dataclasses.replace(good, acceptance=(dataclasses.replace(mode, dialect="nope"),)),

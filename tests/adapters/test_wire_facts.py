@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from xpeval.adapters.contract import WIRE_NAMES, ToolSpec, TurnRequest, TurnResult, UserMessage, WireName
+from xpeval.adapters.contract import ToolSpec, TurnRequest, TurnResult, UserMessage, WireName
 from xpeval.adapters.registry import effective_contract
 from xpeval.adapters.schema import DIALECTS, Dialect, prepare_tools
-from xpeval.adapters.wires import get_wire, wire_for_path
+from xpeval.adapters.wires import get_wire, wire_for_path, wire_names
 from xpeval.evals.conformance._fixtures import WEATHER, request, scripted
 from xpeval.evals.emulator import Reply
 
@@ -39,7 +39,7 @@ def test_a_path_no_wire_serves_has_no_wire() -> None:
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
-@pytest.mark.parametrize("wire_name", WIRE_NAMES)
+@pytest.mark.parametrize("wire_name", wire_names())
 def test_encode_lays_every_tool_out_as_the_wires_layout_says(wire_name: WireName, dialect: Dialect) -> None:
     wire = get_wire(wire_name)
     tools = prepare_tools(dialect, [WEATHER])
@@ -52,7 +52,7 @@ def test_encode_lays_every_tool_out_as_the_wires_layout_says(wire_name: WireName
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
-@pytest.mark.parametrize("wire_name", WIRE_NAMES)
+@pytest.mark.parametrize("wire_name", wire_names())
 def test_only_a_layout_that_says_so_omits_the_schema_of_a_tool_without_arguments(
     wire_name: WireName, dialect: Dialect
 ) -> None:
@@ -73,7 +73,7 @@ def test_a_recording_is_served_to_the_sdk_as_recorded_unless_its_wire_reframes_i
     assert new_headers["content-type"] == "text/event-stream"
     assert body.count(b"data: ") == 2
     assert google.replayable_response(streamed + "?alt=sse", headers, array) == (headers, array)
-    for name in WIRE_NAMES:
+    for name in wire_names():
         if name != "google-genai":
             served = get_wire(name).replayable_response("/v1/chat/completions", headers, array)
             assert served == (headers, array)

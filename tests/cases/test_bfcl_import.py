@@ -25,6 +25,7 @@ from xpeval.evals.cases.bfcl import (
 )
 from xpeval.evals.cases.bfcl_data import BfclDataError, bfcl_data_dir, category_files, convert_category
 from xpeval.evals.cli import main
+from xpeval.evals.emulator.case_script import example_arguments
 from xpeval.evals.verdict.scoring import score
 
 PSEUDO_TYPED = {
@@ -147,6 +148,19 @@ def test_irrelevance_entries_expect_no_call() -> None:
     assert case.category == "irrelevance" and labelled(case).no_call
 
 
+def test_relevance_entries_pass_any_readable_call_and_fail_no_call() -> None:
+    case = convert_entry(
+        entry("live_relevance_2-2-0", [ROUTE], "Route me to the sea"), None, "live_relevance"
+    )
+    assert (case.category, labelled(case).any_call) == ("relevance", True)
+    assert score(case, [{"name": "maps.route", "arguments": {"start": "x", "end": "y"}}]).correct
+    assert score(case, [{"name": "maps.route", "arguments": {}}]).correct  # BFCL: any call that decodes
+    nothing = score(case, [])
+    assert not nothing.correct and nothing.reason == "expected a call of any tool, got none"
+    unread = score(case, [{"name": "maps.route", "arguments": "{not json"}])
+    assert not unread.correct and "unparseable" in (unread.reason or "")
+
+
 def test_an_optional_answer_argument_outside_the_schema_is_dropped() -> None:
     answer = {
         "id": "multiple_9",
@@ -183,6 +197,7 @@ def test_every_bfcl_category_is_either_imported_or_refused_with_a_reason() -> No
         "parallel",
         "parallel_multiple",
         "irrelevance",
+        "relevance",
         "multi_turn",
     }
     assert not set(CATEGORY_MAP) & set(NOT_IMPORTED)
@@ -245,8 +260,8 @@ def test_cli_without_bfcl_eval_says_how_to_install_it(
 
 
 def test_cli_refuses_categories_it_cannot_score_the_bfcl_way(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["cases", "bfcl", "--categories", "live_relevance"]) == 2
-    assert "not imported: BFCL accepts any call here" in capsys.readouterr().err
+    assert main(["cases", "bfcl", "--categories", "web_search"]) == 2
+    assert "not imported: agentic category" in capsys.readouterr().err
     assert main(["cases", "bfcl", "--categories", "simple_pythonn"]) == 2
     assert "unknown BFCL category 'simple_pythonn'" in capsys.readouterr().err
 
@@ -290,4 +305,6 @@ def test_installed_bfcl_data_converts_and_its_answers_score_correct(bfcl_categor
     assert len(outcomes) - len(cases) <= max(2, len(outcomes) // 50)  # BFCL's own inconsistencies only
     for case in cases:
         answer = [{"name": c.name, "arguments": c.canonical_arguments()} for c in labelled(case).calls]
+        if labelled(case).any_call:
+            answer = [{"name": case.tools[0].name, "arguments": example_arguments(case.tools[0].parameters)}]
         assert score(case, answer).correct, case.id

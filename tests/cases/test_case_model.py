@@ -11,9 +11,9 @@ from pydantic import ValidationError
 
 from tests._labelled import labelled
 from xpeval.adapters.contract import ToolSpec, TurnRequest, UserMessage
+from xpeval.errors import UserError
 from xpeval.evals.cases import Case, load_case_file, load_cases
 from xpeval.evals.cases.scripted import ScriptedToolError, UnscriptedCallError, scripted_handler
-from xpeval.evals.errors import UserError
 
 ISSUE_EXAMPLE = """
 id: weather_simple_01

@@ -88,3 +88,43 @@ def test_ten_thousand_broken_cases_print_a_bounded_list_and_the_whole_count(tmp_
         line.startswith("xpeval: bulk.jsonl: and ") and line.endswith(" more problems") for line in lines
     )
     assert lines[-1].startswith("xpeval: 40000 problems in 1 case file(s)"), lines[-1]
+
+
+RULES_BROKEN_TWICE = """
+cases:
+  - id: orders_simple_04
+    category: simple
+    tools:
+      - name: lookup_order
+        parameters: {type: object, properties: {order: {type: string}}, required: [order]}
+    approvals: {refund_order: approve}
+    messages:
+      - {role: user, content: "Where are A1 and B2?"}
+    expected:
+      calls:
+        - name: lookup_order
+          arguments: {order: ["A1"], detail: ["full"]}
+        - name: lookup_order
+          arguments: {}
+"""
+
+
+def test_a_case_breaking_several_rules_that_relate_its_fields_gets_every_one_in_one_round(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """The rules relating fields stopped at the first (an unknown approval hid the rest)."""
+    root = shop_project(tmp_path, 'cases = "evals/cases"\n')
+    (root / "evals" / "cases" / "more.yaml").write_text(RULES_BROKEN_TWICE)
+
+    done = cli("cases", "validate", "evals/cases", cwd=root)
+
+    assert done.returncode == 2, done.stderr
+    case = "more.yaml: case 0 (orders_simple_04): "
+    for problem in (
+        "approvals.refund_order: not a tool of this case",
+        "expected.calls[0].arguments.detail: not in the schema of 'lookup_order'",
+        "expected.calls[1].arguments: 'lookup_order' requires 'order', which is missing",
+        "category simple: expects exactly one call in one turn",
+    ):
+        assert any(line.endswith(case + problem) for line in done.stderr.splitlines()), (problem, done.stderr)
+    assert "xpeval: 4 problems in 1 case file(s)" in done.stderr, done.stderr

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from tests._cli import without_project_line, xpeval
 from tests._hostile import case_file_bomb_in_arguments, case_file_bomb_in_schema, sparse_file
+from xpeval.errors import UserError
 from xpeval.evals.cases import BUILTIN_DIR, load_case_file
-from xpeval.evals.errors import UserError
 from xpeval.evals.untrusted import MB, InputLimits
 
 HANG = 120.0

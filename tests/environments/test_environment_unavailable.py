@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from xpeval.errors import UserError
 from xpeval.evals.cases.environment import Environment
-from xpeval.evals.errors import UserError
 from xpeval.evals.runtime import environment
 
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.gate._rows import flipped, frame, outcomes
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.results.rows import ResultRow
 from xpeval.evals.verdict.baseline import Baseline, update
 from xpeval.evals.verdict.gate import RunScope, baseline_for_run, evaluate, junit_xml

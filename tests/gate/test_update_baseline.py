@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.gate._rows import frame, outcomes, row
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.verdict.baseline import Baseline, Thresholds, read_baseline, refusals, update
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tests.history._runs import loaded
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.results.history import (
     HISTORY_COLUMNS,
     SCHEMA_TABLE,

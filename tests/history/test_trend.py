@@ -8,7 +8,7 @@ import pytest
 
 from tests.gate._rows import frame, outcomes, row
 from tests.history._runs import loaded
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.results.history import append, load_history
 from xpeval.evals.verdict.scorecard import RATES, scorecard, wilson
 from xpeval.evals.verdict.trend import TREND_COLUMNS, trend

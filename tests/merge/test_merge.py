@@ -15,13 +15,14 @@ import pytest
 
 from tests._cli import Cli
 from tests._corpus import REPO_ROOT
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.results.file import IncompleteRunError
 from xpeval.evals.results.load import load_run
 from xpeval.evals.results.merge import merge_shards
-from xpeval.evals.running.suite import SuiteConfig, run_suite, scope_of
+from xpeval.evals.running.suite import SuiteConfig, run_suite
 from xpeval.evals.verdict.baseline import read_baseline
 from xpeval.evals.verdict.custody import check_custody
+from xpeval.evals.verdict.file_gate import scope_of
 from xpeval.evals.verdict.gate import baseline_for_run, diff_text, evaluate
 from xpeval.evals.verdict.scorecard import scorecard
 

@@ -44,8 +44,9 @@ install's CPU (61 s of user+sys with it, 29 s without, measured 2026-12-04); the
 test imports are compiled when imported."""
 
 
-PACKAGED = ["pyproject.toml", "README.md", "xpeval", "adapters", "evals"]
-"""What the build reads; copied (links kept) so that no stale build/ of the checkout leaks in."""
+PACKAGED = ["pyproject.toml", "README.md", "xpeval", "adapters", "evals", "docs"]
+"""What the build reads (docs/: the documents xpeval/docs/ links to, shipped for the citations of
+schema refusals); copied (links kept) so that no stale build/ of the checkout leaks in."""
 
 
 def _source_copy(into: Path) -> Path:
@@ -193,3 +194,50 @@ def test_the_example_plugin_in_a_fresh_venv_passes_conformance_and_records_then_
     assert replayed.returncode == 0, replayed.stdout[-2000:] + replayed.stderr[-2000:]
     assert "ollama: replay cassettes" in replayed.stderr, replayed.stderr[-2000:]
     assert "gate: passed" in replayed.stdout, replayed.stdout[-1000:]
+
+
+RECURSIVE_TOOL = (
+    '{"name": "build_tree", "description": "A tree", "parameters": {"type": "object", "$defs": {"Node": '
+    '{"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}, '
+    '"properties": {"root": {"$ref": "#/$defs/Node"}}}}'
+)
+
+
+def test_a_refusals_source_is_a_file_of_the_installed_package(venv_python: Path, tmp_path: Path) -> None:
+    """Issue 36: refusals cited `docs/provider-schema-rules.md §6`, absent from an installed
+    package. In a project of its own with xpeval installed from the wheel, `xpeval schemas` names
+    where the sources are, and the cited section is there."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "tools.json").write_text(RECURSIVE_TOOL, encoding="utf-8")
+    clean = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+    done = subprocess.run(
+        [
+            venv_python.parent / "xpeval",
+            "schemas",
+            "--tools",
+            "tools.json",
+            "--adapters",
+            "vertex-ai",
+            "--no-fidelity",
+        ],
+        cwd=project,
+        env={**clean, "COLUMNS": "400"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    said = " ".join(done.stdout.split())  # the table's lines wrap at the terminal's width
+    assert "[rule gemini.parameters.recursion; docs/provider-schema-rules.md §6" in said, done.stdout
+    root = Path(said.split("files of the installed xpeval, under ", 1)[1].split()[0])
+    assert root.is_relative_to(venv_python.parent.parent), root  # the venv's copy, not this checkout
+    assert "## 6. " in (root / "docs" / "provider-schema-rules.md").read_text(encoding="utf-8")
+
+
+def test_the_wheel_holds_every_document_a_schema_refusal_cites(wheel: Path) -> None:
+    from xpeval.adapters.schema.refusals import REFUSAL_RULES
+
+    names = set(zipfile.ZipFile(wheel).namelist())
+    cited = {rule.where.partition(" ")[0] for rule in REFUSAL_RULES.values()}
+    assert {f"xpeval/{document}" for document in cited} <= names, sorted(cited)

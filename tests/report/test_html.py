@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.report.conftest import CASES, RUN, SOURCES, schema_pairs, trend_frame, write_run
+from xpeval.errors import UserError
 from xpeval.evals.cases import load_cases
-from xpeval.evals.errors import UserError
 from xpeval.evals.report import read_details, report_html, run_cases, write_report
 from xpeval.evals.report.episodes import ordered_groups, verdict_of, verdicts
 from xpeval.evals.results.load import load_run

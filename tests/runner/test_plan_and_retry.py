@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from xpeval.adapters.contract import ProviderError
-from xpeval.adapters.registry import UnknownAdapterError
+from xpeval.errors import UnknownAdapterError, UserError
 from xpeval.evals.cases import load_cases
-from xpeval.evals.errors import UserError
 from xpeval.evals.results.run_plan import Shard
 from xpeval.evals.running.plan import parse_models, plan, select_cases
 from xpeval.evals.running.retry import backoff_delay

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 from xpeval.evals.runtime import AuditRow, AuditSinkError, ToolRouter, read_audit_jsonl
 
 

@@ -135,6 +135,24 @@ def test_no_comment_cites_a_document_outside_the_repository(path: Path) -> None:
         assert match is None, f"{path.relative_to(REPO)}:{line} cites {match.group(0)!r}"
 
 
+SHIPPED = ("adapters", "evals", "xpeval")
+WORKSPACE = re.compile(r"\.\./shared")
+"""The folder beside this checkout: shipped code (its comments, docstrings and help texts alike)
+never names it, not even the corpus the repository's tests read: a user's clone has none."""
+
+
+def test_no_shipped_module_names_the_folder_beside_the_checkout() -> None:
+    files = [path for folder in SHIPPED for path in sorted((REPO / folder).rglob("*.py"))]
+    assert len(files) > 200
+    named = [
+        f"{path.relative_to(REPO)}:{number}"
+        for path in files
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if WORKSPACE.search(line)
+    ]
+    assert named == []
+
+
 @pytest.mark.parametrize("path", [*_python_files(), *RULES_DOCS, DOC], ids=lambda p: str(p.relative_to(REPO)))
 def test_every_cited_section_of_the_rules_document_exists(path: Path) -> None:
     assert _missing_sections(path.read_text(encoding="utf-8")) == [], path

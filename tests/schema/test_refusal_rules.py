@@ -20,7 +20,7 @@ from xpeval.adapters.schema import Budgets, apply_dialect, prepare_tools
 from xpeval.adapters.schema._mfjs_fit import check_output
 from xpeval.adapters.schema._walk import Refused
 from xpeval.adapters.schema.apply import RULES
-from xpeval.adapters.schema.refusals import REFUSAL_RULES, RefusalRule
+from xpeval.adapters.schema.refusals import REFUSAL_RULES, RefusalRule, source_file
 from xpeval.evals.acceptance import measure
 from xpeval.evals.acceptance.measure import CorpusSchema, measure_pair
 from xpeval.evals.acceptance.table import pairs_frame, refusal_notes, to_markdown
@@ -237,3 +237,13 @@ def test_a_refusal_shows_its_rule_and_source_in_the_json_the_table_and_the_repor
     assert rule.id in note and rule.source in note
     report = to_markdown(pairs, "test")
     assert f"rule {rule.id}" in report and rule.source.replace("|", "\\|") in report
+
+
+@pytest.mark.parametrize("rule", list(REFUSAL_RULES.values()), ids=list(REFUSAL_RULES))
+def test_every_refusal_source_resolves_inside_the_installed_package(rule: RefusalRule) -> None:
+    """Issue 36: a refusal cited `docs/provider-schema-rules.md §6`, absent from an installed
+    xpeval. Read through importlib.resources, as an installed package is (the wheel's own copy:
+    tests/packaging/test_wheel.py)."""
+    shipped = source_file(rule.where)
+    assert shipped.is_file(), f"{rule.id}: {rule.where} is not inside the xpeval package"
+    assert _plain(rule.quote) in _plain(shipped.read_text(encoding="utf-8"))

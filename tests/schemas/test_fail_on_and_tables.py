@@ -147,7 +147,7 @@ def test_the_markdown_report_has_the_table_with_lost_keywords_and_the_reasons(
     # new columns go last (readers select by name)
     assert csv[0].startswith("adapter,schema,verdict") and csv[0].endswith(
         "lost,lost_keywords,tool,source,form,validation_lost,validation_keywords,guidance_lost,guidance_keywords,"
-        "refusal_rule,refusal_source"
+        "refusal_rule,refusal_source,tools_from,measured_by"
     )
 
 

@@ -40,7 +40,7 @@ import os
 import re
 import struct
 import zlib
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, TypeVar
 from urllib.parse import unquote
@@ -55,6 +55,7 @@ from xpeval.plugin import (
     AdapterSettings,
     AssistantMessage,
     Capabilities,
+    Codec,
     DialectSpec,
     DirectEntry,
     EffectiveContract,
@@ -84,9 +85,7 @@ from xpeval.plugin import (
     name_length,
     name_pattern,
     none_if_empty,
-    not_the_wire,
     parse_arguments,
-    read_stream,
     retry_after_header,
     retry_after_seconds,
     sent_in_stream,
@@ -369,6 +368,11 @@ def _block_text(block: JsonObject) -> str | None:
     return "".join(pieces)
 
 
+def _sdk_arguments(kwargs: JsonObject) -> JsonObject:
+    """The encoded arguments as the client's calls take them: whether to stream is the call's name."""
+    return {k: v for k, v in kwargs.items() if k != "stream"}
+
+
 def _plain_events(body: JsonObject) -> Iterator[JsonObject]:
     """A Converse answer as the stream events that would carry it (one decoder for both)."""
     message = (body.get("output") or {}).get("message") or {}
@@ -410,12 +414,14 @@ def _reasoning_events(index: int, content: Any) -> Iterator[JsonObject]:
 # --- the codec --------------------------------------------------------------------------------
 
 
-class BedrockConverse:
-    """The `bedrock-converse` codec (the `Wire` protocol)."""
+class BedrockConverse(Codec):
+    """The `bedrock-converse` codec (the `Wire` protocol, on the `Codec` skeleton)."""
 
     name = WIRE
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/model/[^/?#]+/converse(-stream)?/?([?#]|$)"),)
     reasoning_state = REASONING_STATE
+    stream_end = "messageStop"
+    reply_kind = "Bedrock Converse response"
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         system, messages = _messages(request)
@@ -423,11 +429,13 @@ class BedrockConverse:
         if system:
             kwargs["system"] = system
         if tools.sent:
+            # `description` is optional but, when sent, at least one character (botocore's
+            # model): a tool without one goes without the key.
             specs = [
                 {
                     "toolSpec": {
                         "name": t.name,
-                        "description": t.description,
+                        **({"description": t.description} if t.description else {}),
                         "inputSchema": {"json": t.parameters},
                     }
                 }
@@ -464,27 +472,23 @@ class BedrockConverse:
         if report.has_errors():
             raise ValueError(str(ParamValidationError(report=report.generate_report())))
 
-    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
-        arguments = {k: v for k, v in kwargs.items() if k != "stream"}
-        if kwargs.get("stream"):
-            return await read_stream(
-                client.stream(arguments), _Accumulator(), self.error_from_exception, "messageStop"
-            )
-        try:
-            response = await client.call("converse", arguments)
-        except Exception as exc:
-            return TurnResult(error=self.error_from_exception(exc))
-        return self.decode(response)
+    async def call(self, client: Any, kwargs: JsonObject) -> Any:
+        return await client.call("converse", _sdk_arguments(kwargs))
 
-    def decode(self, response: Any) -> TurnResult:
+    def open_stream(self, client: Any, kwargs: JsonObject) -> Awaitable[Any]:
+        opened: Awaitable[Any] = client.stream(_sdk_arguments(kwargs))
+        return opened
+
+    def accumulator(self) -> _Accumulator:
+        return _Accumulator()
+
+    def whole_events(self, response: Any) -> Iterator[JsonObject] | None:
+        """A Converse response as the ConverseStream events it would send."""
         if not isinstance(response, dict) or not isinstance(
             (response.get("output") or {}).get("message"), dict
         ):
-            return TurnResult(error=not_the_wire("Bedrock Converse response"))
-        accumulator = _Accumulator()
-        for event in _plain_events(response):
-            accumulator.add(event)
-        return accumulator.result()
+            return None
+        return _plain_events(response)
 
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         from botocore.exceptions import ClientError, EventStreamError
@@ -838,12 +842,21 @@ class _BridgedBody:
         self.response = response
         self.frames = frames
         self.chunks: AsyncIterator[bytes] | None = None
+        self.consumed = False
 
     def stream(self, **_: Any) -> Iterator[bytes]:
         if self.frames is None:
             yield from self._chunks()
         else:
             yield from (frame.raw for frame in self._frames(self.frames))
+
+    def read(self, *_: Any) -> bytes:
+        """The rest of the body, whatever size is asked (botocore's `StreamingBody.read` of an S3
+        object: the objects batch inference reads are each one JSONL file, read whole)."""
+        if self.consumed:
+            return b""
+        self.consumed = True
+        return b"".join(self._chunks())
 
     def events(self) -> Iterator[JsonObject]:
         """The stream's events, read here rather than by botocore: botocore parses each event
@@ -885,6 +898,7 @@ class _Bridge:
         self, transport: httpx2.AsyncBaseTransport, settings: AdapterSettings, bearer: str | None
     ) -> None:
         self.transport = transport
+        self.settings = settings
         self.timeout = settings.timeout
         self.headers = dict(settings.headers)
         self.bearer = bearer
@@ -930,16 +944,35 @@ class _Bridge:
 
 class BedrockClient:
     """The adapter's client: a boto3 `bedrock-runtime` client whose requests go through the
-    bridge; its calls run in a worker thread while the event loop serves the transport."""
+    bridge; its calls run in a worker thread while the event loop serves the transport. Batch
+    inference (`bedrock_batch.py`) asks two more services the same way, each a boto3 client
+    built when first asked for (`service`): `bedrock` (the control plane) and `s3`."""
 
-    def __init__(self, client: Any, bridge: _Bridge) -> None:
+    def __init__(self, client: Any, bridge: _Bridge, make_client: Callable[[str], Any] | None = None) -> None:
         self.client = client
         self.bridge = bridge
+        self.make_client = make_client
+        self.services: dict[str, tuple[Any, _Bridge]] = {}
         client.meta.events.register("before-send.bedrock-runtime", bridge.send)
 
     async def call(self, operation: str, arguments: JsonObject) -> Any:
         self.bridge.loop = asyncio.get_running_loop()
         return await asyncio.to_thread(getattr(self.client, operation), **arguments)
+
+    async def service_call(self, service: str, operation: str, arguments: JsonObject) -> Any:
+        """`operation` of the boto3 client of `service` (`bedrock`, `s3`), through the same
+        transport. S3 is signed with SigV4 only: a Bedrock API key is no S3 credential."""
+        if service not in self.services:
+            if self.make_client is None:
+                raise RuntimeError(f"this Bedrock client cannot reach {service}")
+            bearer = self.bridge.bearer if service == "bedrock" else None
+            bridge = _Bridge(self.bridge.transport, self.bridge.settings, bearer)
+            client = self.make_client(service)
+            client.meta.events.register(f"before-send.{service}", bridge.send)
+            self.services[service] = (client, bridge)
+        client, bridge = self.services[service]
+        bridge.loop = asyncio.get_running_loop()
+        return await asyncio.to_thread(getattr(client, operation), **arguments)
 
     async def stream(self, arguments: JsonObject) -> AsyncIterator[Any]:
         response = await self.call("converse_stream", arguments)
@@ -951,6 +984,8 @@ class BedrockClient:
     async def aclose(self) -> None:
         await self.bridge.transport.aclose()
         self.client.close()
+        for client, _ in self.services.values():
+            client.close()
 
 
 def _take(events: Iterator[Any], limit: int) -> tuple[list[Any], Exception | None, bool]:
@@ -999,6 +1034,7 @@ NAME = Rule(
 
 BEDROCK_WIRE = WirePlugin(
     codec=BedrockConverse(),
+    batch_api="xpeval.bundled.bedrock_batch:API",
     dialects=(
         DialectSpec(
             name=DIALECT,
@@ -1115,8 +1151,25 @@ def create(contract: EffectiveContract, provider: Provider, settings: AdapterSet
         **credentials,
     )
     bridge = _Bridge(http_transport(settings), settings, bearer)
+
+    def make_client(service: str) -> Any:
+        """Another service's client for batch inference, signed like the runtime's (its endpoint
+        boto3's own for the region, or AWS_ENDPOINT_URL_<SERVICE>)."""
+        if service == "s3":  # SigV4 with the environment's keys: a bearer token is no S3 credential
+            own = {k: v for k, v in config.items() if k != "signature_version"}
+            # a checksum only where S3 requires one: else botocore streams a PutObject body as
+            # `aws-chunked` with a trailer, which the bridge's one-piece body does not carry
+            own["request_checksum_calculation"] = "when_required"
+            keys = credentials if not provider.live_ready() else {}
+            chosen = _placeholder_session() if keys else boto3.session.Session()
+            return chosen.client(service, region_name=where, config=Config(**own), **keys)
+        return session.client(service, region_name=where, config=Config(**config), **credentials)
+
     return Adapter(
-        contract=contract, provider=provider, client=BedrockClient(client, bridge), settings=settings
+        contract=contract,
+        provider=provider,
+        client=BedrockClient(client, bridge, make_client),
+        settings=settings,
     )
 
 

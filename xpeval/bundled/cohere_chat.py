@@ -22,8 +22,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 import httpx
@@ -36,6 +35,7 @@ from xpeval.plugin import (
     AssistantMessage,
     BodyDescribedRequests,
     Capabilities,
+    Codec,
     DialectSpec,
     DirectEntry,
     EffectiveContract,
@@ -43,14 +43,15 @@ from xpeval.plugin import (
     JsonObject,
     NameRule,
     OpenAISchemaRules,
+    PendingCall,
     PreparedTools,
     Profile,
     Provider,
     ProviderError,
     RenderedResponse,
+    ReplyAccumulator,
     Rule,
     SystemMessage,
-    ToolCall,
     ToolLayout,
     ToolResultMessage,
     TurnRequest,
@@ -61,10 +62,7 @@ from xpeval.plugin import (
     http_transport,
     json_response,
     meta_schema,
-    none_if_empty,
     not_the_wire,
-    parse_arguments,
-    read_stream,
     retry_after_header,
     retry_after_seconds,
     sent_in_stream,
@@ -161,26 +159,14 @@ def _finish(raw: str | None, has_calls: bool) -> FinishReason | None:
     return _FINISH.get(raw, "other")
 
 
-@dataclass
-class _Pending:
-    id: str | None = None
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
-
-
-class _Accumulator:
+class _Accumulator(ReplyAccumulator):
     """Folds the v2 stream's events into one result; whole once `message-end` arrived."""
 
     def __init__(self) -> None:
-        self.events = 0
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
+        super().__init__()
         self.plan: list[str] = []
-        self.calls: dict[int, _Pending] = {}
-        self.finish: str | None = None
+        self.calls: dict[int, PendingCall] = {}
         self.ended = False
-        self.usage: Usage | None = None
-        self.response_id: str | None = None
         self.failure: ProviderError | None = None
 
     @property
@@ -210,7 +196,7 @@ class _Accumulator:
     def _call(self, index: Any, call: Any) -> None:
         if not isinstance(call, dict):
             return
-        pending = self.calls.setdefault(index if isinstance(index, int) else len(self.calls), _Pending())
+        pending = self.calls.setdefault(index if isinstance(index, int) else len(self.calls), PendingCall())
         pending.id = pending.id or call.get("id") or None
         function = call.get("function") or {}
         pending.name = pending.name or str(function.get("name") or "")
@@ -226,34 +212,12 @@ class _Accumulator:
 
     def result(self, error: ProviderError | None = None) -> TurnResult:
         error = error or self.failure
-        calls = []
-        for pending in self.calls.values():
-            raw = "".join(pending.arguments)
-            arguments, problem = parse_arguments(raw)
-            calls.append(
-                ToolCall(
-                    id=pending.id,
-                    name=pending.name,
-                    arguments=arguments,
-                    raw_arguments=raw,
-                    parse_error=problem,
-                )
-            )
+        calls = [pending.tool_call() for pending in self.calls.values()]
         finish = (
             "error" if error is not None and error.kind == "stream" else _finish(self.finish, bool(calls))
         )
         plan = "".join(self.plan)
-        return TurnResult(
-            text=none_if_empty("".join(self.text)),
-            reasoning=none_if_empty("".join(self.reasoning)),
-            tool_calls=calls,
-            finish_reason=finish,
-            raw_finish_reason=self.finish,
-            usage=self.usage,
-            response_id=self.response_id,
-            error=error,
-            provider_data={WIRE: {"tool_plan": plan}} if plan else {},
-        )
+        return self.reply(calls, finish, error, provider_data={WIRE: {"tool_plan": plan}} if plan else {})
 
 
 class UnreadableEvent(Exception):
@@ -311,11 +275,13 @@ async def _opened(stream: Any) -> Any:
     return stream
 
 
-class CohereChat(BodyDescribedRequests):
-    """The `cohere-chat` codec (the `Wire` protocol)."""
+class CohereChat(BodyDescribedRequests, Codec):
+    """The `cohere-chat` codec (the `Wire` protocol, on the `Codec` skeleton)."""
 
     name = WIRE
     request_paths: tuple[re.Pattern[str], ...] = (re.compile(r"/v2/chat/?([?#]|$)"),)
+    stream_end = "message-end"
+    reply_kind = "Cohere v2 chat response"
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         ids = wire_call_ids(request.messages)
@@ -355,40 +321,35 @@ class CohereChat(BodyDescribedRequests):
         if kwargs.get("tool_choice") not in (None, "REQUIRED", "NONE"):
             raise ValueError(f"tool_choice is REQUIRED or NONE, not {kwargs['tool_choice']!r}")
 
-    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
-        arguments = {k: v for k, v in kwargs.items() if k != "stream"}
-        arguments["request_options"] = _NO_RETRIES
-        if kwargs.get("stream"):
-            opened = _opened(_stream_events(client, arguments))
-            return await read_stream(opened, _Accumulator(), self.error_from_exception, "message-end")
-        try:
-            response = await client.chat(**arguments)
-        except Exception as exc:
-            return TurnResult(error=self.error_from_exception(exc))
-        return self.decode(response)
+    async def call(self, client: Any, kwargs: JsonObject) -> Any:
+        return await client.chat(**_sdk_arguments(kwargs))
 
-    def decode(self, response: Any) -> TurnResult:
+    def open_stream(self, client: Any, kwargs: JsonObject) -> Awaitable[Any]:
+        opened: Awaitable[Any] = _opened(_stream_events(client, _sdk_arguments(kwargs)))
+        return opened
+
+    def accumulator(self) -> _Accumulator:
+        return _Accumulator()
+
+    def whole_events(self, response: Any) -> list[JsonObject] | None:
+        """A v2 chat response as the events its stream would send."""
         body = _plain(response)
         if not isinstance(body, dict) or not isinstance(body.get("message"), dict):
-            return TurnResult(error=not_the_wire("Cohere v2 chat response"))
+            return None
         message = body["message"]
-        accumulator = _Accumulator()
-        accumulator.add({"type": "message-start", "id": body.get("id")})
-        accumulator.add({"type": "content-delta", "delta": {"message": {"content": message.get("content")}}})
-        accumulator.add(
-            {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": message.get("tool_plan")}}}
-        )
-        for index, call in enumerate(message.get("tool_calls") or []):
-            accumulator.add(
+        return [
+            {"type": "message-start", "id": body.get("id")},
+            {"type": "content-delta", "delta": {"message": {"content": message.get("content")}}},
+            {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": message.get("tool_plan")}}},
+            *(
                 {"type": "tool-call-start", "index": index, "delta": {"message": {"tool_calls": call}}}
-            )
-        accumulator.add(
+                for index, call in enumerate(message.get("tool_calls") or [])
+            ),
             {
                 "type": "message-end",
                 "delta": {"finish_reason": body.get("finish_reason"), "usage": body.get("usage")},
-            }
-        )
-        return accumulator.result()
+            },
+        ]
 
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         from cohere.core.api_error import ApiError
@@ -424,6 +385,12 @@ class CohereChat(BodyDescribedRequests):
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "messages": [{"role": "user", "content": "hi"}], "stream": False}
+
+
+def _sdk_arguments(kwargs: JsonObject) -> JsonObject:
+    """The encoded arguments as the SDK's calls take them: whether to stream is the call's name,
+    and the SDK never retries (`_NO_RETRIES`)."""
+    return {**{k: v for k, v in kwargs.items() if k != "stream"}, "request_options": _NO_RETRIES}
 
 
 def _error_message(status: int | None, body: Any) -> str:

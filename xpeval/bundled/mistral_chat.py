@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from xpeval.plugin import (
@@ -25,6 +25,7 @@ from xpeval.plugin import (
     AdapterSettings,
     AssistantMessage,
     BodyDescribedRequests,
+    Codec,
     DialectSpec,
     DirectEntry,
     EffectiveContract,
@@ -33,11 +34,13 @@ from xpeval.plugin import (
     JsonObject,
     NameRule,
     OpenAISchemaRules,
+    PendingCall,
     PreparedTools,
     Profile,
     Provider,
     ProviderError,
     RenderedResponse,
+    ReplyAccumulator,
     Rule,
     SystemMessage,
     ToolCall,
@@ -53,10 +56,8 @@ from xpeval.plugin import (
     json_response,
     name_length,
     name_pattern,
-    none_if_empty,
     not_the_wire,
     parse_arguments,
-    read_stream,
     retry_after_header,
     retry_after_seconds,
     sent_in_stream,
@@ -175,29 +176,16 @@ def _finish(raw: str | None, has_calls: bool) -> FinishReason | None:
 
 
 @dataclass
-class _Pending:
-    id: str | None = None
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
+class _Pending(PendingCall):
     whole: JsonObject | None = None
 
 
-class _Accumulator:
+class _Accumulator(ReplyAccumulator):
     """Folds `chat.completion.chunk`s into one result; whole once a choice has its finish reason."""
 
     def __init__(self) -> None:
-        self.events = 0
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
+        super().__init__()
         self.calls: dict[Any, _Pending] = {}
-        self.finish: str | None = None
-        self.usage: Usage | None = None
-        self.response_id: str | None = None
-        self.model: str | None = None
-
-    @property
-    def terminal(self) -> bool:
-        return self.finish is not None
 
     def add(self, event: Any) -> None:
         chunk = _plain(getattr(event, "data", event))
@@ -239,7 +227,7 @@ class _Accumulator:
     def result(self, error: ProviderError | None = None) -> TurnResult:
         calls = []
         for pending in self.calls.values():
-            raw: Any = pending.whole if pending.whole is not None else "".join(pending.arguments)
+            raw: Any = pending.whole if pending.whole is not None else pending.text
             arguments, text, problem = _arguments(raw)
             calls.append(
                 ToolCall(
@@ -253,27 +241,19 @@ class _Accumulator:
         finish = (
             "error" if error is not None and error.kind == "stream" else _finish(self.finish, bool(calls))
         )
-        return TurnResult(
-            text=none_if_empty("".join(self.text)),
-            reasoning=none_if_empty("".join(self.reasoning)),
-            tool_calls=calls,
-            finish_reason=finish,
-            raw_finish_reason=self.finish,
-            usage=self.usage,
-            response_id=self.response_id,
-            model=self.model,
-            error=error,
-        )
+        return self.reply(calls, finish, error)
 
 
-class MistralChat(BodyDescribedRequests):
-    """The `mistral-chat` codec (the `Wire` protocol)."""
+class MistralChat(BodyDescribedRequests, Codec):
+    """The `mistral-chat` codec (the `Wire` protocol, on the `Codec` skeleton)."""
 
     name = WIRE
     request_paths: tuple[re.Pattern[str], ...] = (
         re.compile(r"api\.mistral\.ai(:\d+)?/v1/chat/completions/?([?#]|$)"),
     )
     """Mistral's host and path: its path alone is OpenAI Chat's, which the built-in wire serves."""
+    stream_end = "a finish_reason"
+    reply_kind = "Mistral chat completion"
 
     def encode(self, request: TurnRequest, tools: PreparedTools) -> JsonObject:
         ids = wire_call_ids(request.messages)
@@ -309,25 +289,22 @@ class MistralChat(BodyDescribedRequests):
         except Exception as exc:  # pydantic's ValidationError: the SDK's own request type refuses it
             raise ValueError(str(exc)) from exc
 
-    async def send(self, client: Any, kwargs: JsonObject) -> TurnResult:
-        arguments = {k: v for k, v in kwargs.items() if k != "stream"}
-        if kwargs.get("stream"):
-            opened = client.chat.stream_async(**arguments)
-            return await read_stream(opened, _Accumulator(), self.error_from_exception, "a finish_reason")
-        try:
-            response = await client.chat.complete_async(**arguments)
-        except Exception as exc:
-            return TurnResult(error=self.error_from_exception(exc))
-        return self.decode(response)
+    async def call(self, client: Any, kwargs: JsonObject) -> Any:
+        return await client.chat.complete_async(**_sdk_arguments(kwargs))
 
-    def decode(self, response: Any) -> TurnResult:
+    def open_stream(self, client: Any, kwargs: JsonObject) -> Any:
+        return client.chat.stream_async(**_sdk_arguments(kwargs))
+
+    def accumulator(self) -> _Accumulator:
+        return _Accumulator()
+
+    def whole_events(self, response: Any) -> list[Any] | None:
+        """A completion as the one chunk it would stream: its message as the choice's delta."""
         body = _plain(response)
         if not isinstance(body, dict) or not isinstance(body.get("choices"), list) or not body["choices"]:
-            return TurnResult(error=not_the_wire("Mistral chat completion"))
+            return None
         message = body["choices"][0].get("message") or {}
-        accumulator = _Accumulator()
-        accumulator.add({**body, "choices": [{**body["choices"][0], "delta": message}]})
-        return accumulator.result()
+        return [{**body, "choices": [{**body["choices"][0], "delta": message}]}]
 
     def error_from_exception(self, exc: BaseException) -> ProviderError:
         from mistralai.client import errors
@@ -378,6 +355,11 @@ class MistralChat(BodyDescribedRequests):
 
     def minimal_request(self, model: str) -> JsonObject:
         return {"model": model, "messages": [{"role": "user", "content": "hi"}], "stream": False}
+
+
+def _sdk_arguments(kwargs: JsonObject) -> JsonObject:
+    """The encoded arguments as the SDK's calls take them: whether to stream is the call's name."""
+    return {k: v for k, v in kwargs.items() if k != "stream"}
 
 
 def _validation_problems(cause: BaseException | None) -> str:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 
-from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult
+from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult, WireName
 from xpeval.adapters.wires._base import RenderedResponse
-from xpeval.adapters.wires._names import ANTHROPIC_MESSAGES
 from xpeval.adapters.wires.loop_rules import FOREIGN, Mutation, carried_state, made_signature, paired
 from xpeval.adapters.wires.render._frames import json_response
+
+ANTHROPIC_MESSAGES: WireName = "anthropic-messages"
+"""The wire's name, which is also the key of its own entry in `provider_data`: what decode
+keeps for a later turn, which encode sends back and render serves."""
 
 THINKING = ("thinking", "redacted_thinking")
 _COMPARED = ("type", "thinking", "signature", "data")

@@ -13,7 +13,7 @@ import copy
 import hashlib
 from collections.abc import Sequence
 
-from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult
+from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult, WireName
 from xpeval.adapters.wires._base import RenderedResponse
 from xpeval.adapters.wires.loop_rules import (
     FOREIGN,
@@ -25,6 +25,10 @@ from xpeval.adapters.wires.loop_rules import (
 )
 from xpeval.adapters.wires.render._frames import json_response
 
+GOOGLE_GENAI: WireName = "google-genai"
+"""The wire's name, which is also the key of its own entry in `provider_data`: what decode
+keeps for a later turn, which encode sends back and render serves."""
+
 SIGNATURE = "thought_signature"
 """Where a decoded call keeps its signature (`ToolCall.provider_data`)."""
 _MISSING = (
@@ -33,6 +37,7 @@ _MISSING = (
     "function call `default_api:{name}` , position {position}. Please refer to "
     "https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
 )
+
 _CORRUPTED = "Corrupted thought signature."
 
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 
-from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult
+from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult, WireName
 from xpeval.adapters.wires._base import RenderedResponse
-from xpeval.adapters.wires._names import OPENAI_CHAT
 from xpeval.adapters.wires.loop_rules import Mutation, carried_state, paired
 from xpeval.adapters.wires.render._frames import json_response
+
+OPENAI_CHAT: WireName = "openai-chat"
+"""The wire's name, which is also the key of its own entry in `provider_data`: what decode
+keeps for a later turn, which encode sends back and render serves."""
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 """The message fields a server returns its reasoning in, and takes it back in."""

@@ -16,11 +16,14 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult
+from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult, WireName
 from xpeval.adapters.wires._base import RenderedResponse
-from xpeval.adapters.wires._names import OPENAI_RESPONSES
 from xpeval.adapters.wires.loop_rules import FOREIGN, Mutation, carried_state, made_signature
 from xpeval.adapters.wires.render._frames import json_response
+
+OPENAI_RESPONSES: WireName = "openai-responses"
+"""The wire's name, which is also the key of its own entry in `provider_data`: what decode
+keeps for a later turn, which encode sends back and render serves."""
 
 _WITHOUT_FOLLOWING = "Item '{id}' of type 'reasoning' was provided without its required following item."
 _WITHOUT_REASONING = (
@@ -30,6 +33,7 @@ _NOT_STORED = (
     "Item with id '{id}' not found. Items are not persisted when `store` is set to false. Try again with "
     "`store` set to true, or remove this item from your input."
 )
+
 _NOT_VERIFIED = "The encrypted content {shown} could not be verified."
 
 

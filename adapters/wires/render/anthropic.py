@@ -7,7 +7,7 @@ import json
 
 from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult, Usage
 from xpeval.adapters.wires._base import RenderedResponse
-from xpeval.adapters.wires._names import ANTHROPIC_MESSAGES
+from xpeval.adapters.wires.loop_rules.anthropic import ANTHROPIC_MESSAGES
 from xpeval.adapters.wires.render._frames import (
     json_response,
     retry_after_header,

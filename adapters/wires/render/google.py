@@ -8,7 +8,7 @@ import json
 
 from xpeval.adapters.contract import JsonObject, ProviderError, TurnResult, Usage
 from xpeval.adapters.wires._base import RenderedResponse
-from xpeval.adapters.wires._names import GOOGLE_GENAI
+from xpeval.adapters.wires.loop_rules.google import GOOGLE_GENAI
 from xpeval.adapters.wires.render._frames import json_response, retry_after_header, sse_response
 
 _STATUS_CODES = {

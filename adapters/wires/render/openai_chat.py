@@ -8,8 +8,7 @@ import time
 
 from xpeval.adapters.contract import JsonObject, ProviderError, ToolCall, TurnResult, Usage
 from xpeval.adapters.wires._base import RenderedResponse
-from xpeval.adapters.wires._names import OPENAI_CHAT
-from xpeval.adapters.wires.loop_rules.openai_chat import kept_field
+from xpeval.adapters.wires.loop_rules.openai_chat import OPENAI_CHAT, kept_field
 from xpeval.adapters.wires.render._frames import (
     json_response,
     retry_after_header,

@@ -8,7 +8,7 @@ import time
 
 from xpeval.adapters.contract import JsonObject, ProviderError, ToolCall, TurnResult, Usage
 from xpeval.adapters.wires._base import RenderedResponse
-from xpeval.adapters.wires._names import OPENAI_RESPONSES
+from xpeval.adapters.wires.loop_rules.openai_responses import OPENAI_RESPONSES
 from xpeval.adapters.wires.render._frames import (
     json_response,
     retry_after_header,

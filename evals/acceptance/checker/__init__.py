@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING
 from xpeval._lazy import lazy_exports
 
 _EXPORTS = {
-    "MODES": "xpeval.evals.acceptance.checker.layout",
-    "PROVIDER_MODES": "xpeval.evals.acceptance.checker._types",
     "ProviderMode": "xpeval.evals.acceptance.checker._types",
     "Rule": "xpeval.evals.acceptance.checker._types",
     "Violation": "xpeval.evals.acceptance.checker._types",
@@ -27,31 +25,16 @@ _EXPORTS = {
     "sent_schema": "xpeval.evals.acceptance.checker.layout",
 }
 
-__all__ = [
-    "MODES",
-    "PROVIDER_MODES",
-    "ProviderMode",
-    "Rule",
-    "Violation",
-    "build_definition",
-    "check",
-    "check_request",
-    "definitions_in_request",
-    "layout_for",
-    "mode_for",
-    "sent_schema",
-]
+__all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on purpose)
-    from xpeval.evals.acceptance.checker._types import PROVIDER_MODES as PROVIDER_MODES
     from xpeval.evals.acceptance.checker._types import ProviderMode as ProviderMode
     from xpeval.evals.acceptance.checker._types import Rule as Rule
     from xpeval.evals.acceptance.checker._types import Violation as Violation
     from xpeval.evals.acceptance.checker.check import check as check
     from xpeval.evals.acceptance.checker.check import check_request as check_request
-    from xpeval.evals.acceptance.checker.layout import MODES as MODES
     from xpeval.evals.acceptance.checker.layout import build_definition as build_definition
     from xpeval.evals.acceptance.checker.layout import definitions_in_request as definitions_in_request
     from xpeval.evals.acceptance.checker.layout import layout_for as layout_for

@@ -7,19 +7,8 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 ProviderMode = str
-"""A rule set's name: one of `PROVIDER_MODES`, or a plugin wire's (`<wire>` or `<wire>:<variant>`)."""
-PROVIDER_MODES: tuple[ProviderMode, ...] = (
-    "openai-chat",
-    "openai-chat-strict",
-    "openai-responses",
-    "openai-responses-strict",
-    "anthropic",
-    "anthropic-strict",
-    "gemini-parameters",
-    "gemini-json-schema",
-    "moonshot",
-)
-"""The rule sets xpeval ships."""
+"""A rule set's name: an acceptance mode some registered wire declares (`WirePlugin.acceptance`;
+a plugin's is `<wire>` or `<wire>:<variant>`)."""
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from xpeval.adapters.wires.catalog import acceptance_modes
 from xpeval.evals.acceptance.checker._types import ProviderMode, Rule, Violation, violation
 from xpeval.evals.acceptance.checker.keywords import Profile, SentTool
-from xpeval.evals.acceptance.checker.layout import layout_for, layout_pointer, mode_specs
+from xpeval.evals.acceptance.checker.layout import layout_for, layout_pointer, mode_of
 from xpeval.evals.acceptance.checker.rules import PROFILES
 from xpeval.evals.acceptance.checker.rules.common import ENVELOPE, MAX_JSON_DEPTH, NESTING
 from xpeval.evals.acceptance.checker.walk import json_depth, walk
@@ -125,24 +124,22 @@ def check(mode: ProviderMode, definition: Any) -> list[Violation]:
 
 
 def _profile(mode: ProviderMode) -> Profile:
-    """The rules of `mode`: a built-in one's, or a plugin wire's (`AcceptanceMode.profile`)."""
-    if mode in PROFILES:
-        return PROFILES[mode]
-    plugged = acceptance_modes().get(mode)
-    if plugged is not None and mode in mode_specs():
-        profile = plugged[1].profile
-        if isinstance(profile, Profile):
-            return profile
-    raise ValueError(f"Unknown provider mode: {mode!r} (known: {', '.join(mode_specs())})")
+    """The rules of `mode`: its `AcceptanceMode.profile`, or for one of xpeval's own wires that
+    leaves it None, the checker's own rule set of that name (`rules/`)."""
+    _, spec = mode_of(mode)
+    profile = PROFILES.get(mode) if spec.profile is None else spec.profile
+    if not isinstance(profile, Profile):
+        raise ValueError(f"provider mode {mode!r} has no rules (no Profile: adapters/wires/RULES.md)")
+    return profile
 
 
 def _tool_cap(mode: ProviderMode) -> tuple[Rule, int] | None:
-    if mode in _TOOL_CAPS:
-        return _TOOL_CAPS[mode]
-    plugged = acceptance_modes().get(mode)
-    if plugged is None or plugged[1].max_tools is None or mode in PROFILES:
+    _, spec = mode_of(mode)
+    if spec.profile is None:
+        return _TOOL_CAPS.get(mode)
+    if spec.max_tools is None:
         return None
-    return plugged[1].max_tools_rule, plugged[1].max_tools
+    return spec.max_tools_rule, spec.max_tools
 
 
 def check_request(mode: ProviderMode, definitions: Sequence[Any]) -> list[Violation]:

@@ -2,59 +2,41 @@
 
 The checker judges a tool definition exactly as the provider's REST body carries it, so it must
 know which member holds the schema (Gemini's two schema members are read by different rules).
-That is the wire's fact (`Wire.tool_layout`); what this module adds is the mode table: for each
-rule set, the wire and the dialect whose requests it judges, and the strict flag they send.
+That is the wire's fact (`Wire.tool_layout`), and so is the mode table: each wire's
+`WirePlugin.acceptance` names its rule sets, the dialect whose requests each judges and the
+strict flag they send (`adapters/wires/catalog.py`); this module reads it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from xpeval.adapters.contract import WireName
 from xpeval.adapters.wires import ToolLayout, get_wire
-from xpeval.adapters.wires.catalog import acceptance_modes
+from xpeval.adapters.wires.catalog import AcceptanceMode, acceptance_modes
 from xpeval.evals.acceptance.checker._types import ProviderMode
 from xpeval.evals.acceptance.checker.walk import to_pointer
 
 
-@dataclass(frozen=True)
-class ModeSpec:
-    wire: WireName
-    dialect: str
-    """The dialect whose requests the mode judges: the wire lays their tools out for it, and a
-    mode that names a dialect judges that dialect's provider on another provider's wire."""
-    strict: bool | None = None
+def modes() -> dict[ProviderMode, tuple[WireName, AcceptanceMode]]:
+    """Every mode, by name, with the wire whose requests it judges: the acceptance modes each
+    registered wire declares (`WirePlugin.acceptance`; xpeval's own wires' and plugins' alike)."""
+    return acceptance_modes()
 
 
-MODES: dict[ProviderMode, ModeSpec] = {
-    "openai-chat": ModeSpec("openai-chat", "openai"),
-    "openai-chat-strict": ModeSpec("openai-chat", "openai-strict", True),
-    "openai-responses": ModeSpec("openai-responses", "openai", False),
-    "openai-responses-strict": ModeSpec("openai-responses", "openai-strict", True),
-    "anthropic": ModeSpec("anthropic-messages", "anthropic"),
-    "anthropic-strict": ModeSpec("anthropic-messages", "anthropic-strict", True),
-    "gemini-parameters": ModeSpec("google-genai", "gemini-openapi"),
-    "gemini-json-schema": ModeSpec("google-genai", "gemini-json-schema"),
-    "moonshot": ModeSpec("openai-chat", "moonshot"),
-}
-
-
-def mode_specs() -> dict[ProviderMode, ModeSpec]:
-    """Every mode: the built-in ones (`MODES`), then those of plugin wires (`xpeval.plugin`)."""
-    plugged = {
-        name: ModeSpec(wire, mode.dialect, mode.strict)
-        for name, (wire, mode) in acceptance_modes().items()
-        if name not in MODES  # a plugin's modes are named after its wire: never a built-in one
-    }
-    return {**MODES, **plugged}
+def mode_of(mode: ProviderMode) -> tuple[WireName, AcceptanceMode]:
+    """The wire and acceptance mode named `mode`; ValueError naming the known ones otherwise."""
+    known = modes()
+    if not isinstance(mode, str) or mode not in known:
+        raise ValueError(f"Unknown provider mode: {mode!r} (known: {', '.join(known)})")
+    return known[mode]
 
 
 def layout_for(mode: ProviderMode) -> ToolLayout:
     """Where a tool definition judged by `mode` carries its parts, as its wire says."""
-    spec = mode_specs()[mode]
-    return _layout(spec.wire, spec.dialect, spec.strict)
+    wire, spec = mode_of(mode)
+    return _layout(wire, spec.dialect, spec.strict)
 
 
 @cache
@@ -75,19 +57,14 @@ def mode_for(wire: WireName, dialect: str, strict: bool | None) -> ProviderMode:
     The Responses wire always sends `strict` (omitted, the API normalises tools to strict form when
     it can: docs/provider-schema-rules.md §3), so its flag decides between the strict rules and not.
     """
-    specs = mode_specs()
-    candidates = [mode for mode, spec in specs.items() if spec.wire == wire]
+    candidates = {name: spec for name, (judged, spec) in modes().items() if judged == wire}
     if not candidates:
         raise ValueError(f"No acceptance rules for wire {wire!r}")
     sent = get_wire(wire).tool_layout(dialect, strict)
-    fitting = [
-        mode
-        for mode in candidates
-        if _layout(specs[mode].wire, specs[mode].dialect, specs[mode].strict) == sent
-    ]
+    fitting = [name for name, spec in candidates.items() if _layout(wire, spec.dialect, spec.strict) == sent]
     if not fitting:
         raise ValueError(f"No acceptance rules for what the {wire} wire sends for the {dialect} dialect")
-    return next((mode for mode in fitting if specs[mode].dialect == dialect), fitting[0])
+    return next((name for name in fitting if candidates[name].dialect == dialect), fitting[0])
 
 
 def build_definition(mode: ProviderMode, name: str, description: str, schema: Any) -> dict[str, Any]:

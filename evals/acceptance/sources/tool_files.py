@@ -30,7 +30,7 @@ from typing import Any, Literal, cast, get_args
 from xpeval.adapters.contract import ToolSpec
 from xpeval.adapters.schema.safe_json import load_path
 from xpeval.adapters.wires import tool_file_layouts
-from xpeval.evals.errors import UserError
+from xpeval.errors import UserError
 
 Form = Literal["xpeval", "openai-chat", "openai-responses", "anthropic", "mcp"]
 FORMS: tuple[Form, ...] = get_args(Form)
