@@ -21,11 +21,21 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from xpeval.evals.results.evidence import project_case_set
+from xpeval.evals.results.rows import ResultRow
+from xpeval.evals.verdict.argument_validity import with_schema_validity
+from xpeval.evals.verdict.custody import VERDICT_FIELDS, rescore
+
+if TYPE_CHECKING:
+    from xpeval.evals.cases.model import Case
 
 REPO = Path(__file__).resolve().parent.parent
-TIME_TARGET = 3.0
-RSS_TARGET_MB = 2048.0
+TIME_TARGET = 2.0
+RSS_TARGET_MB = 1024.0
 
 _MEASURE = """
 import json, sys, time
@@ -79,12 +89,46 @@ def replay_run(folder: Path) -> Path:
     return results
 
 
+def distinct_answer(row: dict[str, Any], number: int) -> dict[str, Any]:
+    """`row` answering with a value no other row gives: in each call, the first argument (by
+    name) carries `number` (a string gets it appended, a number has it added, a call without
+    arguments gains one); a row without calls says `number` in its text. Its verdict fields are
+    then set as the gate's chain of custody scores them, so the row stays evidence."""
+    calls = []
+    for call in row["calls"]:
+        arguments = dict(call["arguments"])
+        name = min(arguments, default="row")
+        value = arguments.get(name)
+        if isinstance(value, str):
+            arguments[name] = f"{value} #{number}"
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            arguments[name] = value + number
+        else:
+            arguments[name] = number
+        calls.append({**call, "arguments": arguments})
+    text = f"answer {number}" if not calls else row["text"]
+    return {**row, "calls": calls, "text": text}
+
+
+def rescored(row: dict[str, Any], cases: Mapping[str, Case]) -> dict[str, Any]:
+    """`row` with the verdict fields and each call's schema verdict its calls score on its case."""
+    stored = ResultRow.model_validate(row)
+    case = cases[stored.case_id]
+    verdict = rescore(stored, case)
+    judged = with_schema_validity(stored, case, judged=stored.error_kind is None)
+    calls = [call.model_dump(mode="json") for call in judged.calls]
+    return {**row, **{name: verdict[name] for name in (*VERDICT_FIELDS, "reason")}, "calls": calls}
+
+
 def replicate(source: Path, rows: int, target: Path) -> int:
     """`rows` result lines (rounded up to whole copies of the run): each copy is another trial of
-    every episode, as `xpeval run --repeat N` writes them, so that every row stays evidence the
-    gate's chain of custody scores again from the run's own case set. The file says it was
-    recorded (a nightly's shape): a replay of a million episodes would need a million cassettes
-    on disk, and the custody's per-cassette provenance read is measured by the replay itself."""
+    every episode, as `xpeval run --repeat N` writes them, and every row's answer is its own
+    (`distinct_answer`: a nightly's answers do not repeat, so no memo of repeated answers can
+    carry the gate), scored as the gate's chain of custody scores it from the run's own case
+    set. The file says it was recorded (a nightly's shape): a replay of a million episodes would
+    need a million cassettes on disk, and the custody's per-cassette provenance read is measured
+    by the replay itself."""
+    cases = project_case_set(REPO).cases
     lines = source.read_text(encoding="utf-8").splitlines()
     header = json.loads(lines[0])
     results = [json.loads(line) for line in lines if '"type":"result"' in line]
@@ -93,9 +137,12 @@ def replicate(source: Path, rows: int, target: Path) -> int:
     header["config"] = {**header["config"], "mode": "record"}
     with target.open("w", encoding="utf-8") as out:
         out.write(json.dumps(header, separators=(",", ":")) + "\n")
+        number = 0
         for trial in range(copies):
             for row in results:  # whole copies only: a run plans every adapter for each case
-                out.write(json.dumps({**row, "trial": trial}, separators=(",", ":")) + "\n")
+                number += 1
+                answer = rescored(distinct_answer({**row, "trial": trial}, number), cases)
+                out.write(json.dumps(answer, separators=(",", ":")) + "\n")
         written = copies * len(results)
         out.write(
             json.dumps({"type": "complete", "run": header["run"], "finished_at": "now", "rows": written})
@@ -117,11 +164,12 @@ def measure(body: str, *args: str) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--keep", type=Path, help="write the built results file here too (to profile it)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
         source = replay_run(Path(folder))
-        big = Path(folder) / "big.jsonl"
+        big = args.keep or Path(folder) / "big.jsonl"
         written = replicate(source, args.rows, big)
         print(
             f"{written} result rows ({big.stat().st_size / 1e6:.0f} MB) built in "

@@ -48,7 +48,7 @@ from xpeval.evals.results.rows import (
     RunTrailer,
     stored_turns,
 )
-from xpeval.evals.verdict.argument_validity import with_schema_validity
+from xpeval.evals.verdict.argument_validity import ToolValidators, case_validators, episode_schema_valid
 from xpeval.evals.verdict.baseline import CONFORMANCE_KINDS
 from xpeval.evals.verdict.scoring import episode_verdict
 
@@ -105,16 +105,18 @@ def name_of(key: EpisodeKey) -> str:
     return "/".join(key)
 
 
-def rescore(row: ResultRow, case: Case) -> dict[str, Any]:
-    """The verdict fields of `row` as its stored calls and its case score them."""
+def rescore(row: ResultRow, case: Case, validators: ToolValidators | None = None) -> dict[str, Any]:
+    """The verdict fields of `row` as its stored calls and its case score them (`validators`:
+    the case's, made once for many rows)."""
     failed = row.error_kind is not None
     verdict = episode_verdict(
         case, stored_turns(row.calls), failed, dropped_calls=row.dropped_calls, said=row.said, ended=row.ended
     )
     # A row without calls is left as it is by `with_schema_validity`: its `schema_valid` is
     # the runner's default (not judged), never what the row claims.
-    unjudged = row.model_copy(update={"schema_valid": None})
-    verdict["schema_valid"] = with_schema_validity(unjudged, case, judged=not failed).schema_valid
+    verdict["schema_valid"] = episode_schema_valid(
+        row, validators or case_validators(case), judged=not failed
+    )
     return verdict
 
 
@@ -137,24 +139,31 @@ def _answer_key(row: ResultRow, case: Case) -> AnswerKey:
     return case.id, row.error_kind is not None, json.dumps(answer, default=str), cut, row.dropped_calls
 
 
-def _scored(row: ResultRow, case: Case, rescored: dict[AnswerKey, dict[str, Any]] | None) -> dict[str, Any]:
-    """`rescore`, or the score of the same answer seen before."""
-    if rescored is None:
-        return rescore(row, case)
-    key = _answer_key(row, case)
-    scored = rescored.get(key)
-    if scored is None:
-        scored = rescore(row, case)
-        if len(rescored) < MAX_REMEMBERED_ANSWERS:
-            rescored[key] = scored
-    return scored
+class Rescorer:
+    """`rescore` over many rows: each case's schema validators made once, and the scores of up
+    to `MAX_REMEMBERED_ANSWERS` answers kept (trials that gave the same answer scored once)."""
+
+    def __init__(self) -> None:
+        self._scores: dict[AnswerKey, dict[str, Any]] = {}
+        self._validators: dict[str, ToolValidators] = {}
+
+    def __call__(self, row: ResultRow, case: Case) -> dict[str, Any]:
+        """`rescore`, or the score of the same answer seen before."""
+        key = _answer_key(row, case)
+        scored = self._scores.get(key)
+        if scored is None:
+            validators = self._validators.get(case.id)
+            if validators is None:
+                validators = self._validators[case.id] = case_validators(case)
+            scored = rescore(row, case, validators)
+            if len(self._scores) < MAX_REMEMBERED_ANSWERS:
+                self._scores[key] = scored
+        return scored
 
 
-def judge_row(
-    row: ResultRow, case: Case, rescored: dict[AnswerKey, dict[str, Any]] | None = None
-) -> str | None:
+def judge_row(row: ResultRow, case: Case, rescored: Rescorer | None = None) -> str | None:
     """Why a final row's stored verdict is not what its calls score; None when it is
-    (`rescored`: the scores of answers seen before, filled as rows are judged)."""
+    (`rescored`: the `Rescorer` of the file's rows, None: scored on its own)."""
     name = name_of(row.key)
     if len(row.calls) > MAX_RESCORED_CALLS:
         return (
@@ -165,7 +174,7 @@ def judge_row(
         return f"row {name} stores a call of turn < 0: not a row xpeval wrote"
     if row.category != case.category:
         return f"row {name} says category {row.category!r}, its case is {case.category!r}"
-    scored = _scored(row, case, rescored)
+    scored = (rescored or rescore)(row, case)
     differ = [f for f in VERDICT_FIELDS if getattr(row, f) != scored[f]]
     if not differ:
         return None
@@ -186,7 +195,7 @@ def judge(header: RunHeader, records: Iterable[Any], cases: Mapping[str, Case]) 
     refuse = custody.refusals.append
     replay = header.config.get("mode") == "replay"
     episodes = _PlannedEpisodes(header)
-    rescored: dict[AnswerKey, dict[str, Any]] = {}
+    rescored = Rescorer()
     results = 0
     trailers: list[RunTrailer] = []
     for record in records:
@@ -265,7 +274,7 @@ def _judge_final(
     episodes: _PlannedEpisodes,
     cases: Mapping[str, Case],
     refuse: Callable[[str], None],
-    rescored: dict[AnswerKey, dict[str, Any]],
+    rescored: Rescorer,
 ) -> bool:
     """A final row's checks: planned, the only final row of its episode, its verdict what its
     stored calls score. False when the row is of no planned episode (nothing more to check)."""
