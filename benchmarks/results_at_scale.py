@@ -17,21 +17,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from xpeval.evals.results.evidence import project_case_set
 from xpeval.evals.results.rows import ResultRow
-from xpeval.evals.verdict.argument_validity import with_schema_validity
+from xpeval.evals.verdict.argument_validity import ToolValidators, call_validities, case_validators
 from xpeval.evals.verdict.custody import VERDICT_FIELDS, rescore
-
-if TYPE_CHECKING:
-    from xpeval.evals.cases.model import Case
 
 REPO = Path(__file__).resolve().parent.parent
 TIME_TARGET = 2.0
@@ -110,14 +107,41 @@ def distinct_answer(row: dict[str, Any], number: int) -> dict[str, Any]:
     return {**row, "calls": calls, "text": text}
 
 
-def rescored(row: dict[str, Any], cases: Mapping[str, Case]) -> dict[str, Any]:
-    """`row` with the verdict fields and each call's schema verdict its calls score on its case."""
-    stored = ResultRow.model_validate(row)
-    case = cases[stored.case_id]
-    verdict = rescore(stored, case)
-    judged = with_schema_validity(stored, case, judged=stored.error_kind is None)
-    calls = [call.model_dump(mode="json") for call in judged.calls]
-    return {**row, **{name: verdict[name] for name in (*VERDICT_FIELDS, "reason")}, "calls": calls}
+class _Scorer:
+    """Rows scored as the gate's chain of custody scores them, each case's validators made once."""
+
+    def __init__(self) -> None:
+        self.cases = project_case_set(REPO).cases
+        self._validators: dict[str, ToolValidators] = {}
+
+    def __call__(self, row: dict[str, Any]) -> dict[str, Any]:
+        """`row` with the verdict fields and each call's schema verdict its calls score on its case."""
+        stored = ResultRow.model_validate(row)
+        case = self.cases[stored.case_id]
+        validators = self._validators.get(case.id) or self._validators.setdefault(
+            case.id, case_validators(case)
+        )
+        verdict = rescore(stored, case, validators)
+        calls = [
+            {**call, "schema_valid": checked.valid, "schema_error": checked.reason}
+            for call, checked in zip(row["calls"], call_validities(stored, validators), strict=True)
+        ]
+        return {**row, **{name: verdict[name] for name in (*VERDICT_FIELDS, "reason")}, "calls": calls}
+
+
+_SCORER: _Scorer | None = None
+
+
+def _copy(job: tuple[list[dict[str, Any]], int, int]) -> str:
+    """Trial `trial` of every row, each row's answer its own (numbered from `first`), as lines."""
+    global _SCORER
+    results, trial, first = job
+    _SCORER = _SCORER or _Scorer()
+    return "".join(
+        json.dumps(_SCORER(distinct_answer({**row, "trial": trial}, first + index)), separators=(",", ":"))
+        + "\n"
+        for index, row in enumerate(results)
+    )
 
 
 def replicate(source: Path, rows: int, target: Path) -> int:
@@ -125,24 +149,20 @@ def replicate(source: Path, rows: int, target: Path) -> int:
     every episode, as `xpeval run --repeat N` writes them, and every row's answer is its own
     (`distinct_answer`: a nightly's answers do not repeat, so no memo of repeated answers can
     carry the gate), scored as the gate's chain of custody scores it from the run's own case
-    set. The file says it was recorded (a nightly's shape): a replay of a million episodes would
-    need a million cassettes on disk, and the custody's per-cassette provenance read is measured
-    by the replay itself."""
-    cases = project_case_set(REPO).cases
+    set (two processes build it). The file says it was recorded (a nightly's shape): a replay
+    of a million episodes would need a million cassettes on disk, and the custody's
+    per-cassette provenance read is measured by the replay itself."""
     lines = source.read_text(encoding="utf-8").splitlines()
     header = json.loads(lines[0])
     results = [json.loads(line) for line in lines if '"type":"result"' in line]
     copies = -(-rows // len(results))
     header["plan"] = {**header["plan"], "repeat": copies}
     header["config"] = {**header["config"], "mode": "record"}
-    with target.open("w", encoding="utf-8") as out:
+    jobs = ((results, trial, 1 + trial * len(results)) for trial in range(copies))
+    with target.open("w", encoding="utf-8") as out, multiprocessing.Pool(2) as pool:
         out.write(json.dumps(header, separators=(",", ":")) + "\n")
-        number = 0
-        for trial in range(copies):
-            for row in results:  # whole copies only: a run plans every adapter for each case
-                number += 1
-                answer = rescored(distinct_answer({**row, "trial": trial}, number), cases)
-                out.write(json.dumps(answer, separators=(",", ":")) + "\n")
+        for text in pool.imap(_copy, jobs):  # in trial order: whole copies, as a run plans them
+            out.write(text)
         written = copies * len(results)
         out.write(
             json.dumps({"type": "complete", "run": header["run"], "finished_at": "now", "rows": written})
@@ -164,13 +184,16 @@ def measure(body: str, *args: str) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--keep", type=Path, help="write the built results file here too (to profile it)")
+    parser.add_argument("--keep", type=Path, help="build the results file here and keep it (to profile it)")
+    parser.add_argument("--reuse", type=Path, help="measure a results file an earlier --keep built")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
-        source = replay_run(Path(folder))
-        big = args.keep or Path(folder) / "big.jsonl"
-        written = replicate(source, args.rows, big)
+        big = args.reuse or args.keep or Path(folder) / "big.jsonl"
+        if args.reuse is None:
+            written = replicate(replay_run(Path(folder)), args.rows, big)
+        else:
+            written = sum(1 for line in big.open("rb") if b'"type":"result"' in line)
         print(
             f"{written} result rows ({big.stat().st_size / 1e6:.0f} MB) built in "
             f"{time.perf_counter() - started:.0f} s"

@@ -32,7 +32,6 @@ is not one xpeval wrote (the runner keeps no more) and is refused.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +47,7 @@ from xpeval.evals.results.rows import (
     RunTrailer,
     stored_turns,
 )
+from xpeval.evals.results.run_plan import TRIAL_MARK, Shard, episode_id
 from xpeval.evals.verdict.argument_validity import ToolValidators, case_validators, episode_schema_valid
 from xpeval.evals.verdict.baseline import CONFORMANCE_KINDS
 from xpeval.evals.verdict.scoring import episode_verdict
@@ -247,25 +247,59 @@ def _judge_batch_record(
 
 class _PlannedEpisodes:
     """The episodes a run header plans, and how many final rows each has had so far. A plan entry
-    without a model stands for the one model its adapter used."""
+    without a model stands for the one model its adapter used.
+
+    Kept as the plan is written (cases, each adapter's models, trials, shard), never expanded: a
+    plan of a million episodes is a few hundred names, and the final rows seen so far are one
+    byte each, so a file's size never sets the gate's memory. An episode is planned exactly when
+    its id is one `RunPlan.keys` lists."""
 
     def __init__(self, header: RunHeader) -> None:
-        plan = header.plan.keys() if header.plan is not None else []
-        self._named = {key for key in plan if key[2] is not None}
-        self._any_model = {(key[0], key[1]) for key in plan if key[2] is None}
-        self._finals: Counter[tuple[str, ...]] = Counter()
+        plan = header.plan
+        self._cases = {case_id: index for index, case_id in enumerate(plan.cases)} if plan else {}
+        self._repeat = max(plan.repeat, 1) if plan else 1
+        self._shard = Shard.parse(plan.shard) if plan and plan.shard else None
+        self._held: dict[tuple[str, str], bool] = {}
+        self._slots: dict[tuple[str, str | None], int] = {}
+        for adapter_id, models in (plan.models if plan else {}).items():
+            for model in models:
+                self._slots.setdefault((adapter_id, model), len(self._slots))
+        self._finals = bytearray(len(self._cases) * self._repeat * len(self._slots))
 
     def count_final(self, key: EpisodeKey) -> int | None:
-        """How many final rows the episode of `key` has had with this one; None if not planned."""
-        slot: tuple[str, ...]
-        if key in self._named:
-            slot = key
-        elif (key[0], key[1]) in self._any_model:
-            slot = (key[0], key[1])
-        else:
+        """How many final rows the episode of `key` has had with this one (3 stands for 3 or
+        more); None if not planned."""
+        episode, adapter_id, model = key
+        pair = self._slots.get((adapter_id, model))
+        if pair is None:
+            pair = self._slots.get((adapter_id, None))
+        trial = self._trial(episode, adapter_id) if pair is not None else None
+        if pair is None or trial is None:
             return None
-        self._finals[slot] += 1
+        index, number = trial
+        slot = (index * self._repeat + number) * len(self._slots) + pair
+        self._finals[slot] = min(self._finals[slot] + 1, 3)
         return self._finals[slot]
+
+    def _trial(self, episode: str, adapter_id: str) -> tuple[int, int] | None:
+        """(case index, trial) of a planned episode id for `adapter_id`; None if not planned."""
+        if episode in self._cases and self._holds(episode, adapter_id):
+            return self._cases[episode], 0
+        case_id, mark, trial = episode.rpartition(TRIAL_MARK)
+        if not (mark and trial.isdigit() and case_id in self._cases):
+            return None
+        number = int(trial)
+        if not (0 < number < self._repeat and episode_id(case_id, number) == episode):
+            return None
+        return (self._cases[case_id], number) if self._holds(case_id, adapter_id) else None
+
+    def _holds(self, case_id: str, adapter_id: str) -> bool:
+        if self._shard is None:
+            return True
+        held = self._held.get((case_id, adapter_id))
+        if held is None:
+            held = self._held[(case_id, adapter_id)] = self._shard.holds(case_id, adapter_id)
+        return held
 
 
 def _judge_final(
