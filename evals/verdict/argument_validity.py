@@ -26,6 +26,7 @@ long string (Python's `re` has no time limit); rows keep at most 4 KB of any str
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -144,7 +145,7 @@ follow a reference)."""
 Check = tuple[Callable[..., Any], Any]
 """One keyword's function (the validator class's own, `VALIDATORS`) and its value in the schema."""
 
-_APPLICATORS = ("properties", "items", "anyOf", "additionalProperties")
+_APPLICATORS = ("properties", "items", "anyOf", "allOf", "additionalProperties", "$ref")
 """The subschema keywords a `SchemaPlan` applies itself, when they are the 2020-12 draft's."""
 
 
@@ -152,26 +153,33 @@ _APPLICATORS = ("properties", "items", "anyOf", "additionalProperties")
 class SchemaPlan:
     """A schema compiled for verdicts without reasons: its keywords that judge the value in hand
     (`_FLAT_KEYWORDS`, each the validator class's own function, called as `iter_errors` calls
-    it), and its `properties`, `items` and `anyOf` subschemas as plans of their own, without
-    the validator jsonschema makes for each subschema on the way down (most of its time on a
-    tool's arguments). The same verdict (tests/scoring/test_argument_validity.py compares
-    them); a schema with any other subschema keyword (`$ref`, `allOf`, `prefixItems`, ...), or
-    of a draft whose keywords differ, has no plan and is validated by jsonschema."""
+    it), and its `properties`, `items`, `anyOf` and `allOf` subschemas and a `$ref` to a root
+    definition as plans of their own, without the validator jsonschema makes for each subschema
+    on the way down (most of its time on a tool's arguments). The same verdict
+    (tests/scoring/test_schema_plan.py compares them); a schema with any other subschema
+    keyword (`prefixItems`, `oneOf`, `not`, ...), another kind of reference, a keyword that
+    moves references (`$id`, ...) or of another draft than 2020-12 has no plan and is validated
+    by jsonschema."""
 
     schema: Mapping[str, Any]
     checks: tuple[Check, ...]
     properties: tuple[tuple[str, SchemaPlan], ...] = ()
     items: SchemaPlan | None = None
     any_of: tuple[SchemaPlan, ...] | None = None
+    all_of: tuple[SchemaPlan, ...] = ()
+    """`allOf`'s branches, and the definition a local `$ref` names (applied beside its siblings)."""
 
     @classmethod
     def of(cls, validator: jsonschema.protocols.Validator) -> SchemaPlan | None:
         """The plan of a compiled validator's schema; None when it has none."""
         known = validator.VALIDATORS
         standard = jsonschema.Draft202012Validator.VALIDATORS
-        if any(known.get(k) is not standard[k] for k in _APPLICATORS):
+        schema = validator.schema
+        if any(known.get(k) is not standard[k] for k in _APPLICATORS) or not isinstance(schema, dict):
             return None
-        return _plan(known, validator.schema)
+        if _has_scope_keyword(schema):
+            return None
+        return _Planner(known, schema).plan(schema)
 
     def valid(self, validator: jsonschema.protocols.Validator, instance: Any) -> bool:
         """Whether jsonschema finds no error in `instance`."""
@@ -189,40 +197,97 @@ class SchemaPlan:
             and not all(items.valid(validator, i) for i in instance)
         ):
             return False
+        if not all(plan.valid(validator, instance) for plan in self.all_of):
+            return False
         return self.any_of is None or any(plan.valid(validator, instance) for plan in self.any_of)
 
 
-def _plan(known: Mapping[str, Callable[..., Any]], schema: Any) -> SchemaPlan | None:
-    """`SchemaPlan.of` for one (sub)schema."""
-    if schema is True:
-        return SchemaPlan({}, ())
-    if not isinstance(schema, dict):
-        return None
-    checks: list[Check] = []
-    properties: list[tuple[str, SchemaPlan]] = []
-    items = None
-    any_of = None
-    for keyword, value in schema.items():
-        if keyword in _FLAT_KEYWORDS or (keyword == "additionalProperties" and isinstance(value, bool)):
-            checks.append((known[keyword], value))
-        elif keyword == "properties" and isinstance(value, dict):
-            for name, sub in value.items():
-                plan = _plan(known, sub)
-                if plan is None:
-                    return None
-                properties.append((name, plan))
-        elif keyword == "items":
-            items = _plan(known, value)
-            if items is None:
-                return None
-        elif keyword == "anyOf" and isinstance(value, list) and value:
-            branches = [_plan(known, sub) for sub in value]
-            if any(branch is None for branch in branches):
-                return None
-            any_of = tuple(branch for branch in branches if branch is not None)
-        elif keyword in known:
+_LOCAL_DEF = "#/$defs/"
+"""The one kind of `$ref` a plan follows: to a definition in the root's `$defs`, by plain name."""
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+"""A definition name that needs no escaping in a JSON pointer or a URI."""
+_SCOPE_KEYWORDS = ("$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef", "$recursiveAnchor")
+"""Keywords that change what a `$ref` resolves to: a schema holding any has no plan."""
+
+
+class _Planner:
+    """`SchemaPlan.of` for one schema: its subschemas planned, a local `$ref` followed to its
+    definition (a definition that refers back to itself, directly or not, has no plan)."""
+
+    def __init__(self, known: Mapping[str, Callable[..., Any]], root: Mapping[str, Any]) -> None:
+        self._known = known
+        defs = root.get("$defs")
+        self._defs: Mapping[str, Any] = defs if isinstance(defs, dict) else {}
+        self._following: set[str] = set()
+
+    def plan(self, schema: Any) -> SchemaPlan | None:
+        if schema is True:
+            return SchemaPlan({}, ())
+        if not isinstance(schema, dict):
             return None
-    return SchemaPlan(schema, tuple(checks), tuple(properties), items, any_of)
+        known = self._known
+        checks: list[Check] = []
+        properties: list[tuple[str, SchemaPlan]] = []
+        items = None
+        any_of = None
+        all_of: list[SchemaPlan] = []
+        for keyword, value in schema.items():
+            if keyword in _FLAT_KEYWORDS or (keyword == "additionalProperties" and isinstance(value, bool)):
+                checks.append((known[keyword], value))
+            elif keyword == "properties" and isinstance(value, dict):
+                for name, sub in value.items():
+                    plan = self.plan(sub)
+                    if plan is None:
+                        return None
+                    properties.append((name, plan))
+            elif keyword == "items":
+                items = self.plan(value)
+                if items is None:
+                    return None
+            elif keyword in ("anyOf", "allOf") and isinstance(value, list) and value:
+                branches = [self.plan(sub) for sub in value]
+                planned = [branch for branch in branches if branch is not None]
+                if len(planned) < len(branches):
+                    return None
+                if keyword == "anyOf":
+                    any_of = tuple(planned)
+                else:
+                    all_of.extend(planned)
+            elif keyword == "$ref":
+                target = self._definition(value)
+                if target is None:
+                    return None
+                all_of.append(target)
+            elif keyword in known:
+                return None
+        return SchemaPlan(schema, tuple(checks), tuple(properties), items, any_of, tuple(all_of))
+
+    def _definition(self, ref: Any) -> SchemaPlan | None:
+        """The plan of the root definition `ref` names; None for any other reference."""
+        if not isinstance(ref, str) or not ref.startswith(_LOCAL_DEF):
+            return None
+        name = ref.removeprefix(_LOCAL_DEF)
+        if not _PLAIN_NAME.fullmatch(name) or name not in self._defs or name in self._following:
+            return None
+        self._following.add(name)
+        try:
+            return self.plan(self._defs[name])
+        finally:
+            self._following.discard(name)
+
+
+def _has_scope_keyword(schema: Any) -> bool:
+    """Whether any (sub)schema holds a keyword of `_SCOPE_KEYWORDS` (the schema is measured shallow)."""
+    stack = [schema]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if any(keyword in item for keyword in _SCOPE_KEYWORDS):
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _fails(errors: Any) -> bool:

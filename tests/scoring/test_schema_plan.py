@@ -29,7 +29,10 @@ NESTED: dict[str, Any] = {
         },
         "value": {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "number", "maximum": 5}]},
         "anything": True,
+        "ref": {"$ref": "#/$defs/Small", "maximum": 3},
+        "both": {"allOf": [{"type": "integer"}, {"$ref": "#/$defs/Small"}]},
     },
+    "$defs": {"Small": {"type": "integer", "minimum": 1, "maximum": 5}},
     "required": ["tags"],
     "additionalProperties": False,
 }
@@ -85,13 +88,22 @@ def test_a_plan_gives_jsonschemas_verdict_through_items_nested_objects_and_any_o
         arguments["value"] = value
     _agree(NESTED, arguments)
     _agree(NESTED, {**arguments, "extra": 1})
+    for small in (0, 1, 3, 4, 6, 2.0, 2.5, "2", True):
+        _agree(NESTED, {**arguments, "ref": small})
+        _agree(NESTED, {**arguments, "both": small})
 
 
 @pytest.mark.parametrize(
     "schema",
     [
-        {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}},
-        {"type": "object", "properties": {"a": {"allOf": [{"type": "string"}]}}},
+        {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"$ref": "#/$defs/A"}}},
+        {
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A%20B"}},
+            "$defs": {"A B": {"type": "string"}},
+        },
+        {"$id": "urn:x", "type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {}}},
+        {"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}},
         {"type": "object", "properties": {"a": {"type": "array", "prefixItems": [{"type": "string"}]}}},
         {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"a": {}}},
     ],
