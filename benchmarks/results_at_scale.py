@@ -1,16 +1,24 @@
-"""The gate over a million result rows, against a pyarrow read of the same file.
+"""The gate over a million result rows of distinct answers, against a pyarrow read of the same file.
 
 A real run's rows (the committed cassettes replayed) are replicated into one results file of
-`--rows` result lines (each replica renames its cases, so every row is its own episode), with
-its plan and completion record. Measured in the same run, each in a fresh process:
+`--rows` result lines, each copy another trial of every episode (as `--repeat` writes them),
+with its plan and completion record. Every row answers something of its own
+(`distinct_answer`: a nightly's answers do not repeat, so the custody's memo of repeated
+answers cannot carry it), its verdict scored again as the gate's chain of custody scores it.
+Measured in the same run, each in a fresh process:
 
-- gate:      `xpeval gate --results FILE` (completeness check, per-case codes, the paired test
-             against the committed baseline, the scorecard's counts);
+- gate:      `xpeval gate --results FILE` (completeness check, chain of custody: every row
+             scored again from its calls, per-case codes, the paired test against the
+             committed baseline, the scorecard's counts);
 - yardstick: pyarrow's JSON reader with an explicit schema, then the same per-row aggregation
              (counts per source, adapter and model) in pandas.
 
-Targets: the gate within 3x the yardstick's wall time, and under 2 GB peak RSS.
-Run: `python benchmarks/results_at_scale.py [--rows N]`; exit 1 when a target is missed.
+Targets: the gate within 2x the yardstick's wall time, and under 1 GB peak RSS.
+Measured 2026-12-07 02:42 UTC, load 11 falling to 7 (2 cores shared with five sessions and two
+llama-servers), 1,000,110 rows (1,293 MB): gate 313.9 s, yardstick 28.5 s, 11.02x, gate peak
+1,321 MB (the yardstick's 4,634 MB): both targets missed (docs/benchmarks.md).
+Run: `python benchmarks/results_at_scale.py [--rows N] [--keep FILE | --reuse FILE]`; exit 1
+when a target is missed.
 """
 
 from __future__ import annotations
