@@ -14,9 +14,10 @@ Measured in the same run, each in a fresh process:
              (counts per source, adapter and model) in pandas.
 
 Targets: the gate within 2x the yardstick's wall time, and under 1 GB peak RSS.
-Measured 2026-12-07 02:42 UTC, load 11 falling to 7 (2 cores shared with five sessions and two
-llama-servers), 1,000,110 rows (1,293 MB): gate 313.9 s, yardstick 28.5 s, 11.02x, gate peak
-1,321 MB (the yardstick's 4,634 MB): both targets missed (docs/benchmarks.md).
+Measured 2026-12-07 on 2 cores shared with five sessions and two llama-servers, 1,000,110 rows
+(1,293 MB): at 02:42 UTC, load 11 falling to 7, gate 313.9 s, yardstick 28.5 s, 11.02x, gate
+peak 1,321 MB (the yardstick's 4,634 MB); at 02:59 UTC, load 3 to 4.5, gate 253.9 s, yardstick
+13.7 s, 18.56x, gate peak 1,280 MB: both targets missed (docs/benchmarks.md).
 Run: `python benchmarks/results_at_scale.py [--rows N] [--keep FILE | --reuse FILE]`; exit 1
 when a target is missed.
 """

@@ -257,7 +257,7 @@ class _PlannedEpisodes:
     def __init__(self, header: RunHeader) -> None:
         plan = header.plan
         self._cases = {case_id: index for index, case_id in enumerate(plan.cases)} if plan else {}
-        self._repeat = max(plan.repeat, 1) if plan else 1
+        self._repeat = max(plan.repeat, 0) if plan else 0  # trials 0 .. repeat - 1, as `keys` lists
         self._shard = Shard.parse(plan.shard) if plan and plan.shard else None
         self._held: dict[tuple[str, str], bool] = {}
         self._slots: dict[tuple[str, str | None], int] = {}
@@ -283,7 +283,7 @@ class _PlannedEpisodes:
 
     def _trial(self, episode: str, adapter_id: str) -> tuple[int, int] | None:
         """(case index, trial) of a planned episode id for `adapter_id`; None if not planned."""
-        if episode in self._cases and self._holds(episode, adapter_id):
+        if episode in self._cases and self._repeat > 0 and self._holds(episode, adapter_id):
             return self._cases[episode], 0
         case_id, mark, trial = episode.rpartition(TRIAL_MARK)
         if not (mark and trial.isdigit() and case_id in self._cases):

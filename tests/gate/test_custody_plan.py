@@ -46,7 +46,7 @@ CANDIDATES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("shard", "repeat"), [(None, 1), (None, 3), ("1/2", 3), ("2/2", 2)])
+@pytest.mark.parametrize(("shard", "repeat"), [(None, 0), (None, 1), (None, 3), ("1/2", 3), ("2/2", 2)])
 def test_a_final_row_is_of_a_planned_episode_exactly_when_the_plan_lists_it(
     shard: str | None, repeat: int
 ) -> None:
