@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -210,6 +210,17 @@ _SCOPE_KEYWORDS = ("$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiv
 """Keywords that change what a `$ref` resolves to: a schema holding any has no plan."""
 
 
+@dataclass
+class _Parts:
+    """What a schema's plan is made of, gathered keyword by keyword."""
+
+    checks: list[Check] = field(default_factory=list)
+    properties: list[tuple[str, SchemaPlan]] = field(default_factory=list)
+    items: SchemaPlan | None = None
+    any_of: tuple[SchemaPlan, ...] | None = None
+    all_of: list[SchemaPlan] = field(default_factory=list)
+
+
 class _Planner:
     """`SchemaPlan.of` for one schema: its subschemas planned, a local `$ref` followed to its
     definition (a definition that refers back to itself, directly or not, has no plan)."""
@@ -225,42 +236,49 @@ class _Planner:
             return SchemaPlan({}, ())
         if not isinstance(schema, dict):
             return None
-        known = self._known
-        checks: list[Check] = []
-        properties: list[tuple[str, SchemaPlan]] = []
-        items = None
-        any_of = None
-        all_of: list[SchemaPlan] = []
+        parts = _Parts()
         for keyword, value in schema.items():
-            if keyword in _FLAT_KEYWORDS or (keyword == "additionalProperties" and isinstance(value, bool)):
-                checks.append((known[keyword], value))
-            elif keyword == "properties" and isinstance(value, dict):
-                for name, sub in value.items():
-                    plan = self.plan(sub)
-                    if plan is None:
-                        return None
-                    properties.append((name, plan))
-            elif keyword == "items":
-                items = self.plan(value)
-                if items is None:
-                    return None
-            elif keyword in ("anyOf", "allOf") and isinstance(value, list) and value:
-                branches = [self.plan(sub) for sub in value]
-                planned = [branch for branch in branches if branch is not None]
-                if len(planned) < len(branches):
-                    return None
-                if keyword == "anyOf":
-                    any_of = tuple(planned)
-                else:
-                    all_of.extend(planned)
-            elif keyword == "$ref":
-                target = self._definition(value)
-                if target is None:
-                    return None
-                all_of.append(target)
-            elif keyword in known:
+            if not self._add(parts, keyword, value):
                 return None
-        return SchemaPlan(schema, tuple(checks), tuple(properties), items, any_of, tuple(all_of))
+        return SchemaPlan(
+            schema,
+            tuple(parts.checks),
+            tuple(parts.properties),
+            parts.items,
+            parts.any_of,
+            tuple(parts.all_of),
+        )
+
+    def _add(self, parts: _Parts, keyword: str, value: Any) -> bool:
+        """One keyword of a schema added to its plan's parts; False when the schema has no plan."""
+        if keyword in _FLAT_KEYWORDS or (keyword == "additionalProperties" and isinstance(value, bool)):
+            parts.checks.append((self._known[keyword], value))
+        elif keyword == "properties" and isinstance(value, dict):
+            for name, sub in value.items():
+                plan = self.plan(sub)
+                if plan is None:
+                    return False
+                parts.properties.append((name, plan))
+        elif keyword == "items":
+            parts.items = self.plan(value)
+            return parts.items is not None
+        elif keyword in ("anyOf", "allOf") and isinstance(value, list) and value:
+            branches = [self.plan(sub) for sub in value]
+            planned = [branch for branch in branches if branch is not None]
+            if len(planned) < len(branches):
+                return False
+            if keyword == "anyOf":
+                parts.any_of = tuple(planned)
+            else:
+                parts.all_of.extend(planned)
+        elif keyword == "$ref":
+            target = self._definition(value)
+            if target is None:
+                return False
+            parts.all_of.append(target)
+        elif keyword in self._known:
+            return False
+        return True
 
     def _definition(self, ref: Any) -> SchemaPlan | None:
         """The plan of the root definition `ref` names; None for any other reference."""
