@@ -12,7 +12,10 @@ CPU: it is what a developer waits for, so it needs a quiet machine; each run's C
 the step and its children) and the load average are printed beside it to tell a slow step from a
 busy machine.
 
-Measured (2026-12-07, 2 cores): see docs/benchmarks.md.
+Measured: not yet end to end (2026-12-07: the clone, the split of `.ci/run` and the reset between
+runs were checked; one run of the whole suite in a worktree at load 9-14 took 51 min, with the
+local model's real-server tests a clean clone skips). The last clean-clone figures before this
+benchmark, by hand: 487 s and 497 s (3,944 passed, 143 skipped): the target is missed.
 
 Run: `python benchmarks/test_step.py [--runs N] [--keep]`; exit status 1 when any run misses the
 target or fails.
