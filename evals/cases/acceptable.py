@@ -32,8 +32,11 @@ def normalize_string(text: str) -> str:
     return _IGNORED.sub("", text).lower().replace("'", '"')
 
 
+_NUMBERS = (int, float)  # a tuple: `int | float` would make a union anew at every call
+
+
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, _NUMBERS) and not isinstance(value, bool)
 
 
 def value_matches(value: Any, alternative: Any) -> bool:

@@ -23,6 +23,8 @@ def root_object(schema: Any) -> dict[str, Any]:
     """The schema node that describes the arguments object, after following root `$ref`s."""
     if not isinstance(schema, dict):
         return {}
+    if "properties" in schema or not isinstance(schema.get("$ref"), str):
+        return schema  # no root reference to follow (most schemas): no registry built
     resolver = Registry().with_resource(_BASE_URI, DRAFT202012.create_resource(schema)).resolver(_BASE_URI)
     node: Any = schema
     for _ in range(_MAX_REF_HOPS):

@@ -249,7 +249,10 @@ def load_run(path: Path) -> LoadedRun:
         raise NotAResultsFileError(f"{path}: no results file (run `xpeval run` first)")
     header, start = _header(path)
     table, complete = _final_rows(path, start, max(start, _intact_end(path)))
-    return LoadedRun(path=path, header=header, complete=complete, frame=frame_of(table))
+    frame = frame_of(table)
+    del table
+    pa.default_memory_pool().release_unused()  # the read's buffers, freed, go back to the system
+    return LoadedRun(path=path, header=header, complete=complete, frame=frame)
 
 
 def frame_of(results: pa.Table) -> pd.DataFrame:

@@ -32,7 +32,6 @@ is not one xpeval wrote (the runner keeps no more) and is refused.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,7 +47,8 @@ from xpeval.evals.results.rows import (
     RunTrailer,
     stored_turns,
 )
-from xpeval.evals.verdict.argument_validity import with_schema_validity
+from xpeval.evals.results.run_plan import TRIAL_MARK, Shard, episode_id
+from xpeval.evals.verdict.argument_validity import ToolValidators, case_validators, episode_schema_valid
 from xpeval.evals.verdict.baseline import CONFORMANCE_KINDS
 from xpeval.evals.verdict.scoring import episode_verdict
 
@@ -105,16 +105,18 @@ def name_of(key: EpisodeKey) -> str:
     return "/".join(key)
 
 
-def rescore(row: ResultRow, case: Case) -> dict[str, Any]:
-    """The verdict fields of `row` as its stored calls and its case score them."""
+def rescore(row: ResultRow, case: Case, validators: ToolValidators | None = None) -> dict[str, Any]:
+    """The verdict fields of `row` as its stored calls and its case score them (`validators`:
+    the case's, made once for many rows)."""
     failed = row.error_kind is not None
     verdict = episode_verdict(
         case, stored_turns(row.calls), failed, dropped_calls=row.dropped_calls, said=row.said, ended=row.ended
     )
     # A row without calls is left as it is by `with_schema_validity`: its `schema_valid` is
     # the runner's default (not judged), never what the row claims.
-    unjudged = row.model_copy(update={"schema_valid": None})
-    verdict["schema_valid"] = with_schema_validity(unjudged, case, judged=not failed).schema_valid
+    verdict["schema_valid"] = episode_schema_valid(
+        row, validators or case_validators(case), judged=not failed
+    )
     return verdict
 
 
@@ -137,24 +139,31 @@ def _answer_key(row: ResultRow, case: Case) -> AnswerKey:
     return case.id, row.error_kind is not None, json.dumps(answer, default=str), cut, row.dropped_calls
 
 
-def _scored(row: ResultRow, case: Case, rescored: dict[AnswerKey, dict[str, Any]] | None) -> dict[str, Any]:
-    """`rescore`, or the score of the same answer seen before."""
-    if rescored is None:
-        return rescore(row, case)
-    key = _answer_key(row, case)
-    scored = rescored.get(key)
-    if scored is None:
-        scored = rescore(row, case)
-        if len(rescored) < MAX_REMEMBERED_ANSWERS:
-            rescored[key] = scored
-    return scored
+class Rescorer:
+    """`rescore` over many rows: each case's schema validators made once, and the scores of up
+    to `MAX_REMEMBERED_ANSWERS` answers kept (trials that gave the same answer scored once)."""
+
+    def __init__(self) -> None:
+        self._scores: dict[AnswerKey, dict[str, Any]] = {}
+        self._validators: dict[str, ToolValidators] = {}
+
+    def __call__(self, row: ResultRow, case: Case) -> dict[str, Any]:
+        """`rescore`, or the score of the same answer seen before."""
+        key = _answer_key(row, case)
+        scored = self._scores.get(key)
+        if scored is None:
+            validators = self._validators.get(case.id)
+            if validators is None:
+                validators = self._validators[case.id] = case_validators(case)
+            scored = rescore(row, case, validators)
+            if len(self._scores) < MAX_REMEMBERED_ANSWERS:
+                self._scores[key] = scored
+        return scored
 
 
-def judge_row(
-    row: ResultRow, case: Case, rescored: dict[AnswerKey, dict[str, Any]] | None = None
-) -> str | None:
+def judge_row(row: ResultRow, case: Case, rescored: Rescorer | None = None) -> str | None:
     """Why a final row's stored verdict is not what its calls score; None when it is
-    (`rescored`: the scores of answers seen before, filled as rows are judged)."""
+    (`rescored`: the `Rescorer` of the file's rows, None: scored on its own)."""
     name = name_of(row.key)
     if len(row.calls) > MAX_RESCORED_CALLS:
         return (
@@ -165,7 +174,7 @@ def judge_row(
         return f"row {name} stores a call of turn < 0: not a row xpeval wrote"
     if row.category != case.category:
         return f"row {name} says category {row.category!r}, its case is {case.category!r}"
-    scored = _scored(row, case, rescored)
+    scored = (rescored or rescore)(row, case)
     differ = [f for f in VERDICT_FIELDS if getattr(row, f) != scored[f]]
     if not differ:
         return None
@@ -186,7 +195,7 @@ def judge(header: RunHeader, records: Iterable[Any], cases: Mapping[str, Case]) 
     refuse = custody.refusals.append
     replay = header.config.get("mode") == "replay"
     episodes = _PlannedEpisodes(header)
-    rescored: dict[AnswerKey, dict[str, Any]] = {}
+    rescored = Rescorer()
     results = 0
     trailers: list[RunTrailer] = []
     for record in records:
@@ -238,25 +247,59 @@ def _judge_batch_record(
 
 class _PlannedEpisodes:
     """The episodes a run header plans, and how many final rows each has had so far. A plan entry
-    without a model stands for the one model its adapter used."""
+    without a model stands for the one model its adapter used.
+
+    Kept as the plan is written (cases, each adapter's models, trials, shard), never expanded: a
+    plan of a million episodes is a few hundred names, and the final rows seen so far are one
+    byte each, so a file's size never sets the gate's memory. An episode is planned exactly when
+    its id is one `RunPlan.keys` lists."""
 
     def __init__(self, header: RunHeader) -> None:
-        plan = header.plan.keys() if header.plan is not None else []
-        self._named = {key for key in plan if key[2] is not None}
-        self._any_model = {(key[0], key[1]) for key in plan if key[2] is None}
-        self._finals: Counter[tuple[str, ...]] = Counter()
+        plan = header.plan
+        self._cases = {case_id: index for index, case_id in enumerate(plan.cases)} if plan else {}
+        self._repeat = max(plan.repeat, 0) if plan else 0  # trials 0 .. repeat - 1, as `keys` lists
+        self._shard = Shard.parse(plan.shard) if plan and plan.shard else None
+        self._held: dict[tuple[str, str], bool] = {}
+        self._slots: dict[tuple[str, str | None], int] = {}
+        for adapter_id, models in (plan.models if plan else {}).items():
+            for model in models:
+                self._slots.setdefault((adapter_id, model), len(self._slots))
+        self._finals = bytearray(len(self._cases) * self._repeat * len(self._slots))
 
     def count_final(self, key: EpisodeKey) -> int | None:
-        """How many final rows the episode of `key` has had with this one; None if not planned."""
-        slot: tuple[str, ...]
-        if key in self._named:
-            slot = key
-        elif (key[0], key[1]) in self._any_model:
-            slot = (key[0], key[1])
-        else:
+        """How many final rows the episode of `key` has had with this one (3 stands for 3 or
+        more); None if not planned."""
+        episode, adapter_id, model = key
+        pair = self._slots.get((adapter_id, model))
+        if pair is None:
+            pair = self._slots.get((adapter_id, None))
+        trial = self._trial(episode, adapter_id) if pair is not None else None
+        if pair is None or trial is None:
             return None
-        self._finals[slot] += 1
+        index, number = trial
+        slot = (index * self._repeat + number) * len(self._slots) + pair
+        self._finals[slot] = min(self._finals[slot] + 1, 3)
         return self._finals[slot]
+
+    def _trial(self, episode: str, adapter_id: str) -> tuple[int, int] | None:
+        """(case index, trial) of a planned episode id for `adapter_id`; None if not planned."""
+        if episode in self._cases and self._repeat > 0 and self._holds(episode, adapter_id):
+            return self._cases[episode], 0
+        case_id, mark, trial = episode.rpartition(TRIAL_MARK)
+        if not (mark and trial.isdigit() and case_id in self._cases):
+            return None
+        number = int(trial)
+        if not (0 < number < self._repeat and episode_id(case_id, number) == episode):
+            return None
+        return (self._cases[case_id], number) if self._holds(case_id, adapter_id) else None
+
+    def _holds(self, case_id: str, adapter_id: str) -> bool:
+        if self._shard is None:
+            return True
+        held = self._held.get((case_id, adapter_id))
+        if held is None:
+            held = self._held[(case_id, adapter_id)] = self._shard.holds(case_id, adapter_id)
+        return held
 
 
 def _judge_final(
@@ -265,7 +308,7 @@ def _judge_final(
     episodes: _PlannedEpisodes,
     cases: Mapping[str, Case],
     refuse: Callable[[str], None],
-    rescored: dict[AnswerKey, dict[str, Any]],
+    rescored: Rescorer,
 ) -> bool:
     """A final row's checks: planned, the only final row of its episode, its verdict what its
     stored calls score. False when the row is of no planned episode (nothing more to check)."""

@@ -272,17 +272,23 @@ def _nothing_measured(frame: pd.DataFrame) -> list[Finding]:
     findings = []
     if frame.empty:
         return [Finding("*", "measured", False, "the run has no results: nothing was measured")]
-    for (source, adapter, model), group in frame.groupby(["source", "adapter", "model"], sort=True):
-        if bool(group["error"].all()):
+    # The error column only: a group of the whole frame is a copy of every column of its rows.
+    keys = ["source", "adapter", "model"]
+    errors = frame.groupby(keys, sort=True)["error"].agg(["all", "size"])
+    for (source, adapter, model), every, size in zip(
+        errors.index, errors["all"], errors["size"], strict=True
+    ):
+        if bool(every):
+            mine = (frame["source"] == source) & (frame["adapter"] == adapter) & (frame["model"] == model)
             # The problem only: a re-record hint is printed whole on its episode's own line, and
             # half a command would not run.
-            first = str(group.iloc[0]["reason"]).split("; record it with: ", 1)[0]
+            first = str(frame.loc[mine, "reason"].iloc[0]).split("; record it with: ", 1)[0]
             findings.append(
                 Finding(
                     row_key(str(source), str(adapter), str(model)),
                     "measured",
                     False,
-                    f"{adapter} ({model}, {source}): all {len(group)} episodes ended in an error, nothing "
+                    f"{adapter} ({model}, {source}): all {size} episodes ended in an error, nothing "
                     f"was measured (first: {first[:160]}{'...' if len(first) > 160 else ''})",
                 )
             )

@@ -85,6 +85,7 @@ def score(case: Case, tool_calls: Sequence[CallLike] | Sequence[Sequence[CallLik
     if not case.labelled:
         raise ValueError(f"case {case.id} is unlabelled: it is judged against a reference row, not scored")
     per_turn = _split_turns(case, tool_calls)
+    turns = case.turns  # made anew at each read
     turn_scores = tuple(
         score_turn(
             case,
@@ -92,7 +93,7 @@ def score(case: Case, tool_calls: Sequence[CallLike] | Sequence[Sequence[CallLik
             per_turn[turn.index] if turn.index < len(per_turn) else [],
             index=turn.index,
         )
-        for turn in case.turns
+        for turn in turns
     )
     multi = len(turn_scores) > 1
     first_wrong = next((t for t in turn_scores if not t.correct), None)
@@ -107,7 +108,7 @@ def score(case: Case, tool_calls: Sequence[CallLike] | Sequence[Sequence[CallLik
         reason=reason,
         tool_selection_correct=all(t.tool_selection_correct for t in turn_scores),
         arguments_correct=all(judged) if judged else None,
-        irrelevance=all(t.expected is not None and t.expected.no_call for t in case.turns),
+        irrelevance=all(t.expected is not None and t.expected.no_call for t in turns),
         malformed=any(t.malformed for t in turn_scores),
         turns=turn_scores,
     )
@@ -282,8 +283,9 @@ def _split_turns(
         if not all(isinstance(item, list | tuple) for item in tool_calls):
             raise ValueError("tool_calls mixes calls and per-turn lists")
         return [list(turn) for turn in tool_calls]  # type: ignore[arg-type]
-    if len(case.turns) > 1 and tool_calls:
-        raise ValueError(f"case {case.id} has {len(case.turns)} turns: give one list of calls per turn")
+    count = 1 + len(case.follow_ups)  # len(case.turns), without making them
+    if count > 1 and tool_calls:
+        raise ValueError(f"case {case.id} has {count} turns: give one list of calls per turn")
     return [tool_calls]  # type: ignore[list-item]
 
 
