@@ -13,9 +13,20 @@ case, decodes, scores and reports nothing. What the replay costs above it is xpe
 
 Target: the whole process at most TARGET times the floor (median of the rounds' ratios).
 
-Measured (2-core machine shared with other sessions; both sides share the load, so the ratio is
-the figure to compare; 1,802 episodes, 2,929 SDK calls):
-- see docs/benchmarks.md for the history against the earlier floor (the raw decode alone).
+Measured (2-core machine shared with other sessions and two llama-servers; both sides share the
+load, so the ratio is the figure to compare; 1,802 episodes, 2,929 SDK calls, 1,623 of them
+streamed; the per-round ratios spread widely under this load, so the median is stated with them):
+- 2026-12-07 02:11, load 8-10, the tree before this change: 3 rounds 1.27 (a floor still under
+  CPython's default collector thresholds), 1.55 and 1.42: MISSED.
+- 2026-12-07 02:51, load 6.6 -> 4.6, after: xpeval run 23.6 s (13.10 ms/episode), floor 17.9 s
+  (9.95 ms/episode); rounds 1.31, 1.33, 1.27, 1.45, 1.22; median 1.31x: MISSED.
+- 2026-12-07 03:02, load 3.9 -> 4.0, the same tree: xpeval run 26.1 s (14.49 ms/episode), floor
+  18.5 s (10.25 ms/episode); rounds 1.69, 1.26, 1.48, 1.42, 1.51, 1.35, 1.28; median 1.42x: MISSED.
+What xpeval adds above the floor: in a py-spy profile of the run (GIL samples, 2026-12-07, after),
+frames of xpeval's own code with nothing of an SDK below them are about a fifth of the samples:
+cassette YAML 3.4 %, the asyncio loop's own scheduling 1.5 %, the recorded requests' canonical
+keys 0.8 %, scoring, rows and the scorecard's per-group pandas work about 1 % each, the rest
+spread thin.
 
 Run: `python benchmarks/replay_process.py [--rounds N]`; exit status 1 when the target is missed.
 """
