@@ -54,7 +54,7 @@ class _Loader(_SafeLoader):  # type: ignore[misc]
             data = self._plain(node, set())
         except _Shared:
             return super().construct_document(node)
-        self.constructed_objects: dict[Any, Any] = {}
+        self.constructed_objects.clear()  # what the safe constructor built for scalars along the way
         return data
 
     def _plain(self, node: Any, seen: set[int]) -> Any:
