@@ -22,6 +22,9 @@ streamed; the per-round ratios spread widely under this load, so the median is s
   (9.95 ms/episode); rounds 1.31, 1.33, 1.27, 1.45, 1.22; median 1.31x: MISSED.
 - 2026-12-07 03:02, load 3.9 -> 4.0, the same tree: xpeval run 26.1 s (14.49 ms/episode), floor
   18.5 s (10.25 ms/episode); rounds 1.69, 1.26, 1.48, 1.42, 1.51, 1.35, 1.28; median 1.42x: MISSED.
+- 2026-12-07 03:13, load 3.7 -> 3.0, the same tree: xpeval run 23.2 s (12.87 ms/episode), floor
+  15.4 s (8.57 ms/episode); rounds 1.50, 1.39, 1.54, 1.43, 1.39; median 1.43x: MISSED. About 4 ms
+  of xpeval's own CPU an episode stand above the floor; 1.3x needs it under 2.6-3 ms.
 What xpeval adds above the floor: in a py-spy profile of the run (GIL samples, 2026-12-07, after),
 frames of xpeval's own code with nothing of an SDK below them are about a fifth of the samples:
 cassette YAML 3.4 %, the asyncio loop's own scheduling 1.5 %, the recorded requests' canonical
