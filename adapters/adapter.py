@@ -7,6 +7,7 @@ model does: failures come back as `TurnResult.error`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
@@ -18,6 +19,7 @@ from xpeval.adapters.contract import (
     JsonObject,
     ProviderError,
     ToolChoice,
+    ToolSpec,
     TurnRequest,
     TurnResult,
     WireName,
@@ -123,6 +125,10 @@ class PreparedRequest:
     tools: PreparedTools
 
 
+_PREPARED_KEPT = 1024
+"""Distinct tool lists an adapter keeps prepared (a suite's cases have a few hundred)."""
+
+
 class Adapter:
     """A provider endpoint speaking one wire."""
 
@@ -151,6 +157,8 @@ class Adapter:
         """Rewrites a decoded reply before its tool names are restored: what the server side of a
         target adds to the wire (the local model's parser of calls written as text), applied
         identically when recording and replaying."""
+        self._prepared: dict[str, PreparedTools] = {}
+        """The tools of the turns played so far, prepared (`_turn`), by their exact JSON."""
 
     @property
     def id(self) -> str:
@@ -166,10 +174,31 @@ class Adapter:
 
     def prepare(self, request: TurnRequest) -> PreparedRequest:
         """Rewrite the tools for this adapter's dialect and encode the SDK call (pure)."""
+        return self._prepare(request, prepare_tools)
+
+    def _prepare(
+        self, request: TurnRequest, tools_of: Callable[[Dialect, list[ToolSpec]], PreparedTools]
+    ) -> PreparedRequest:
         if self.request_hook is not None:
             request = self.request_hook(request)
-        tools = prepare_tools(self.dialect, request.tools)
+        tools = tools_of(self.dialect, request.tools)
         return PreparedRequest(kwargs=self.wire.encode(request, tools), tools=tools)
+
+    def _prepared_tools(self, dialect: Dialect, tools: list[ToolSpec]) -> PreparedTools:
+        """`prepare_tools` once per distinct list of tools: every turn of every episode of a case
+        sends the same tools, and the dialect's pass over them is pure. Keyed by the tools' exact
+        JSON (names, descriptions, schemas, in order); shared only by this adapter's own turns,
+        whose encoded arguments go to the SDK and nowhere else (`prepare` prepares afresh)."""
+        try:
+            key = json.dumps([[tool.name, tool.description, tool.parameters] for tool in tools])
+        except (TypeError, ValueError, RecursionError):
+            return prepare_tools(dialect, tools)
+        prepared = self._prepared.get(key)
+        if prepared is None:
+            if len(self._prepared) >= _PREPARED_KEPT:
+                self._prepared.clear()
+            prepared = self._prepared[key] = prepare_tools(dialect, tools)
+        return prepared
 
     async def turn(self, request: TurnRequest) -> TurnResult:
         """Send one turn and decode it. Provider failures and bad model output are values.
@@ -192,7 +221,7 @@ class Adapter:
                     message=f"{self.id} does not support tool_choice {mode!r} (its capabilities)",
                 )
             )
-        prepared = self.prepare(request)
+        prepared = self._prepare(request, self._prepared_tools)
         if prepared.tools.refusals:
             return TurnResult(
                 error=ProviderError(

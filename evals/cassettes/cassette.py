@@ -46,6 +46,10 @@ class Recording:
     keys: tuple[RequestKey, ...]
     index: dict[RequestKey, tuple[int, ...]]
     metadata: dict[str, Any] = field(default_factory=dict)
+    exact: dict[tuple[str, str, bytes | None], RequestKey] = field(default_factory=dict)
+    """Each recorded (method, URI, body) as recorded, with its key: a request sent exactly as
+    recorded (a replay's every request, unless the adapter drifted) has that key without its
+    body being parsed and serialized again (`request_key` is a function of these three)."""
 
 
 def _vcr_pair(interaction: Interaction) -> tuple[VcrRequest, dict[str, Any]]:
@@ -78,6 +82,7 @@ def recording_from_document(document: Any, source: str, limits: InputLimits | No
         keys=keys,
         index={k: tuple(v) for k, v in index.items()},
         metadata=dict(metadata) if isinstance(metadata, dict) else {},
+        exact={(i.method, i.uri, i.request_body): key for i, key in zip(interactions, keys, strict=True)},
     )
 
 
@@ -169,12 +174,14 @@ class IndexedCassette(Cassette):  # type: ignore[misc]  # vcrpy ships no type in
         self._scrubber = scrubber
         self._loaded_index: dict[RequestKey, tuple[int, ...]] = {}
         self._new_index: dict[RequestKey, list[int]] = {}
+        self._exact: dict[tuple[str, str, bytes | None], RequestKey] = {}
         self.keys: list[RequestKey] = []
         self.sequence: list[int] = []
         if recording is not None:
             self.data = list(recording.pairs)
             self.keys = list(recording.keys)
             self._loaded_index = recording.index
+            self._exact = recording.exact
             self._old_interactions = list(recording.pairs)
             self._loaded_count = len(recording.pairs)
             self._metadata = dict(recording.metadata)
@@ -189,7 +196,8 @@ class IndexedCassette(Cassette):  # type: ignore[misc]  # vcrpy ships no type in
             body = request.body
             if self._scrubber.has_secrets:
                 body = self._scrubber.body(body)
-            key = request_key(request.method, self._scrubber.line(request.uri), body)
+            uri = self._scrubber.line(request.uri)
+            key = self._exact.get((request.method, uri, body)) or request_key(request.method, uri, body)
             setattr(request, _KEY_ATTRIBUTE, key)
         return key
 

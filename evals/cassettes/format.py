@@ -32,8 +32,48 @@ from xpeval.evals.untrusted import (
     read_bounded,
 )
 
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader; the pure-Python one (same result, slower) where libyaml is missing."""
+
+_STR, _SEQ, _MAP = (f"tag:yaml.org,2002:{kind}" for kind in ("str", "seq", "map"))
+
+
+class _Shared(Exception):
+    """A node met twice (an alias): the document is built by PyYAML's own constructor."""
+
+
+class _Loader(_SafeLoader):  # type: ignore[misc]
+    """The safe loader, building a document's strings, lists and mappings directly: a cassette
+    is mostly those (its headers alone are a third of its nodes), and PyYAML's generic
+    constructor spends twice the time libyaml takes to parse. Every other node (numbers, `null`,
+    `!!binary`, merge keys, anything tagged) goes through the safe constructor as before, and a
+    document with aliases is built by it whole, so the result is the same object tree."""
+
+    def construct_document(self, node: Any) -> Any:
+        try:
+            data = self._plain(node, set())
+        except _Shared:
+            return super().construct_document(node)
+        self.constructed_objects.clear()  # what the safe constructor built for scalars along the way
+        return data
+
+    def _plain(self, node: Any, seen: set[int]) -> Any:
+        if id(node) in seen:
+            raise _Shared
+        seen.add(id(node))
+        tag = node.tag
+        if tag == _STR and isinstance(node, yaml.ScalarNode):
+            return node.value
+        if tag == _SEQ and isinstance(node, yaml.SequenceNode):
+            return [self._plain(item, seen) for item in node.value]
+        if tag == _MAP and isinstance(node, yaml.MappingNode):
+            built: dict[Any, Any] = {}
+            for key, value in node.value:
+                if key.tag != _STR or not isinstance(key, yaml.ScalarNode):
+                    return self.construct_object(node, deep=True)  # merge keys, non-string keys
+                built[key.value] = self._plain(value, seen)
+            return built
+        return self.construct_object(node, deep=True)
 
 
 @dataclass

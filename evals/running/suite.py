@@ -393,7 +393,7 @@ def run_suite(
     if unbased:
         report.notes.insert(0, unbased)
         report.basis = CONFORMANCE_ONLY
-    paths = write_scorecard(frame, config.reports, headline(report))
+    paths = write_scorecard(frame, config.reports, headline(report), card)
     log(f"{len(frame)} episodes; scorecard: {paths['md']}")
     for _, explained in refusal_explanations(frame):
         log(explained)

@@ -297,6 +297,7 @@ class EpisodeFactory:
         default_factory=dict
     )
     _other_sources: dict[str, set[Source]] = field(default_factory=dict)
+    _digests: dict[int, tuple[Case, str]] = field(default_factory=dict)
 
     def target_of(self, adapter_id: str, recorded: Source | None, model: str | None = None) -> TargetKind:
         if self.mode is Mode.REPLAY:
@@ -314,6 +315,15 @@ class EpisodeFactory:
             served = find_model(model) is not None and local_capable(adapter_id)
             return "local-model" if served else "provider"
         return self.targets.get(adapter_id) or self.picker.kind(adapter_id)
+
+    def _digest(self, case: Case) -> str:
+        """The case's digest, computed once per case of the run (every adapter's episode of a
+        case asks for it; the run never edits a case). Kept by identity with the case itself,
+        so an id is never reused for another case."""
+        known = self._digests.get(id(case))
+        if known is None or known[0] is not case:
+            known = self._digests[id(case)] = (case, case_digest(case))
+        return known[1]
 
     def adapter(
         self, adapter_id: str, kind: TargetKind, model: str | None = None, text_calls: bool | None = None
@@ -370,7 +380,7 @@ class EpisodeFactory:
             flags=self.record_flags,
             refresh=self.refresh and self.mode is Mode.RECORD,
             text_calls=adapter.reply_hook is not None,
-            case_digest=case_digest(case) if kind == "emulator" else None,
+            case_digest=self._digest(case) if kind == "emulator" else None,
             delivery="batch" if via is not None else "online",
         )
         transport = bound.transport if self.mode is not Mode.LIVE else upstream

@@ -369,11 +369,14 @@ def to_markdown(
     return "\n".join(lines)
 
 
-def write_scorecard(frame: pd.DataFrame, directory: Path, headline: Sequence[str] = ()) -> dict[str, Path]:
+def write_scorecard(
+    frame: pd.DataFrame, directory: Path, headline: Sequence[str] = (), card: pd.DataFrame | None = None
+) -> dict[str, Path]:
     """reports/scorecard.{md,csv,parquet} (+ the per-category csv and the tidy results parquet);
-    `headline` opens the markdown (the run's verdict and what changed)."""
+    `headline` opens the markdown (the run's verdict and what changed); `card`: `scorecard(frame)`
+    when the caller has it already."""
     directory.mkdir(parents=True, exist_ok=True)
-    card, categories = scorecard(frame), by_category(frame)
+    card, categories = scorecard(frame) if card is None else card, by_category(frame)
     paths = {
         "md": directory / "scorecard.md",
         "csv": directory / "scorecard.csv",
