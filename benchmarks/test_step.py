@@ -1,11 +1,12 @@
 """The loop everyone waits on: `.ci/run`'s test step on a clean clone, five times in a row.
 
-A clean clone of this checkout's HEAD (`git clone`, into a temporary folder, beside a link to the
-shared data `../shared` when this checkout has it, as CI has it), set up once as `.ci/run` sets it
-up (every line of `.ci/run` before its test step: the venv, the dev and bfcl extras, bfcl-eval,
-`.ci/check`), then `.ci/run`'s test step (its lines after `echo "== tests"`) N times in a row. Before
-each run the clone goes back to the state the setup left (files the previous run wrote in it are
-removed: pytest's and mypy's caches, compiled modules), so each run is a clean clone's first.
+A clean clone of this checkout's HEAD (`git clone`, into a temporary folder, beside a link to
+the data folder that sits beside this checkout when it has one, as CI has it), set up once as
+`.ci/run` sets it up (every line of `.ci/run` before its test step: the venv, the dev and bfcl
+extras, bfcl-eval, `.ci/check`), then `.ci/run`'s test step (its lines after `echo "== tests"`)
+N times in a row. Before each run the clone goes back to the state the setup left (files the
+previous run wrote in it are removed: pytest's and mypy's caches, compiled modules), so each run
+is a clean clone's first.
 
 Target (issue 37, "The loop"): at most 300 s of wall time on every run, on 2 cores. Wall time, not
 CPU: it is what a developer waits for, so it needs a quiet machine; each run's CPU (user + sys of
@@ -57,7 +58,7 @@ def split_ci_run(script: str) -> tuple[str, str]:
 
 def clean_clone(into: Path) -> Path:
     """A clone of this checkout's HEAD in `into/xpeval`, with `into/shared` linking to the shared
-    data when this checkout has it beside it (tests read `../shared`)."""
+    data when this checkout has it beside it (the tests read that folder beside the repository)."""
     head = _git("rev-parse", "HEAD", cwd=REPO).strip()
     clone = into / "xpeval"
     _git("clone", "--quiet", "--no-hardlinks", str(REPO), str(clone), cwd=into)
@@ -82,7 +83,8 @@ def reset(clone: Path, kept: set[str]) -> int:
         (clone / name).unlink(missing_ok=True)
     for name in removed:
         for parent in (clone / name).parents:
-            if parent == clone or any(parent.iterdir()):
+            # an earlier name's walk may have removed this folder already
+            if parent == clone or not parent.is_dir() or any(parent.iterdir()):
                 break
             parent.rmdir()
     return len(removed)
