@@ -36,6 +36,7 @@ from xpeval.evals.batch.session import (
     _AnswerRunner,
     _Pending,
     _unanswered,
+    answers_by_id,
 )
 from xpeval.evals.results.batch_records import BatchAnswerKept, BatchIntent
 from xpeval.evals.results.rows import MAX_ROW_BYTES, now_iso
@@ -268,15 +269,7 @@ class RoundsSession(BatchSession):
     ) -> dict[str, int]:
         """Keep each answer for the rounds after it (on disk before the batch is settled); a
         request without one ends its episode with an error row of its kind."""
-        by_id: dict[str, BatchAnswer] = {}
-        for each in answers:
-            by_id.setdefault(each.custom_id, each)
-        strangers = sorted(set(by_id) - set(intent.custom_ids))
-        if strangers:
-            raise UserError(
-                f"--batch: batch {provider_id} answers requests batch {intent.batch} never held "
-                f"({strangers[0]}, ...): it is not this run's batch"
-            )
+        by_id = answers_by_id(intent, provider_id, answers)
         kept = {r.custom_id for r in self.results.batches if isinstance(r, BatchAnswerKept)}
         finals = self.results.final_keys()
         counts: Counter[str] = Counter()

@@ -411,15 +411,7 @@ class BatchSession:
     async def _answer(
         self, intent: BatchIntent, provider_id: str, state: str, detail: str, answers: list[BatchAnswer]
     ) -> dict[str, int]:
-        by_id: dict[str, BatchAnswer] = {}
-        for each in answers:
-            by_id.setdefault(each.custom_id, each)
-        strangers = sorted(set(by_id) - set(intent.custom_ids))
-        if strangers:
-            raise UserError(
-                f"--batch: batch {provider_id} answers requests batch {intent.batch} never held "
-                f"({strangers[0]}, ...): it is not this run's batch"
-            )
+        by_id = answers_by_id(intent, provider_id, answers)
         counts: Counter[str] = Counter()
         played: dict[tuple[str, str], tuple[AnswerTransport, str | None]] = {}
         finals = self.results.final_keys()
@@ -519,6 +511,23 @@ def _apart_rounds(
     batchable -= {id(p) for p in multi}
     in_rounds = [i for i in open_intents if i.rounds is not None]
     return multi, in_rounds, [i for i in open_intents if i.rounds is None]
+
+
+def answers_by_id(
+    intent: BatchIntent, provider_id: str, answers: Sequence[BatchAnswer]
+) -> dict[str, BatchAnswer]:
+    """A batch's answers by custom id (the first of each); one for a request the batch never
+    held stops the run: the provider's batch is not this run's."""
+    by_id: dict[str, BatchAnswer] = {}
+    for each in answers:
+        by_id.setdefault(each.custom_id, each)
+    strangers = sorted(set(by_id) - set(intent.custom_ids))
+    if strangers:
+        raise UserError(
+            f"--batch: batch {provider_id} answers requests batch {intent.batch} never held "
+            f"({strangers[0]}, ...): it is not this run's batch"
+        )
+    return by_id
 
 
 def _refused_tools(api: BatchApi, episodes: Sequence[PlannedEpisode]) -> str | None:
