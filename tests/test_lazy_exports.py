@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import pkgutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,3 +129,13 @@ def test_all_lists_the_exports_and_each_resolves_to_its_module_attribute(package
         source, _, attribute = where.partition(":")
         assert getattr(module, name) is getattr(importlib.import_module(source), attribute), name
     assert set(package.exports()) <= set(dir(module))
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.module)
+def test_no_export_is_named_as_a_submodule_of_its_package(package: LazyPackage) -> None:
+    # Importing a submodule binds its name on the package: an export of the same name would be
+    # the module, not the export, for whoever imports it after the submodule was imported
+    # elsewhere (`xpeval schemas` once crashed with "'module' object is not callable" that way).
+    module = importlib.import_module(package.module)
+    submodules = {info.name for info in pkgutil.iter_modules(getattr(module, "__path__", []))}
+    assert sorted(set(package.exports()) & submodules) == []

@@ -36,21 +36,24 @@ from collections.abc import Callable, Generator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx2
 import pytest
 
-from xpeval.evals.cassettes.binding import BoundCassette, bind_cassette
 from xpeval.evals.cassettes.meta import Mode, Source
-from xpeval.evals.cassettes.store import CassetteStore
 
+# The cassette machinery (vcrpy) and httpx2 are imported by the fixtures that use them, never
+# when pytest loads the plugin: a host's test run that asks nothing of xpeval does not pay for them.
 if TYPE_CHECKING:
+    import httpx2
+
+    from xpeval.evals.cassettes.binding import BoundCassette
+    from xpeval.evals.cassettes.store import CassetteStore
     from xpeval.evals.project import ProjectSettings
 
 MODE_VARIABLE = "XPEVAL_CASSETTE_MODE"
 ADAPTER_FIXTURE = "xpeval_adapter_id"
 """The one argument name the plugin parametrizes (namespaced: a host's `adapter_id` is its own)."""
 
-CassetteBinder = Callable[..., BoundCassette]
+CassetteBinder = Callable[..., "BoundCassette"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -179,6 +182,8 @@ def xpeval_cassette_mode(request: pytest.FixtureRequest) -> Mode:
 
 @pytest.fixture
 def xpeval_cassette_store(request: pytest.FixtureRequest) -> CassetteStore:
+    from xpeval.evals.cassettes.store import CassetteStore
+
     chosen = request.config.getoption("xpeval_cassette_dir")
     if chosen:
         return CassetteStore(Path(chosen))
@@ -209,6 +214,7 @@ def xpeval_cassette(
         upstream: httpx2.AsyncBaseTransport | None = None,
     ) -> BoundCassette:
         from xpeval.adapters.registry import ensure_loaded
+        from xpeval.evals.cassettes.binding import bind_cassette
 
         ensure_loaded()  # the adapter's wire may be a plugin's: its requests are matched by it
         bound = bind_cassette(

@@ -17,8 +17,8 @@ _EXPORTS = {
     "Rule": "xpeval.evals.acceptance.checker._types",
     "Violation": "xpeval.evals.acceptance.checker._types",
     "build_definition": "xpeval.evals.acceptance.checker.layout",
-    "check": "xpeval.evals.acceptance.checker.check",
-    "check_request": "xpeval.evals.acceptance.checker.check",
+    "check": "xpeval.evals.acceptance.checker.checking",
+    "check_request": "xpeval.evals.acceptance.checker.checking",
     "definitions_in_request": "xpeval.evals.acceptance.checker.layout",
     "layout_for": "xpeval.evals.acceptance.checker.layout",
     "mode_for": "xpeval.evals.acceptance.checker.layout",
@@ -33,8 +33,8 @@ if TYPE_CHECKING:  # the names as mypy and IDEs see them (`X as X`: exported on 
     from xpeval.evals.acceptance.checker._types import ProviderMode as ProviderMode
     from xpeval.evals.acceptance.checker._types import Rule as Rule
     from xpeval.evals.acceptance.checker._types import Violation as Violation
-    from xpeval.evals.acceptance.checker.check import check as check
-    from xpeval.evals.acceptance.checker.check import check_request as check_request
+    from xpeval.evals.acceptance.checker.checking import check as check
+    from xpeval.evals.acceptance.checker.checking import check_request as check_request
     from xpeval.evals.acceptance.checker.layout import build_definition as build_definition
     from xpeval.evals.acceptance.checker.layout import definitions_in_request as definitions_in_request
     from xpeval.evals.acceptance.checker.layout import layout_for as layout_for

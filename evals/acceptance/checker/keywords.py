@@ -469,7 +469,7 @@ def size_limits(rule: Rule, limits: SizeLimits) -> ToolCheck:
 @dataclass(frozen=True)
 class Profile:
     """Everything one provider mode checks. Name checks run on any definition; the schema
-    checks only on a schema shallow enough to judge (see `checker.check`)."""
+    checks only on a schema shallow enough to judge (see `checker.checking`)."""
 
     name_checks: tuple[ToolCheck, ...]
     tool_checks: tuple[ToolCheck, ...]
