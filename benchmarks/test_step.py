@@ -13,10 +13,10 @@ CPU: it is what a developer waits for, so it needs a quiet machine; each run's C
 the step and its children) and the load average are printed beside it to tell a slow step from a
 busy machine.
 
-Measured: not yet end to end (2026-12-07: the clone, the split of `.ci/run` and the reset between
-runs were checked; one run of the whole suite in a worktree at load 9-14 took 51 min, with the
-local model's real-server tests a clean clone skips). The last clean-clone figures before this
-benchmark, by hand: 487 s and 497 s (3,944 passed, 143 skipped): the target is missed.
+Measured 2026-12-07 on cf07e2d, a quiet 2-core machine (load 1.4-2.0 at each run's start),
+4,360 passed, 143 skipped each time: 476 s, 480 s, 491 s, 494 s, 501 s wall (814 s, 822 s, 839 s, 850 s, 860 s of CPU); the setup as `.ci/run` took
+113 s. The target is missed on all five: at the same use of both cores, 300 s needs about a
+third less CPU (docs/benchmarks.md, "The loop", says where it goes).
 
 Run: `python benchmarks/test_step.py [--runs N] [--keep]`; exit status 1 when any run misses the
 target or fails.
