@@ -105,7 +105,7 @@ def _answer_of(body: bytes) -> Any:
 def test_a_kept_answer_never_holds_a_secret_the_provider_echoed(monkeypatch: pytest.MonkeyPatch) -> None:
     from xpeval.evals.batch.rounds import _kept
 
-    secret = "sk-echoed-back-0123456789abcdef"
+    secret = "placeholder-secret-echoed-back-abcdefghij"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     intent = _intent("run-1").model_copy(update={"rounds": [1]})
     kept = _kept(intent, _answer_of(json.dumps({"text": f"your key is {secret}"}).encode()))

@@ -58,7 +58,7 @@ def test_every_committed_cassette_reads_as_the_safe_loader_reads_it() -> None:
 
 
 URI = "https://api.openai.com/v1/chat/completions"
-SECRET = "sk-test-0123456789abcdef"
+SECRET = "placeholder-secret-replay-abcdefghijklmn"
 
 
 def cassette_of(body: str) -> IndexedCassette:
