@@ -14,9 +14,10 @@ the step and its children) and the load average are printed beside it to tell a 
 busy machine.
 
 Measured 2026-12-07 on cf07e2d, a quiet 2-core machine (load 1.4-2.0 at each run's start),
-4,360 passed, 143 skipped each time: 476 s, 480 s, 491 s, 494 s, 501 s wall (814 s, 822 s, 839 s, 850 s, 860 s of CPU); the setup as `.ci/run` took
-113 s. The target is missed on all five: at the same use of both cores, 300 s needs about a
-third less CPU (docs/benchmarks.md, "The loop", says where it goes).
+4,360 passed, 143 skipped each time: 476 s, 480 s, 491 s, 494 s, 501 s wall (814 s, 822 s,
+839 s, 850 s, 860 s of CPU); the setup as `.ci/run` took 113 s. The target is missed on all
+five: at the same use of both cores, 300 s needs about a third less CPU (docs/benchmarks.md,
+"The loop", says where it goes).
 
 Run: `python benchmarks/test_step.py [--runs N] [--keep]`; exit status 1 when any run misses the
 target or fails.
